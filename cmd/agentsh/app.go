@@ -1,0 +1,227 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sync/atomic"
+	"syscall"
+
+	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/executor"
+	"github.com/agentsh/agentsh/script"
+	sl "github.com/agentsh/agentsh/script/starlark"
+)
+
+type stdio struct {
+	in       io.Reader
+	out, err io.Writer
+}
+
+// app is one agentsh process: registry, executor, host and interpreter.
+type app struct {
+	opts   *options
+	io     stdio
+	exec   *executor.Executor
+	host   *script.Host
+	interp *sl.Interp
+	events *events // nil unless --json
+
+	interrupted *atomic.Bool // set by runContext
+}
+
+func newApp(o *options, std stdio, argv []string) *app {
+	a := &app{opts: o, io: std}
+	var execOpts []executor.Option
+	execOpts = append(execOpts, executor.WithValidateArguments(true))
+	if o.mode != "" {
+		m, _ := executor.ParseMode(o.mode) // checked by parseArgs
+		execOpts = append(execOpts, executor.WithExecutionMode(m))
+	}
+	if o.concurrency >= 0 {
+		execOpts = append(execOpts, executor.WithConcurrency(o.concurrency))
+	}
+	out := std.out
+	switch {
+	case o.command == "call":
+		// stdout is the call's output alone; script prints go to stderr.
+		out = std.err
+		if o.jsonOut {
+			a.events = newEvents(std.out)
+		}
+	case o.jsonOut:
+		a.events = newEvents(std.out)
+		out = a.events.printer()
+		execOpts = append(execOpts, executor.WithOnStart(a.events.toolStart), executor.WithOnEnd(a.events.toolEnd))
+	}
+	a.exec = executor.New(core.NewRegistry(), execOpts...)
+	a.host = script.NewHost(a.exec, out)
+	a.interp = sl.New(a.host, sl.Options{MaxSteps: o.maxSteps, Argv: argv})
+	return a
+}
+
+func (a *app) close() { _ = a.exec.Close() }
+
+// loadPolicies runs the --load files in order; their tools, hooks and
+// middleware apply to everything that follows.
+func (a *app) loadPolicies(ctx context.Context) error {
+	for _, f := range a.opts.loads {
+		g, err := a.interp.ExecFile(ctx, f)
+		if err != nil {
+			return err
+		}
+		a.interp.Define(g)
+	}
+	return nil
+}
+
+// runContext bounds a non-interactive run by --timeout and cancels it on
+// the first interrupt; a second interrupt exits at once.
+func runContext(o *options) (context.Context, func(), *atomic.Bool) {
+	ctx, cancel := context.WithCancel(context.Background())
+	if o.timeout > 0 {
+		var cancelTimeout context.CancelFunc
+		ctx, cancelTimeout = context.WithTimeout(ctx, o.timeout)
+		prev := cancel
+		cancel = func() { cancelTimeout(); prev() }
+	}
+	interrupted := new(atomic.Bool)
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-sig:
+			interrupted.Store(true)
+			cancel()
+		case <-done:
+			return
+		}
+		select {
+		case <-sig:
+			os.Exit(130)
+		case <-done:
+		}
+	}()
+	return ctx, func() { signal.Stop(sig); close(done); cancel() }, interrupted
+}
+
+// report prints err and returns the exit code for it.
+func (a *app) report(err error, interrupted bool) int {
+	code := 1
+	var ue *usageError
+	switch {
+	case errors.As(err, &ue):
+		code = 2
+	case interrupted:
+		code = 130
+	}
+	if a.events != nil {
+		a.events.error(err, code)
+		return code
+	}
+	switch {
+	case code == 130:
+		fmt.Fprintln(a.io.err, "agentsh: interrupted")
+	case errors.Is(err, context.DeadlineExceeded) && a.opts.timeout > 0:
+		fmt.Fprintf(a.io.err, "agentsh: run timed out after %s\n%s\n", a.opts.timeout, detail(err))
+	default:
+		fmt.Fprintf(a.io.err, "%s\n", detail(err))
+		if code == 2 {
+			fmt.Fprintln(a.io.err, "run 'agentsh help' for usage")
+		}
+	}
+	return code
+}
+
+// detail renders an error for a terminal: script errors with their
+// backtrace.
+func detail(err error) string {
+	var se *sl.Error
+	if errors.As(err, &se) {
+		return se.Detail()
+	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		return "agentsh: " + ue.msg
+	}
+	return "agentsh: " + err.Error()
+}
+
+// agentsh runs the command line and returns the exit code.
+func agentsh(args []string, std stdio) int {
+	o, err := parseArgs(args)
+	if err != nil {
+		fmt.Fprintf(std.err, "agentsh: %v\nrun 'agentsh help' for usage\n", err)
+		return 2
+	}
+	switch o.command {
+	case "help":
+		io.WriteString(std.out, usageText)
+		return 0
+	case "version":
+		fmt.Fprintln(std.out, "agentsh", version())
+		return 0
+	}
+
+	argv := []string{"agentsh"}
+	if o.command == "run" {
+		if len(o.positional) == 0 {
+			fmt.Fprintln(std.err, "agentsh: run needs a script: agentsh run FILE.star [ARGS...]")
+			return 2
+		}
+		argv = o.positional
+	}
+	a := newApp(o, std, argv)
+	defer a.close()
+
+	if o.command == "" && !o.hasCode && (o.interactive || isTerminal(std.in)) {
+		return a.repl()
+	}
+
+	ctx, stop, interrupted := runContext(o)
+	defer stop()
+	a.interrupted = interrupted
+	code := a.dispatch(ctx)
+	if code == 0 && a.events != nil && o.command != "call" {
+		a.events.exit(0)
+	}
+	return code
+}
+
+// dispatch runs the non-interactive commands.
+func (a *app) dispatch(ctx context.Context) int {
+	if err := a.loadPolicies(ctx); err != nil {
+		return a.fail(err)
+	}
+	o := a.opts
+	switch {
+	case o.hasCode:
+		return a.runSnippet(ctx, "<command-line>", o.code)
+	case o.command == "run":
+		if _, err := a.interp.ExecFile(ctx, o.positional[0]); err != nil {
+			return a.fail(err)
+		}
+		return 0
+	case o.command == "call":
+		return a.call(ctx)
+	case o.command == "tools":
+		return a.tools()
+	}
+	src, err := io.ReadAll(a.io.in)
+	if err != nil {
+		return a.fail(fmt.Errorf("read stdin: %w", err))
+	}
+	if _, err := a.interp.ExecSource(ctx, "<stdin>", src); err != nil {
+		return a.fail(err)
+	}
+	return 0
+}
+
+// fail reports err and returns its exit code.
+func (a *app) fail(err error) int {
+	return a.report(err, a.interrupted != nil && a.interrupted.Load())
+}

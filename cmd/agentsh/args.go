@@ -1,0 +1,173 @@
+package main
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/agentsh/agentsh/executor"
+)
+
+// options are the parsed command line.
+type options struct {
+	command     string   // "", "run", "call", "tools", "help", "version"
+	positional  []string // the command's arguments
+	code        string   // -c
+	hasCode     bool
+	loads       []string // --load, in order
+	mode        string
+	concurrency int // -1: not set
+	jsonOut     bool
+	timeout     time.Duration
+	maxSteps    uint64
+	interactive bool // -i: REPL even when stdin is not a terminal
+}
+
+// usageError is a command-line mistake: exit code 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{fmt.Sprintf(format, args...)}
+}
+
+var commands = map[string]bool{"run": true, "call": true, "tools": true, "help": true, "version": true}
+
+// parseArgs reads flags anywhere on the line, except after the script of
+// "run", whose remaining arguments belong to the script.
+func parseArgs(args []string) (*options, error) {
+	o := &options{concurrency: -1}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if o.command == "run" && len(o.positional) > 0 {
+			o.positional = append(o.positional, args[i:]...)
+			break
+		}
+		if a == "--" {
+			o.positional = append(o.positional, args[i+1:]...)
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			if o.command == "" && len(o.positional) == 0 && !o.hasCode {
+				if !commands[a] {
+					return nil, usagef("unknown command %q: want run, call, tools or help", a)
+				}
+				o.command = a
+				continue
+			}
+			o.positional = append(o.positional, a)
+			continue
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		takeValue := func() (string, error) {
+			if hasValue {
+				return value, nil
+			}
+			if i+1 >= len(args) {
+				return "", usagef("flag %s needs a value", a)
+			}
+			i++
+			return args[i], nil
+		}
+		switch name {
+		case "c":
+			v, err := takeValue()
+			if err != nil {
+				return nil, err
+			}
+			o.code, o.hasCode = v, true
+		case "load":
+			v, err := takeValue()
+			if err != nil {
+				return nil, err
+			}
+			o.loads = append(o.loads, v)
+		case "mode":
+			v, err := takeValue()
+			if err != nil {
+				return nil, err
+			}
+			if _, err := executor.ParseMode(v); err != nil {
+				return nil, usagef("--mode: %v", err)
+			}
+			o.mode = v
+		case "concurrency":
+			v, err := takeValue()
+			if err != nil {
+				return nil, err
+			}
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				return nil, usagef("--concurrency: got %q, want 0 (unlimited) or a positive number", v)
+			}
+			o.concurrency = n
+		case "timeout":
+			v, err := takeValue()
+			if err != nil {
+				return nil, err
+			}
+			d, err := time.ParseDuration(v)
+			if err != nil || d <= 0 {
+				return nil, usagef("--timeout: got %q, want a duration such as 30s or 5m", v)
+			}
+			o.timeout = d
+		case "max-steps":
+			v, err := takeValue()
+			if err != nil {
+				return nil, err
+			}
+			n, err := strconv.ParseUint(v, 10, 64)
+			if err != nil || n == 0 {
+				return nil, usagef("--max-steps: got %q, want a positive number", v)
+			}
+			o.maxSteps = n
+		case "json":
+			if hasValue {
+				b, err := strconv.ParseBool(value)
+				if err != nil {
+					return nil, usagef("--json: got %q, want true or false", value)
+				}
+				o.jsonOut = b
+			} else {
+				o.jsonOut = true
+			}
+		case "i", "interactive":
+			o.interactive = true
+		case "h", "help":
+			o.command = "help"
+		case "version":
+			o.command = "version"
+		default:
+			return nil, usagef("unknown flag %s", a)
+		}
+	}
+	if o.hasCode && o.command != "" {
+		return nil, usagef("-c runs a snippet and cannot be combined with %q", o.command)
+	}
+	return o, nil
+}
+
+const usageText = `agentsh: an embedded scripting agent shell
+
+Usage:
+  agentsh [flags]                         REPL (piped stdin runs as a script)
+  agentsh run FILE.star [ARGS...]         run a script; ARGS are in argv
+  agentsh -c CODE                         run a snippet (a sole expression is printed)
+  agentsh call TOOL [JSON] [--load F]     one call through the pipeline
+  agentsh tools [--json]                  list the registered tools
+  agentsh help                            this text
+
+Flags:
+  --load FILE         run a policy or tool file first (repeatable)
+  --mode MODE         execution mode of invoke_all: serial, parallel or mixed
+  --concurrency N     bound parallel calls (0 = unlimited)
+  --json              JSONL events on stdout (call: the whole result as JSON)
+  --timeout DURATION  bound the whole run, e.g. 30s
+  --max-steps N       Starlark step budget per run and per call
+  -i                  interactive REPL even when stdin is not a terminal
+
+Exit codes: 0 ok, 1 script error or failed call, 2 usage, 130 interrupted.
+REPL commands: :help, :tools, :load FILE, :quit (Ctrl-D also exits).
+`

@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/script"
+	star "go.starlark.net/starlark"
+)
+
+// runSnippet runs -c code; a sole expression's value is printed.
+func (a *app) runSnippet(ctx context.Context, name, code string) int {
+	v, err := a.interp.Exec(ctx, name, code)
+	if err != nil {
+		return a.fail(err)
+	}
+	a.printValue(v)
+	return 0
+}
+
+// printValue prints a REPL or snippet value (nothing for None).
+func (a *app) printValue(v star.Value) {
+	if v == nil || v == star.None {
+		return
+	}
+	a.host.Print(v.String())
+}
+
+// call runs: agentsh call TOOL [JSON].
+func (a *app) call(ctx context.Context) int {
+	args := a.opts.positional
+	if len(args) == 0 || len(args) > 2 {
+		return a.fail(usagef("call needs a tool name and at most one JSON argument: agentsh call TOOL '{\"key\": \"value\"}'"))
+	}
+	var raw json.RawMessage
+	if len(args) == 2 {
+		raw = json.RawMessage(args[1])
+		if args[1] == "-" {
+			b, err := io.ReadAll(a.io.in)
+			if err != nil {
+				return a.fail(fmt.Errorf("read arguments from stdin: %w", err))
+			}
+			raw = b
+		}
+	}
+	res := a.exec.Invoke(ctx, core.Call{Name: args[0], Args: raw})
+	if a.events != nil {
+		a.events.emit(resultJSON(res))
+		if res.OK() {
+			return 0
+		}
+		return 1
+	}
+	if !res.OK() {
+		if a.interrupted != nil && a.interrupted.Load() {
+			fmt.Fprintln(a.io.err, "agentsh: interrupted")
+			return 130
+		}
+		fmt.Fprintf(a.io.err, "error (%s): %s\n", res.Kind(), res.Err)
+		return 1
+	}
+	if !res.Silent {
+		out := res.Display()
+		if out != "" && !strings.HasSuffix(out, "\n") {
+			out += "\n"
+		}
+		io.WriteString(a.io.out, out)
+	}
+	return 0
+}
+
+// tools runs: agentsh tools [--json].
+func (a *app) tools() int {
+	names := a.host.ToolNames()
+	if a.events != nil {
+		for _, n := range names {
+			a.events.emit(map[string]any{"event": "tool", "tool": a.host.GetTool(n)})
+		}
+		return 0
+	}
+	if len(names) == 0 {
+		fmt.Fprintln(a.io.err, "no tools registered; define some with tool(...) in a file passed to --load")
+		return 0
+	}
+	w := tabwriter.NewWriter(a.io.out, 0, 4, 2, ' ', 0)
+	for _, n := range names {
+		desc, _ := a.host.GetTool(n)["description"].(string)
+		desc, _, _ = strings.Cut(desc, "\n")
+		fmt.Fprintf(w, "%s\t%s\n", n, desc)
+	}
+	w.Flush()
+	return 0
+}
+
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
+
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// resultJSON is the --json form of a result.
+func resultJSON(r *core.Result) map[string]any {
+	info := (&script.ResultInfo{R: r}).Fields()
+	if r.Err != nil {
+		var e *core.Error
+		if ce, ok := r.Err.(*core.Error); ok {
+			e = ce
+		}
+		if e != nil && len(e.Violations) > 0 {
+			info["violations"] = e.Violations
+		}
+	}
+	return info
+}

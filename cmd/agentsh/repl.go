@@ -1,0 +1,283 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	sl "github.com/agentsh/agentsh/script/starlark"
+	"github.com/peterh/liner"
+)
+
+const (
+	prompt     = ">>> "
+	contPrompt = "... "
+)
+
+// lineReader is where the REPL gets input: liner on a terminal, a plain
+// reader otherwise. prompt returns io.EOF at the end of input and
+// errAborted when the user pressed Ctrl-C at the prompt.
+type lineReader interface {
+	prompt(p string) (string, error)
+	close()
+}
+
+var errAborted = errors.New("aborted")
+
+// replSession is one interactive session.
+type replSession struct {
+	a       *app
+	lines   lineReader
+	signals <-chan os.Signal // interrupts cancel the running evaluation
+}
+
+// repl runs the interactive loop until Ctrl-D or :quit.
+func (a *app) repl() int {
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, os.Interrupt)
+	defer signal.Stop(sig)
+	var lines lineReader
+	if isTerminal(a.io.in) && isTerminal(os.Stdout) {
+		lines = newLinerReader(a)
+		fmt.Fprintln(a.io.out, "agentsh — Starlark. :help for help, Ctrl-D to exit.")
+	} else {
+		lines = &plainReader{r: bufio.NewReader(a.io.in)}
+	}
+	defer lines.close()
+	s := &replSession{a: a, lines: lines, signals: sig}
+	if err := a.loadPolicies(context.Background()); err != nil {
+		a.report(err, false)
+	}
+	return s.loop()
+}
+
+func (s *replSession) loop() int {
+	for {
+		// Commands start with ':' and take the whole line.
+		line, err := s.lines.prompt(prompt)
+		switch {
+		case err == io.EOF:
+			return 0
+		case errors.Is(err, errAborted):
+			continue
+		case err != nil:
+			fmt.Fprintf(s.a.io.err, "agentsh: %v\n", err)
+			return 1
+		}
+		if strings.HasPrefix(strings.TrimSpace(line), ":") {
+			if quit := s.command(strings.TrimSpace(line)); quit {
+				return 0
+			}
+			continue
+		}
+		pending := []byte(line + "\n")
+		chunk, err := sl.ReadChunk("<stdin>", func() ([]byte, error) {
+			if pending != nil {
+				b := pending
+				pending = nil
+				return b, nil
+			}
+			more, err := s.lines.prompt(contPrompt)
+			if err != nil {
+				return nil, err
+			}
+			return []byte(more + "\n"), nil
+		})
+		switch {
+		case errors.Is(err, errAborted):
+			continue
+		case err == io.EOF:
+			return 0
+		case err != nil:
+			fmt.Fprintln(s.a.io.err, detail(err))
+			continue
+		}
+		if chunk.Empty() {
+			continue
+		}
+		s.eval(chunk)
+	}
+}
+
+// eval runs one chunk; an interrupt cancels it (and its tool calls), not
+// the session.
+func (s *replSession) eval(chunk *sl.Chunk) {
+	ctx, cancel := context.WithCancel(context.Background())
+	if s.a.opts.timeout > 0 {
+		ctx, cancel = context.WithTimeout(context.Background(), s.a.opts.timeout)
+	}
+	defer cancel()
+	for len(s.signals) > 0 { // interrupts typed before this chunk ran
+		<-s.signals
+	}
+	done := make(chan struct{})
+	go func() {
+		select {
+		case <-s.signals:
+			cancel()
+		case <-done:
+		}
+	}()
+	v, err := s.a.interp.EvalChunk(ctx, chunk)
+	close(done)
+	switch {
+	case err != nil && errors.Is(ctx.Err(), context.Canceled):
+		fmt.Fprintln(s.a.io.err, "interrupted")
+	case err != nil:
+		fmt.Fprintln(s.a.io.err, detail(err))
+	default:
+		s.a.printValue(v)
+	}
+}
+
+const replHelp = `Type Starlark statements; blocks continue with "... " until a blank line.
+The value of an expression is printed and kept in _.
+  :tools       list the registered tools
+  :load FILE   run FILE and keep its globals
+  :help        this text
+  :quit        leave (Ctrl-D also leaves)
+Ctrl-C cancels a running evaluation and its tool calls.
+Script API: tool, before, after, middleware, deny, rewrite, invoke_tool,
+invoke_all, tool_names, get_tool, unregister_tool, config, dual, silent,
+timeout, retry; modules json, re, time, math, state.
+`
+
+// command runs a ':' command and reports whether to quit.
+func (s *replSession) command(line string) bool {
+	name, arg, _ := strings.Cut(line, " ")
+	arg = strings.TrimSpace(arg)
+	switch name {
+	case ":quit", ":q", ":exit":
+		return true
+	case ":help", ":h":
+		io.WriteString(s.a.io.out, replHelp)
+	case ":tools":
+		s.a.tools()
+	case ":load":
+		if arg == "" {
+			fmt.Fprintln(s.a.io.err, ":load needs a file: :load policies/deny.star")
+			return false
+		}
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		g, err := s.a.interp.ExecFile(ctx, arg)
+		if err != nil {
+			fmt.Fprintln(s.a.io.err, detail(err))
+			return false
+		}
+		s.a.interp.Define(g)
+	default:
+		fmt.Fprintf(s.a.io.err, "unknown command %s; :help lists the commands\n", name)
+	}
+	return false
+}
+
+// plainReader reads lines without editing or prompts (stdin is not a
+// terminal).
+type plainReader struct{ r *bufio.Reader }
+
+func (p *plainReader) prompt(string) (string, error) {
+	line, err := p.r.ReadString('\n')
+	if err == io.EOF && line != "" {
+		return line, nil
+	}
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r"), nil
+}
+
+func (p *plainReader) close() {}
+
+// linerReader edits lines on a terminal, with history and completion.
+type linerReader struct {
+	st      *liner.State
+	history string
+}
+
+func newLinerReader(a *app) *linerReader {
+	st := liner.NewLiner()
+	st.SetCtrlCAborts(true)
+	st.SetTabCompletionStyle(liner.TabPrints)
+	st.SetCompleter(func(line string) []string { return complete(line, a.interp.GlobalNames(), a.host.ToolNames()) })
+	r := &linerReader{st: st, history: historyPath()}
+	if r.history != "" {
+		if f, err := os.Open(r.history); err == nil {
+			st.ReadHistory(f)
+			f.Close()
+		}
+	}
+	return r
+}
+
+func (r *linerReader) prompt(p string) (string, error) {
+	line, err := r.st.Prompt(p)
+	if errors.Is(err, liner.ErrPromptAborted) {
+		return "", errAborted
+	}
+	if err == nil && strings.TrimSpace(line) != "" {
+		r.st.AppendHistory(line)
+	}
+	return line, err
+}
+
+func (r *linerReader) close() {
+	if r.history != "" {
+		if err := os.MkdirAll(filepath.Dir(r.history), 0o700); err == nil {
+			if f, err := os.OpenFile(r.history, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600); err == nil {
+				r.st.WriteHistory(f)
+				f.Chmod(0o600)
+				f.Close()
+			}
+		}
+	}
+	r.st.Close()
+}
+
+// historyPath is $XDG_STATE_HOME/agentsh/history, defaulting to
+// ~/.local/state/agentsh/history; "" when there is no home.
+func historyPath() string {
+	dir := os.Getenv("XDG_STATE_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		dir = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(dir, "agentsh", "history")
+}
+
+// complete offers completions for the word at the end of line: global
+// names, and tool names inside a string.
+func complete(line string, globals, tools []string) []string {
+	inString := strings.Count(line, `"`)%2 == 1 || strings.Count(line, `'`)%2 == 1
+	i := len(line)
+	for i > 0 && (isIdentByte(line[i-1]) || inString && line[i-1] == '-') {
+		i--
+	}
+	prefix, word := line[:i], line[i:]
+	cands := globals
+	if inString {
+		cands = tools
+	}
+	var out []string
+	for _, c := range cands {
+		if strings.HasPrefix(c, word) && !strings.HasPrefix(c, "_") {
+			out = append(out, prefix+c)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func isIdentByte(b byte) bool {
+	return b == '_' || b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}

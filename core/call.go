@@ -1,0 +1,95 @@
+package core
+
+import (
+	"encoding/json"
+	"sort"
+	"sync"
+)
+
+// Call is one tool invocation as it travels through the pipeline. Hooks and
+// middleware receive a pointer to it and must treat it as read-only: before
+// hooks rewrite arguments by returning new ones, middleware passes a changed
+// copy to next.
+type Call struct {
+	// ID identifies the call; the executor assigns call_1, call_2, ... when
+	// the caller leaves it empty.
+	ID   string
+	Name string
+	// Args is the arguments object. After the first pipeline step it is
+	// always a JSON object.
+	Args json.RawMessage
+	// DedupKey, when set, lets the Retry middleware execute a tool that is
+	// not Idempotent again, and makes a key that already succeeded return the
+	// stored result instead of running again.
+	DedupKey string
+	// Tool is resolved once, when the call starts; nil for an unknown name.
+	Tool *Tool
+	// Session is the state shared by every call of one executor.
+	Session *Session
+}
+
+// Session is a key/value store shared by the calls of one executor, so
+// hooks and tools can keep state (counters, quotas, audit trails) between
+// calls. Values should be JSON shapes (nil, bool, int64, float64, string,
+// []any, map[string]any) so scripts in any language can read them. It is
+// safe for concurrent use.
+type Session struct {
+	ID string
+
+	mu    sync.Mutex
+	state map[string]any
+}
+
+// NewSession returns an empty session.
+func NewSession(id string) *Session { return &Session{ID: id, state: map[string]any{}} }
+
+// Get returns the value stored under key.
+func (s *Session) Get(key string) (any, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v, ok := s.state[key]
+	return v, ok
+}
+
+// Set stores v under key.
+func (s *Session) Set(key string, v any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state == nil {
+		s.state = map[string]any{}
+	}
+	s.state[key] = v
+}
+
+// Delete removes key.
+func (s *Session) Delete(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.state, key)
+}
+
+// Update replaces the value under key with fn(old, present) atomically and
+// returns the new value. fn must not call back into the session.
+func (s *Session) Update(key string, fn func(old any, present bool) any) any {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state == nil {
+		s.state = map[string]any{}
+	}
+	old, ok := s.state[key]
+	v := fn(old, ok)
+	s.state[key] = v
+	return v
+}
+
+// Keys returns the stored keys, sorted.
+func (s *Session) Keys() []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	keys := make([]string, 0, len(s.state))
+	for k := range s.state {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

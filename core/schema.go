@@ -1,0 +1,149 @@
+package core
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/santhosh-tekuri/jsonschema/v5"
+)
+
+// Schema is a compiled JSON Schema for a tool's arguments.
+type Schema struct {
+	raw      json.RawMessage
+	compiled *jsonschema.Schema
+}
+
+// defaultSchema is what a tool without Parameters accepts: any object.
+var defaultSchema = json.RawMessage(`{"type":"object"}`)
+
+// CompileSchema compiles a parameter schema (draft 2020-12 unless it names
+// another with $schema). Nil or empty means {"type":"object"}. Remote $ref
+// targets are never fetched. A schema whose top-level "type" is not
+// "object" is refused: tool arguments are always an object.
+func CompileSchema(raw json.RawMessage) (*Schema, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		raw = defaultSchema
+	}
+	var doc any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		return nil, fmt.Errorf("parameters are not valid JSON: %v", err)
+	}
+	m, ok := doc.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("parameters must be a JSON Schema object, got %s", jsonKind(doc))
+	}
+	if t, ok := m["type"]; ok && t != "object" {
+		return nil, fmt.Errorf(`parameters schema must have "type": "object", got %s`, compactJSON(t))
+	}
+	c := jsonschema.NewCompiler()
+	c.LoadURL = func(u string) (io.ReadCloser, error) {
+		return nil, fmt.Errorf("remote schema %q not loaded: agentsh never fetches $ref targets", u)
+	}
+	const url = "agentsh://parameters.json"
+	if err := c.AddResource(url, bytes.NewReader(raw)); err != nil {
+		return nil, fmt.Errorf("invalid parameters schema: %v", err)
+	}
+	compiled, err := c.Compile(url)
+	if err != nil {
+		return nil, fmt.Errorf("invalid parameters schema: %v", schemaErrorText(err))
+	}
+	return &Schema{raw: append(json.RawMessage(nil), raw...), compiled: compiled}, nil
+}
+
+// JSON returns the schema's source.
+func (s *Schema) JSON() json.RawMessage { return s.raw }
+
+// Validate checks args (a JSON object) against the schema and returns every
+// violation, sorted by pointer then message, or nil.
+func (s *Schema) Validate(args json.RawMessage) []Violation {
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return []Violation{{Message: "not valid JSON: " + err.Error()}}
+	}
+	err := s.compiled.Validate(v)
+	if err == nil {
+		return nil
+	}
+	var ve *jsonschema.ValidationError
+	if !errors.As(err, &ve) {
+		return []Violation{{Message: err.Error()}}
+	}
+	var out []Violation
+	seen := map[Violation]bool{}
+	var walk func(*jsonschema.ValidationError)
+	walk = func(e *jsonschema.ValidationError) {
+		if len(e.Causes) == 0 {
+			v := Violation{Pointer: e.InstanceLocation, Message: e.Message}
+			if !seen[v] {
+				seen[v] = true
+				out = append(out, v)
+			}
+			return
+		}
+		for _, c := range e.Causes {
+			walk(c)
+		}
+	}
+	walk(ve)
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Pointer != out[j].Pointer {
+			return out[i].Pointer < out[j].Pointer
+		}
+		return out[i].Message < out[j].Message
+	})
+	return out
+}
+
+// schemaErrorText shortens the library's compilation errors to their cause.
+func schemaErrorText(err error) string {
+	var se *jsonschema.SchemaError
+	if errors.As(err, &se) && se.Err != nil {
+		var ve *jsonschema.ValidationError
+		if errors.As(se.Err, &ve) {
+			leaf := ve
+			for len(leaf.Causes) > 0 {
+				leaf = leaf.Causes[0]
+			}
+			loc := leaf.InstanceLocation
+			if loc == "" {
+				loc = "(root)"
+			}
+			return fmt.Sprintf("%s: %s", loc, leaf.Message)
+		}
+		return se.Err.Error()
+	}
+	return strings.TrimPrefix(err.Error(), "jsonschema: ")
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case float64, json.Number:
+		return "a number"
+	case string:
+		return "a string"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "an object"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+func compactJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
+}

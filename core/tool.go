@@ -1,0 +1,69 @@
+package core
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+)
+
+// ToolFunc runs a tool. args is always a JSON object. It returns a string, a
+// JSON-encodable value, a DualToolOutput, a SilentResult or a BlockCarrier;
+// see Result.SetOutput for how each becomes a Result. A ToolFunc must honour
+// ctx: timeouts and cancellation only work through it.
+type ToolFunc func(ctx context.Context, args json.RawMessage) (any, error)
+
+// Tool is a named function with a JSON Schema for its arguments.
+//
+// The zero value of every optional field is the default: no description, the
+// schema {"type":"object"}, undeclared concurrency safety, not idempotent and
+// no tool-specific hooks.
+type Tool struct {
+	// Name matches ^[A-Za-z0-9_-]{1,64}$ (model providers reject dots).
+	Name        string
+	Description string
+	// Parameters is a JSON Schema for the arguments object. It is compiled
+	// at registration; a schema that does not compile is a registration
+	// error. Nil means {"type":"object"}.
+	Parameters json.RawMessage
+	Func       ToolFunc
+	// ConcurrencySafe says whether calls may overlap other calls: nil is
+	// undeclared, which parallel mode treats as safe and mixed mode as unsafe.
+	ConcurrencySafe *bool
+	// Idempotent tools may be executed again by the Retry middleware.
+	Idempotent bool
+	// Before and After hooks run only for calls of this tool, ahead of any
+	// hook registered with the executor (see the executor package).
+	Before []BeforeFunc
+	After  []AfterFunc
+
+	schema *Schema // compiled at registration
+}
+
+// Bool returns a pointer to b, for Tool.ConcurrencySafe.
+func Bool(b bool) *bool { return &b }
+
+var toolNamePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+
+// ValidToolName reports whether name may be used as a tool name.
+func ValidToolName(name string) bool { return toolNamePattern.MatchString(name) }
+
+// Schema returns the compiled parameter schema of a registered tool, or nil
+// for a tool that has not been registered.
+func (t *Tool) Schema() *Schema { return t.schema }
+
+// check validates the tool's definition and compiles its schema.
+func (t *Tool) check() error {
+	if !ValidToolName(t.Name) {
+		return fmt.Errorf("invalid tool name %q: names must match ^[A-Za-z0-9_-]{1,64}$ (letters, digits, _ and -; no dots)", t.Name)
+	}
+	if t.Func == nil {
+		return fmt.Errorf("tool %q has no function", t.Name)
+	}
+	s, err := CompileSchema(t.Parameters)
+	if err != nil {
+		return fmt.Errorf("tool %q: %w", t.Name, err)
+	}
+	t.schema = s
+	return nil
+}

@@ -1,0 +1,26 @@
+// Package executor runs tool calls through the agentsh pipeline:
+//
+//  1. the tool's own before hooks, then hooks registered for its name
+//  2. global before hooks
+//  3. middleware (first registered = outermost) around the innermost step:
+//     unknown name → unknown_tool; schema validation (when enabled); Tool.Func
+//  4. global after hooks
+//  5. the tool's own after hooks, then after hooks registered for its name
+//
+// InvokeTool is the single entry point for one call and ExecuteAll runs a
+// batch in serial, parallel or mixed mode with results in call order. Every
+// caller — scripts, the agent loop, the CLI, MCP — goes through it; nothing
+// else calls Tool.Func.
+//
+// The package also holds the middleware library: Timeout, Retry, Logging
+// (an after hook, so rejected calls are logged too), Redactor, and artifact
+// offload with memory and file ArtifactStores and the artifact_read tool.
+//
+// # Concurrency
+//
+// An Executor is safe for concurrent use. Hooks, middleware and settings may
+// change while calls run; each call uses the pipeline as it was when the
+// call started. Hooks, middleware and OnStart/OnEnd callbacks run on the
+// goroutine of their call and must be safe for concurrent use when calls
+// overlap (parallel and mixed modes).
+package executor

@@ -1,0 +1,458 @@
+package executor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/agentsh/agentsh/core"
+)
+
+// Executor runs calls against a Registry through hooks and middleware.
+type Executor struct {
+	reg     *core.Registry
+	session *core.Session
+
+	mu   sync.Mutex               // serializes changes to pipe and exts
+	pipe atomic.Pointer[pipeline] // what a starting call uses
+	exts []core.Extension
+
+	mode        atomic.Int32
+	concurrency atomic.Int64
+	validate    atomic.Bool
+	nextID      atomic.Uint64
+
+	onStart []func(*core.Call)
+	onEnd   []func(*core.Call, *core.Result)
+}
+
+// pipeline is an immutable snapshot of the hooks and middleware.
+type pipeline struct {
+	beforeTool   []core.BeforeHook // with Tools: stage 1, after Tool.Before
+	beforeGlobal []core.BeforeHook
+	afterGlobal  []core.AfterHook
+	afterTool    []core.AfterHook // with Tools: stage 5, after Tool.After
+	middleware   []core.Middleware
+	offload      *offloader
+	chain        core.Handler // middleware around execute, built once
+}
+
+// Option configures an Executor. The zero configuration is serial mode,
+// unlimited concurrency, no argument validation and no offload.
+type Option func(*Executor)
+
+// WithValidateArguments validates arguments against the tool's schema
+// before it runs; violations fail the call with invalid_arguments.
+func WithValidateArguments(on bool) Option { return func(e *Executor) { e.validate.Store(on) } }
+
+// WithExecutionMode sets the default mode of ExecuteAll.
+func WithExecutionMode(m Mode) Option { return func(e *Executor) { e.mode.Store(int32(m)) } }
+
+// WithConcurrency bounds the parallel pool of ExecuteAll; 0 is unlimited.
+func WithConcurrency(n int) Option { return func(e *Executor) { e.concurrency.Store(int64(n)) } }
+
+// WithSession shares s with every call (Call.Session).
+func WithSession(s *core.Session) Option { return func(e *Executor) { e.session = s } }
+
+// WithOnStart adds a callback run when a call starts, before any hook.
+func WithOnStart(fn func(call *core.Call)) Option {
+	return func(e *Executor) { e.onStart = append(e.onStart, fn) }
+}
+
+// WithOnEnd adds a callback run when a call has finished, after the after
+// hooks, with its final result.
+func WithOnEnd(fn func(call *core.Call, res *core.Result)) Option {
+	return func(e *Executor) { e.onEnd = append(e.onEnd, fn) }
+}
+
+// WithBeforeHooks, WithAfterHooks and WithMiddleware register hooks and
+// middleware at construction; a malformed one panics (see AddBefore).
+func WithBeforeHooks(hs ...core.BeforeHook) Option {
+	return func(e *Executor) { must(e.AddBefore(hs...)) }
+}
+
+// WithAfterHooks registers after hooks; see WithBeforeHooks.
+func WithAfterHooks(hs ...core.AfterHook) Option {
+	return func(e *Executor) { must(e.AddAfter(hs...)) }
+}
+
+// WithMiddleware registers middleware; see WithBeforeHooks.
+func WithMiddleware(ms ...core.Middleware) Option {
+	return func(e *Executor) { must(e.Use(ms...)) }
+}
+
+// WithArtifactOffload moves successful outputs longer than threshold bytes
+// into store; the model gets a reference, the size and a preview, and the
+// artifact_read tool (registered by New) pages through the rest.
+func WithArtifactOffload(store core.ArtifactStore, threshold int) Option {
+	return func(e *Executor) { e.SetArtifactOffload(store, threshold) }
+}
+
+func must(err error) {
+	if err != nil {
+		panic("executor: " + err.Error())
+	}
+}
+
+// New returns an executor for reg. A nil reg gets a new, empty registry.
+func New(reg *core.Registry, opts ...Option) *Executor {
+	if reg == nil {
+		reg = core.NewRegistry()
+	}
+	e := &Executor{reg: reg}
+	e.pipe.Store(e.build(&pipeline{}))
+	for _, o := range opts {
+		o(e)
+	}
+	if e.session == nil {
+		e.session = core.NewSession("")
+	}
+	return e
+}
+
+// Registry returns the executor's registry.
+func (e *Executor) Registry() *core.Registry { return e.reg }
+
+// Session returns the state shared by every call.
+func (e *Executor) Session() *core.Session { return e.session }
+
+// Mode returns the default mode of ExecuteAll.
+func (e *Executor) Mode() Mode { return Mode(e.mode.Load()) }
+
+// SetMode changes the default mode of ExecuteAll.
+func (e *Executor) SetMode(m Mode) { e.mode.Store(int32(m)) }
+
+// Concurrency returns the pool bound; 0 is unlimited.
+func (e *Executor) Concurrency() int { return int(e.concurrency.Load()) }
+
+// SetConcurrency changes the pool bound; 0 is unlimited, negative is refused.
+func (e *Executor) SetConcurrency(n int) error {
+	if n < 0 {
+		return fmt.Errorf("set concurrency: got %d, want 0 (unlimited) or more", n)
+	}
+	e.concurrency.Store(int64(n))
+	return nil
+}
+
+// ValidateArguments reports whether schema validation is on.
+func (e *Executor) ValidateArguments() bool { return e.validate.Load() }
+
+// SetValidateArguments turns schema validation on or off.
+func (e *Executor) SetValidateArguments(on bool) { e.validate.Store(on) }
+
+// AddBefore registers before hooks. A hook without Tools is global; with
+// Tools it is tool-specific. Every hook needs a Func; patterns must be
+// well-formed.
+func (e *Executor) AddBefore(hooks ...core.BeforeHook) error {
+	for _, h := range hooks {
+		if err := checkHook("before hook", h.Name, h.Func == nil, h.Tools); err != nil {
+			return err
+		}
+	}
+	e.update(func(p *pipeline) {
+		for _, h := range hooks {
+			if len(h.Tools) > 0 {
+				p.beforeTool = append(p.beforeTool, h)
+			} else {
+				p.beforeGlobal = append(p.beforeGlobal, h)
+			}
+		}
+	})
+	return nil
+}
+
+// AddAfter registers after hooks; see AddBefore.
+func (e *Executor) AddAfter(hooks ...core.AfterHook) error {
+	for _, h := range hooks {
+		if err := checkHook("after hook", h.Name, h.Func == nil, h.Tools); err != nil {
+			return err
+		}
+	}
+	e.update(func(p *pipeline) {
+		for _, h := range hooks {
+			if len(h.Tools) > 0 {
+				p.afterTool = append(p.afterTool, h)
+			} else {
+				p.afterGlobal = append(p.afterGlobal, h)
+			}
+		}
+	})
+	return nil
+}
+
+// Use registers middleware. The first registered is the outermost.
+func (e *Executor) Use(mws ...core.Middleware) error {
+	for _, m := range mws {
+		if err := checkHook("middleware", m.Name, m.Func == nil, m.Tools); err != nil {
+			return err
+		}
+	}
+	e.update(func(p *pipeline) { p.middleware = append(p.middleware, mws...) })
+	return nil
+}
+
+func checkHook(what, name string, nilFunc bool, tools []string) error {
+	if nilFunc {
+		return fmt.Errorf("%s %q has no function", what, name)
+	}
+	if err := core.CheckToolPatterns(tools); err != nil {
+		return fmt.Errorf("%s %q: %w", what, name, err)
+	}
+	return nil
+}
+
+// update applies fn to a copy of the pipeline and publishes it.
+func (e *Executor) update(fn func(p *pipeline)) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	old := e.pipe.Load()
+	p := &pipeline{
+		beforeTool:   append([]core.BeforeHook(nil), old.beforeTool...),
+		beforeGlobal: append([]core.BeforeHook(nil), old.beforeGlobal...),
+		afterGlobal:  append([]core.AfterHook(nil), old.afterGlobal...),
+		afterTool:    append([]core.AfterHook(nil), old.afterTool...),
+		middleware:   append([]core.Middleware(nil), old.middleware...),
+		offload:      old.offload,
+	}
+	fn(p)
+	e.pipe.Store(e.build(p))
+}
+
+// build composes the middleware chain once, so a call allocates nothing for
+// it. Artifact offload is outermost: it sees the final output.
+func (e *Executor) build(p *pipeline) *pipeline {
+	next := core.Handler(e.execute)
+	for i := len(p.middleware) - 1; i >= 0; i-- {
+		next = wrap(p.middleware[i], next)
+	}
+	if p.offload != nil {
+		next = p.offload.wrap(next)
+	}
+	p.chain = next
+	return p
+}
+
+func wrap(m core.Middleware, next core.Handler) core.Handler {
+	return func(ctx context.Context, call *core.Call) (res *core.Result) {
+		if !core.MatchTools(m.Tools, call.Name) {
+			return next(ctx, call)
+		}
+		defer func() {
+			if v := recover(); v != nil {
+				res = &core.Result{CallID: call.ID, Tool: call.Name, Err: panicError(call, "middleware "+quoteName(m.Name), v)}
+			}
+		}()
+		res = m.Func(ctx, call, next)
+		if res == nil {
+			res = &core.Result{Err: &core.Error{Kind: core.KindFailed, Tool: call.Name, CallID: call.ID, Hook: m.Name,
+				Message: fmt.Sprintf("middleware %s returned no result", quoteName(m.Name))}}
+		}
+		return res
+	}
+}
+
+// InvokeTool runs one call through the pipeline. The result is never nil;
+// err is res.Err, returned separately for convenience.
+func (e *Executor) InvokeTool(ctx context.Context, name string, args json.RawMessage) (*core.Result, error) {
+	call := core.Call{Name: name, Args: args}
+	res := e.invoke(ctx, &call)
+	return res, res.Err
+}
+
+// Invoke runs call through the pipeline, keeping its ID (assigned when
+// empty) and DedupKey. The result is never nil.
+func (e *Executor) Invoke(ctx context.Context, call core.Call) *core.Result {
+	return e.invoke(ctx, &call)
+}
+
+func (e *Executor) newID() string {
+	return "call_" + strconv.FormatUint(e.nextID.Add(1), 10)
+}
+
+// invoke is the pipeline. call belongs to this goroutine.
+func (e *Executor) invoke(ctx context.Context, call *core.Call) *core.Result {
+	start := time.Now()
+	p := e.pipe.Load()
+	if call.ID == "" {
+		call.ID = e.newID()
+	}
+	call.Session = e.session
+	call.Tool = e.reg.GetTool(call.Name)
+	for _, fn := range e.onStart {
+		fn(call)
+	}
+
+	var res *core.Result
+	args, err := core.NormalizeArgs(call.Args)
+	switch {
+	case err != nil:
+		res = &core.Result{Err: &core.Error{Kind: core.KindInvalidArguments, Tool: call.Name, CallID: call.ID,
+			Message: fmt.Sprintf("invalid arguments for %s: %v", call.Name, err), Err: err}}
+	case ctx.Err() != nil:
+		res = &core.Result{Err: contextError(ctx, call, nil)}
+	default:
+		call.Args = args
+		if res = e.runBefore(ctx, p, call); res == nil {
+			res = p.chain(ctx, call)
+		}
+	}
+	res.CallID, res.Tool = call.ID, call.Name
+	res.Duration = time.Since(start)
+	e.runAfter(ctx, p, call, res)
+	res.Duration = time.Since(start)
+	for _, fn := range e.onEnd {
+		fn(call, res)
+	}
+	return res
+}
+
+// runBefore runs stages 1 and 2. It returns a result only when a hook
+// stopped the call.
+func (e *Executor) runBefore(ctx context.Context, p *pipeline, call *core.Call) *core.Result {
+	if t := call.Tool; t != nil {
+		for i, fn := range t.Before {
+			if res := e.before(ctx, call, hookName{tool: t.Name, index: i + 1, stage: "before"}, fn); res != nil {
+				return res
+			}
+		}
+	}
+	for _, h := range p.beforeTool {
+		if core.MatchTools(h.Tools, call.Name) {
+			if res := e.before(ctx, call, hookName{name: h.Name}, h.Func); res != nil {
+				return res
+			}
+		}
+	}
+	for _, h := range p.beforeGlobal {
+		if res := e.before(ctx, call, hookName{name: h.Name}, h.Func); res != nil {
+			return res
+		}
+	}
+	return nil
+}
+
+// before runs one before hook, applying its rewrite. A hook that fails,
+// panics or rewrites to something that is not an object stops the call.
+func (e *Executor) before(ctx context.Context, call *core.Call, hook hookName, fn core.BeforeFunc) (res *core.Result) {
+	defer func() {
+		if v := recover(); v != nil {
+			res = &core.Result{Err: panicError(call, "before hook "+hook.String(), v)}
+		}
+	}()
+	args, err := fn(ctx, call)
+	if err != nil {
+		if ctx.Err() != nil {
+			return &core.Result{Err: contextError(ctx, call, err)}
+		}
+		return &core.Result{Err: &core.Error{Kind: core.KindRejected, Tool: call.Name, CallID: call.ID, Hook: hook.String(),
+			Message: fmt.Sprintf("rejected by %s: %v", hook, err), Err: err}}
+	}
+	if args != nil {
+		norm, err := core.NormalizeArgs(args)
+		if err != nil {
+			return &core.Result{Err: &core.Error{Kind: core.KindRejected, Tool: call.Name, CallID: call.ID, Hook: hook.String(),
+				Message: fmt.Sprintf("rejected: %s rewrote the arguments badly: %v", hook, err), Err: err}}
+		}
+		call.Args = norm
+	}
+	return nil
+}
+
+// runAfter runs stages 4 and 5.
+func (e *Executor) runAfter(ctx context.Context, p *pipeline, call *core.Call, res *core.Result) {
+	for _, h := range p.afterGlobal {
+		e.after(ctx, call, res, hookName{name: h.Name}, h.Func)
+	}
+	if t := call.Tool; t != nil {
+		for i, fn := range t.After {
+			e.after(ctx, call, res, hookName{tool: t.Name, index: i + 1, stage: "after"}, fn)
+		}
+	}
+	for _, h := range p.afterTool {
+		if core.MatchTools(h.Tools, call.Name) {
+			e.after(ctx, call, res, hookName{name: h.Name}, h.Func)
+		}
+	}
+}
+
+// after runs one after hook. Its failure marks a successful call failed;
+// an earlier error is kept, since it says more about the call.
+func (e *Executor) after(ctx context.Context, call *core.Call, res *core.Result, hook hookName, fn core.AfterFunc) {
+	defer func() {
+		if v := recover(); v != nil && res.Err == nil {
+			res.Err = panicError(call, "after hook "+hook.String(), v)
+		}
+	}()
+	if err := fn(ctx, call, res); err != nil && res.Err == nil {
+		res.Err = &core.Error{Kind: core.KindFailed, Tool: call.Name, CallID: call.ID, Hook: hook.String(),
+			Message: fmt.Sprintf("after hook %s failed: %v", hook, err), Err: err}
+	}
+}
+
+// execute is the innermost step, the only place that calls Tool.Func.
+func (e *Executor) execute(ctx context.Context, call *core.Call) *core.Result {
+	res := &core.Result{CallID: call.ID, Tool: call.Name}
+	t := call.Tool
+	if t == nil {
+		res.Err = &core.Error{Kind: core.KindUnknownTool, Tool: call.Name, CallID: call.ID,
+			Message: unknownToolMessage(call.Name, e.reg.ToolNames())}
+		return res
+	}
+	if e.validate.Load() {
+		if vs := t.Schema().Validate(call.Args); len(vs) > 0 {
+			res.Err = invalidArguments(call, vs)
+			return res
+		}
+	}
+	if ctx.Err() != nil {
+		res.Err = contextError(ctx, call, nil)
+		return res
+	}
+	out, err, panicked := callFunc(ctx, t, call)
+	if err != nil {
+		switch {
+		case panicked:
+			res.Err = err
+		case ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
+			res.Err = contextError(ctx, call, err)
+		default:
+			res.Err = &core.Error{Kind: core.KindFailed, Tool: call.Name, CallID: call.ID, Message: err.Error(), Err: err}
+		}
+		return res
+	}
+	if err := res.SetOutput(out); err != nil {
+		res.Err = &core.Error{Kind: core.KindFailed, Tool: call.Name, CallID: call.ID,
+			Message: fmt.Sprintf("%s: %v", call.Name, err), Err: err}
+	}
+	return res
+}
+
+func callFunc(ctx context.Context, t *core.Tool, call *core.Call) (out any, err error, panicked bool) {
+	defer func() {
+		if v := recover(); v != nil {
+			out, err, panicked = nil, panicError(call, "tool "+quoteName(t.Name), v), true
+		}
+	}()
+	out, err = t.Func(ctx, call.Args)
+	return out, err, false
+}
+
+// hookName names a hook in messages without formatting on the hot path.
+type hookName struct {
+	name  string // a registered hook's name
+	tool  string // or the tool whose own hook it is
+	index int
+	stage string
+}
+
+func (h hookName) String() string {
+	if h.tool != "" {
+		return fmt.Sprintf("%s's %s hook #%d", h.tool, h.stage, h.index)
+	}
+	return quoteName(h.name)
+}

@@ -1,0 +1,424 @@
+package script
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/executor"
+)
+
+// Func is a script function as the host sees it.
+type Func interface {
+	// Name identifies the function in hook names and messages.
+	Name() string
+	// Call runs the function under ctx. Arguments are JSON shapes or host
+	// objects (*CallInfo, *ResultInfo, *Next). The result is nil, a JSON
+	// shape, or a host object: Deny, Rewrite, *ResultInfo,
+	// core.DualToolOutput, core.SilentResult.
+	Call(ctx context.Context, args ...any) (any, error)
+}
+
+// Host implements the script API on an executor. Scripts of any language
+// loaded into one Host share its registry, hooks and settings.
+type Host struct {
+	exec  *executor.Executor
+	store core.ArtifactStore
+
+	outMu sync.Mutex
+	out   io.Writer
+
+	cfgMu     sync.Mutex
+	threshold int // artifact offload threshold; 0 is off
+}
+
+// NewHost returns a host for exec that prints to out. Artifacts offloaded
+// through config(offload=N) go to an in-memory store unless SetArtifactStore
+// chooses another.
+func NewHost(exec *executor.Executor, out io.Writer) *Host {
+	if out == nil {
+		out = io.Discard
+	}
+	return &Host{exec: exec, out: out, store: executor.NewMemoryStore()}
+}
+
+// Executor returns the host's executor.
+func (h *Host) Executor() *executor.Executor { return h.exec }
+
+// SetArtifactStore sets where config(offload=N) keeps artifacts.
+func (h *Host) SetArtifactStore(s core.ArtifactStore) { h.store = s }
+
+// Print writes one line of script output. Lines from concurrent calls never
+// interleave.
+func (h *Host) Print(msg string) {
+	h.outMu.Lock()
+	defer h.outMu.Unlock()
+	io.WriteString(h.out, msg+"\n")
+}
+
+// ToolSpec is a tool definition from a script.
+type ToolSpec struct {
+	Name            string
+	Description     string
+	Parameters      any // a JSON shape (object) or nil
+	Fn              Func
+	ConcurrencySafe *bool
+	Idempotent      bool
+	Replace         bool
+}
+
+// DefineTool registers a script tool. The function receives the decoded
+// arguments object and returns the output.
+func (h *Host) DefineTool(spec ToolSpec) error {
+	var params json.RawMessage
+	if spec.Parameters != nil {
+		raw, err := EncodeJSON(spec.Parameters)
+		if err != nil {
+			return fmt.Errorf("parameters: %w", err)
+		}
+		params = raw
+	}
+	fn := spec.Fn
+	t := core.Tool{
+		Name: spec.Name, Description: spec.Description, Parameters: params,
+		ConcurrencySafe: spec.ConcurrencySafe, Idempotent: spec.Idempotent,
+		Func: func(ctx context.Context, raw json.RawMessage) (any, error) {
+			args, err := DecodeJSON(raw)
+			if err != nil {
+				return nil, err
+			}
+			out, err := fn.Call(ctx, args)
+			if err != nil {
+				return nil, err
+			}
+			return toolOutput(out)
+		},
+	}
+	if spec.Replace {
+		return h.exec.Registry().ReplaceTools(t)
+	}
+	return h.exec.Registry().RegisterTools(t)
+}
+
+// toolOutput maps what a script function returned into a ToolFunc output.
+func toolOutput(v any) (any, error) {
+	switch o := v.(type) {
+	case nil:
+		return "", nil
+	case string, core.DualToolOutput, core.SilentResult:
+		return o, nil
+	case *ResultInfo:
+		return resultOutput(o.R)
+	case Deny:
+		return nil, fmt.Errorf("deny(%q) is for hooks and middleware; a tool reports failure by raising an error", o.Reason)
+	case Rewrite:
+		return nil, errors.New("rewrite(...) is for before hooks; a tool returns its output")
+	}
+	raw, err := EncodeJSON(v)
+	if err != nil {
+		return nil, fmt.Errorf("tool output: %w", err)
+	}
+	return json.RawMessage(raw), nil
+}
+
+// resultOutput passes another call's result on as this tool's output.
+func resultOutput(r *core.Result) (any, error) {
+	if r.Err != nil {
+		return nil, r.Err
+	}
+	switch {
+	case len(r.Blocks) > 0:
+		return core.BlockOutput{Text: r.ForLLM, Blocks: r.Blocks}, nil
+	case r.Silent:
+		return core.SilentResult{ForLLM: r.ForLLM}, nil
+	case r.ForUser != "":
+		return core.DualToolOutput{ForLLM: r.ForLLM, ForUser: r.ForUser}, nil
+	}
+	return r.ForLLM, nil
+}
+
+// Before registers fn as a before hook: global when tools is empty,
+// tool-specific otherwise. fn(call) returns None (no opinion),
+// deny(reason) or rewrite(args); an error rejects the call.
+func (h *Host) Before(fn Func, tools []string) error {
+	name := fn.Name()
+	return h.exec.AddBefore(core.BeforeHook{Name: name, Tools: tools,
+		Func: func(ctx context.Context, call *core.Call) (json.RawMessage, error) {
+			ci, _ := newCallInfo(call)
+			out, err := fn.Call(ctx, ci)
+			if err != nil {
+				return nil, err
+			}
+			switch o := out.(type) {
+			case nil:
+				return nil, nil
+			case Deny:
+				return nil, o
+			case Rewrite:
+				raw, err := EncodeJSON(o.Args)
+				if err != nil {
+					return nil, fmt.Errorf("rewrite: %w", err)
+				}
+				return raw, nil
+			}
+			return nil, fmt.Errorf("before hook %s returned %s; want None, deny(reason) or rewrite(args)", name, describe(out))
+		}})
+}
+
+// After registers fn(call, result) as an after hook. Its return value is
+// ignored; an error marks the call failed.
+func (h *Host) After(fn Func, tools []string) error {
+	return h.exec.AddAfter(core.AfterHook{Name: fn.Name(), Tools: tools,
+		Func: func(ctx context.Context, call *core.Call, res *core.Result) error {
+			ci, _ := newCallInfo(call)
+			_, err := fn.Call(ctx, ci, &ResultInfo{R: res})
+			return err
+		}})
+}
+
+// Middleware registers fn(call, next) as middleware. next(call) runs the
+// rest of the chain and returns its result; fn returns that result, any
+// tool output (a new successful result), or deny(reason). An error fails
+// the call.
+func (h *Host) Middleware(fn Func, tools []string) error {
+	name := fn.Name()
+	return h.exec.Use(core.Middleware{Name: name, Tools: tools,
+		Func: func(ctx context.Context, call *core.Call, next core.Handler) *core.Result {
+			ci, _ := newCallInfo(call)
+			out, err := fn.Call(ctx, ci, &Next{call: call, next: next})
+			if err != nil {
+				return errorResult(ctx, call, name, err)
+			}
+			switch o := out.(type) {
+			case *ResultInfo:
+				return o.R
+			case Deny:
+				return &core.Result{Err: &core.Error{Kind: core.KindRejected, Tool: call.Name, CallID: call.ID, Hook: name,
+					Message: fmt.Sprintf("rejected by %q: %s", name, o.Reason), Err: o}}
+			}
+			res := &core.Result{CallID: call.ID, Tool: call.Name}
+			v, err := toolOutput(out)
+			if err == nil {
+				err = res.SetOutput(v)
+			}
+			if err != nil {
+				return errorResult(ctx, call, name, err)
+			}
+			return res
+		}})
+}
+
+// UseMiddleware registers a built-in middleware (timeout, retry) value.
+func (h *Host) UseMiddleware(m core.Middleware, tools []string) error {
+	m.Tools = tools
+	return h.exec.Use(m)
+}
+
+func errorResult(ctx context.Context, call *core.Call, hook string, err error) *core.Result {
+	kind := core.KindFailed
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		kind = core.KindTimeout
+	case ctx.Err() != nil:
+		kind = core.KindCanceled
+	}
+	return &core.Result{CallID: call.ID, Tool: call.Name, Err: &core.Error{Kind: kind, Tool: call.Name, CallID: call.ID,
+		Hook: hook, Message: err.Error(), Err: err}}
+}
+
+// RawArgs turns script arguments (a JSON shape, or a string of raw JSON)
+// into the call's JSON text. Whether it is an object is the pipeline's
+// business: it refuses anything else with invalid_arguments.
+func RawArgs(args any) (json.RawMessage, error) {
+	switch a := args.(type) {
+	case nil:
+		return nil, nil
+	case string:
+		return json.RawMessage(a), nil
+	}
+	raw, err := EncodeJSON(args)
+	if err != nil {
+		return nil, err
+	}
+	return raw, nil
+}
+
+// InvokeTool runs one call through the pipeline.
+func (h *Host) InvokeTool(ctx context.Context, name string, args any, dedupKey string) (*ResultInfo, error) {
+	raw, err := RawArgs(args)
+	if err != nil {
+		return nil, fmt.Errorf("args%w", pathErr(err))
+	}
+	return &ResultInfo{R: h.exec.Invoke(ctx, core.Call{Name: name, Args: raw, DedupKey: dedupKey})}, nil
+}
+
+func pathErr(err error) error {
+	var ve *ValueError
+	if errors.As(err, &ve) && ve.Path != "" {
+		return err
+	}
+	return fmt.Errorf(": %w", err)
+}
+
+// CallSpec is one call of InvokeAll.
+type CallSpec struct {
+	Name     string
+	Args     any
+	DedupKey string
+}
+
+// InvokeAll runs a batch. mode "" uses the configured mode; concurrency < 0
+// uses the configured bound.
+func (h *Host) InvokeAll(ctx context.Context, specs []CallSpec, mode string, concurrency int) ([]*ResultInfo, error) {
+	var opts []executor.BatchOption
+	if mode != "" {
+		m, err := executor.ParseMode(mode)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, executor.InMode(m))
+	}
+	if concurrency >= 0 {
+		opts = append(opts, executor.WithLimit(concurrency))
+	}
+	calls := make([]core.Call, len(specs))
+	for i, s := range specs {
+		raw, err := RawArgs(s.Args)
+		if err != nil {
+			return nil, fmt.Errorf("call %d (%s): args%w", i, s.Name, pathErr(err))
+		}
+		calls[i] = core.Call{Name: s.Name, Args: raw, DedupKey: s.DedupKey}
+	}
+	results := h.exec.ExecuteAll(ctx, calls, opts...)
+	out := make([]*ResultInfo, len(results))
+	for i, r := range results {
+		out[i] = &ResultInfo{R: r}
+	}
+	return out, nil
+}
+
+// ToolNames lists the registered tools, sorted.
+func (h *Host) ToolNames() []string { return h.exec.Registry().ToolNames() }
+
+// GetTool describes a tool as {name, description, parameters,
+// concurrency_safe, idempotent}, or returns nil when there is none.
+func (h *Host) GetTool(name string) map[string]any {
+	t := h.exec.Registry().GetTool(name)
+	if t == nil {
+		return nil
+	}
+	params, _ := DecodeJSON(t.Schema().JSON())
+	var safe any
+	if t.ConcurrencySafe != nil {
+		safe = *t.ConcurrencySafe
+	}
+	return map[string]any{"name": t.Name, "description": t.Description, "parameters": params,
+		"concurrency_safe": safe, "idempotent": t.Idempotent}
+}
+
+// UnregisterTool removes a tool.
+func (h *Host) UnregisterTool(name string) error {
+	return h.exec.Registry().UnregisterTools(name)
+}
+
+// ConfigUpdate changes settings; nil fields stay as they are.
+type ConfigUpdate struct {
+	Mode              *string
+	Concurrency       *int
+	ValidateArguments *bool
+	Offload           *int // artifact offload threshold in bytes; 0 turns it off
+}
+
+// Config applies u and returns the settings as {mode, concurrency,
+// validate_arguments, offload}.
+func (h *Host) Config(u ConfigUpdate) (map[string]any, error) {
+	h.cfgMu.Lock()
+	defer h.cfgMu.Unlock()
+	if u.Mode != nil {
+		m, err := executor.ParseMode(*u.Mode)
+		if err != nil {
+			return nil, err
+		}
+		h.exec.SetMode(m)
+	}
+	if u.Concurrency != nil {
+		if err := h.exec.SetConcurrency(*u.Concurrency); err != nil {
+			return nil, err
+		}
+	}
+	if u.ValidateArguments != nil {
+		h.exec.SetValidateArguments(*u.ValidateArguments)
+	}
+	if u.Offload != nil {
+		if *u.Offload < 0 {
+			return nil, fmt.Errorf("offload: got %d, want 0 (off) or a size in bytes", *u.Offload)
+		}
+		h.threshold = *u.Offload
+		h.exec.SetArtifactOffload(h.store, h.threshold)
+	}
+	return map[string]any{"mode": h.exec.Mode().String(), "concurrency": int64(h.exec.Concurrency()),
+		"validate_arguments": h.exec.ValidateArguments(), "offload": int64(h.threshold)}, nil
+}
+
+// Timeout returns the timeout middleware for a duration such as "2s".
+func Timeout(d string) (core.Middleware, error) {
+	dur, err := parsePositiveDuration("timeout", d)
+	if err != nil {
+		return core.Middleware{}, err
+	}
+	return executor.Timeout(dur), nil
+}
+
+// Retry returns the retry middleware. backoff "" means the default.
+func Retry(attempts int, backoff string) (core.Middleware, error) {
+	if attempts < 1 {
+		return core.Middleware{}, fmt.Errorf("retry: attempts got %d, want 1 or more (it counts the first execution)", attempts)
+	}
+	o := executor.RetryOptions{Attempts: attempts}
+	if backoff != "" {
+		d, err := time.ParseDuration(backoff)
+		if err != nil || d < 0 {
+			return core.Middleware{}, fmt.Errorf("retry: backoff %q is not a duration such as \"50ms\" or \"1s\"", backoff)
+		}
+		o.Backoff = d
+		if d == 0 {
+			o.Backoff = -1
+		}
+	}
+	return executor.Retry(o), nil
+}
+
+func parsePositiveDuration(what, s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return 0, fmt.Errorf("%s: %q is not a positive duration such as \"500ms\" or \"2s\"", what, s)
+	}
+	return d, nil
+}
+
+// describe names a value's type for error messages.
+func describe(v any) string {
+	switch v.(type) {
+	case bool:
+		return "a bool"
+	case int64:
+		return "an int"
+	case float64:
+		return "a float"
+	case string:
+		return "a string"
+	case []any:
+		return "a list"
+	case map[string]any:
+		return "a dict"
+	case *ResultInfo:
+		return "a result"
+	}
+	return strings.TrimPrefix(fmt.Sprintf("%T", v), "*")
+}

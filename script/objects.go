@@ -1,0 +1,167 @@
+package script
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/agentsh/agentsh/core"
+)
+
+// CallInfo is what a hook or middleware sees of a call: .id .name .args
+// (decoded) .raw (the JSON text).
+type CallInfo struct {
+	ID   string
+	Name string
+	Args map[string]any
+	Raw  string
+
+	call *core.Call
+}
+
+func newCallInfo(call *core.Call) (*CallInfo, error) {
+	ci := &CallInfo{ID: call.ID, Name: call.Name, Raw: string(call.Args), call: call}
+	v, err := DecodeJSON(call.Args)
+	if err != nil {
+		// After hooks see calls whose arguments were never valid.
+		ci.Args = map[string]any{}
+		return ci, nil
+	}
+	if m, ok := v.(map[string]any); ok {
+		ci.Args = m
+	} else {
+		ci.Args = map[string]any{}
+	}
+	return ci, nil
+}
+
+// ResultInfo is what a script sees of a result.
+type ResultInfo struct {
+	R *core.Result
+}
+
+// Fields returns the result's script-visible fields as JSON shapes, keyed
+// by the names scripts use: ok, output, for_user, silent, error,
+// error_kind, blocks, artifact, call_id, tool.
+func (r *ResultInfo) Fields() map[string]any {
+	return map[string]any{
+		"ok": r.R.OK(), "output": r.R.ForLLM, "for_user": r.R.Display(), "silent": r.R.Silent,
+		"error": r.Error(), "error_kind": r.Kind(), "blocks": r.Blocks(), "artifact": r.Artifact(),
+		"call_id": r.R.CallID, "tool": r.R.Tool,
+	}
+}
+
+// FieldNames lists the fields of Fields in sorted order.
+var FieldNames = []string{"artifact", "blocks", "call_id", "error", "error_kind", "for_user", "ok", "output", "silent", "tool"}
+
+// Field returns one field by its script name.
+func (r *ResultInfo) Field(name string) (any, bool) {
+	switch name {
+	case "ok":
+		return r.R.OK(), true
+	case "output":
+		return r.R.ForLLM, true
+	case "for_user":
+		return r.R.Display(), true
+	case "silent":
+		return r.R.Silent, true
+	case "error":
+		return r.Error(), true
+	case "error_kind":
+		return r.Kind(), true
+	case "blocks":
+		return r.Blocks(), true
+	case "artifact":
+		return r.Artifact(), true
+	case "call_id":
+		return r.R.CallID, true
+	case "tool":
+		return r.R.Tool, true
+	}
+	return nil, false
+}
+
+// Error is the error message, or nil on success.
+func (r *ResultInfo) Error() any {
+	if r.R.Err == nil {
+		return nil
+	}
+	return r.R.Err.Error()
+}
+
+// Kind is the error kind, or nil on success.
+func (r *ResultInfo) Kind() any {
+	if r.R.Err == nil {
+		return nil
+	}
+	return string(r.R.Kind())
+}
+
+// Blocks describes the blocks without their bytes: type, mime_type, size
+// and text when present.
+func (r *ResultInfo) Blocks() []any {
+	out := make([]any, 0, len(r.R.Blocks))
+	for _, b := range r.R.Blocks {
+		m := map[string]any{"type": b.Type, "mime_type": b.MIMEType, "size": int64(len(b.Data))}
+		if b.Text != "" {
+			m["text"] = b.Text
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// Artifact is {"id", "size"} for an offloaded result, else nil.
+func (r *ResultInfo) Artifact() any {
+	if r.R.Artifact == nil {
+		return nil
+	}
+	return map[string]any{"id": r.R.Artifact.ID, "size": r.R.Artifact.Size}
+}
+
+// String is a deterministic one-line rendering for transcripts.
+func (r *ResultInfo) String() string {
+	if r.R.OK() {
+		s := "result(ok=True, output=" + quoteString(r.R.ForLLM)
+		if r.R.ForUser != "" {
+			s += ", for_user=" + quoteString(r.R.ForUser)
+		}
+		if r.R.Silent {
+			s += ", silent=True"
+		}
+		return s + ")"
+	}
+	return "result(ok=False, error_kind=" + quoteString(string(r.R.Kind())) + ", error=" + quoteString(r.R.Err.Error()) + ")"
+}
+
+func quoteString(s string) string {
+	b, _ := core.MarshalJSON(s)
+	return string(b)
+}
+
+// Deny is returned by a before hook (or middleware) to reject a call.
+type Deny struct{ Reason string }
+
+func (d Deny) Error() string { return d.Reason }
+
+// Rewrite is returned by a before hook to replace the call's arguments.
+type Rewrite struct{ Args map[string]any }
+
+// Next is the rest of the chain, handed to a script middleware.
+type Next struct {
+	call *core.Call
+	next core.Handler
+}
+
+// Call runs the rest of the chain. args, when non-nil, replaces the call's
+// arguments for what follows.
+func (n *Next) Call(ctx context.Context, args map[string]any) (*ResultInfo, error) {
+	c := *n.call
+	if args != nil {
+		raw, err := EncodeJSON(args)
+		if err != nil {
+			return nil, err
+		}
+		c.Args = json.RawMessage(raw)
+	}
+	return &ResultInfo{R: n.next(ctx, &c)}, nil
+}

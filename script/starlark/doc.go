@@ -1,0 +1,28 @@
+// Package starlark binds the agentsh script API (package script) to
+// Starlark (go.starlark.net).
+//
+// An Interp runs .star files, snippets and REPL chunks against a
+// script.Host. Scripts define tools, hooks and middleware with tool,
+// before, after and middleware; call tools with invoke_tool and
+// invoke_all; and use the modules json, re, time, math, state and the
+// struct builtin.
+//
+// # Dialect
+//
+// agentsh is a shell, so the dialect is permissive: top-level for/if/while,
+// while loops, set, recursion and reassignment of globals are allowed.
+// Every top-level run and every call into a script function has a step
+// budget (Options.MaxSteps), and Starlark caps the call stack, so a runaway
+// script stops with an error instead of hanging.
+//
+// # Concurrency
+//
+// Each call into a script function gets a fresh starlark.Thread whose
+// cancellation follows the call's context. A function is frozen when it is
+// registered (tool, before, after, middleware), together with the values of
+// its module's globals at that moment, so it can run on any goroutine, also
+// concurrently; state that must change across calls belongs in the state
+// module, which is safe for concurrent use. An Interp's top-level
+// evaluation (ExecFile, Exec, EvalChunk) must not run concurrently with
+// itself.
+package starlark

@@ -1,0 +1,260 @@
+package starlark
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/agentsh/agentsh/script"
+	star "go.starlark.net/starlark"
+	startime "go.starlark.net/lib/time"
+	"go.starlark.net/syntax"
+)
+
+// DefaultMaxSteps is the step budget of a top-level run and of each call
+// into a script function when Options.MaxSteps is 0.
+const DefaultMaxSteps = 100_000_000
+
+// Options configures an Interp. The zero value is usable.
+type Options struct {
+	// MaxSteps bounds the Starlark steps of each top-level run and of each
+	// call into a script function. 0 means DefaultMaxSteps.
+	MaxSteps uint64
+	// Argv is visible to scripts as the list argv (argv[0] is the script).
+	Argv []string
+	// Now, when set, is the clock of time.now(); tests fix it.
+	Now func() time.Time
+}
+
+// fileOptions is the agentsh dialect: a shell, not a build language.
+var fileOptions = &syntax.FileOptions{
+	Set:             true,
+	While:           true,
+	TopLevelControl: true,
+	GlobalReassign:  true,
+	Recursion:       true,
+}
+
+// Interp runs Starlark against a script.Host.
+type Interp struct {
+	host        *script.Host
+	opts        Options
+	predeclared star.StringDict
+
+	loadMu  sync.Mutex
+	modules map[string]*module // by absolute path
+
+	globals star.StringDict // REPL and Exec globals, created on first use
+}
+
+type module struct {
+	globals star.StringDict
+	err     error
+	loading bool
+}
+
+// New returns an interpreter for host.
+func New(host *script.Host, opts Options) *Interp {
+	if opts.MaxSteps == 0 {
+		opts.MaxSteps = DefaultMaxSteps
+	}
+	in := &Interp{host: host, opts: opts, modules: map[string]*module{}}
+	in.predeclared = in.builtins()
+	return in
+}
+
+// Host returns the interpreter's host.
+func (in *Interp) Host() *script.Host { return in.host }
+
+const (
+	ctxKey  = "agentsh.ctx"
+	dirKey  = "agentsh.dir"
+	fileKey = "agentsh.file"
+)
+
+// newThread returns a thread for one run or call: its context, step
+// budget, print sink, loader and clock. The returned stop function must be
+// called when the thread is done.
+func (in *Interp) newThread(ctx context.Context, name, dir string) (*star.Thread, func() bool) {
+	t := &star.Thread{
+		Name:  name,
+		Print: func(_ *star.Thread, msg string) { in.host.Print(msg) },
+		Load:  in.load,
+	}
+	t.SetLocal(ctxKey, ctx)
+	t.SetLocal(dirKey, dir)
+	t.SetMaxExecutionSteps(in.opts.MaxSteps)
+	t.OnMaxSteps = func(t *star.Thread) {
+		t.Cancel(fmt.Sprintf("step budget of %d exceeded (raise it with --max-steps)", in.opts.MaxSteps))
+	}
+	if in.opts.Now != nil {
+		now := in.opts.Now
+		startime.SetNow(t, func() (time.Time, error) { return now(), nil })
+	}
+	stop := context.AfterFunc(ctx, func() { t.Cancel(cancelReason(ctx)) })
+	return t, stop
+}
+
+func cancelReason(ctx context.Context) string {
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		return "timed out"
+	}
+	return "canceled"
+}
+
+// threadContext returns the context of the call a thread runs for.
+func threadContext(t *star.Thread) context.Context {
+	if ctx, ok := t.Local(ctxKey).(context.Context); ok {
+		return ctx
+	}
+	return context.Background()
+}
+
+// ExecFile runs the file at path (a .star script) as a top-level program
+// and returns its globals.
+func (in *Interp) ExecFile(ctx context.Context, path string) (star.StringDict, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read script: %w", err)
+	}
+	return in.ExecSource(ctx, path, src)
+}
+
+// ExecSource runs src as the file filename (which names it in errors and
+// anchors relative load() paths).
+func (in *Interp) ExecSource(ctx context.Context, filename string, src []byte) (star.StringDict, error) {
+	dir := "."
+	if filename != "" && filename[0] != '<' {
+		dir = filepath.Dir(filename)
+	}
+	t, stop := in.newThread(ctx, filename, dir)
+	defer stop()
+	g, err := star.ExecFileOptions(fileOptions, t, filename, src, in.predeclared)
+	return g, in.runError(ctx, err)
+}
+
+// runError classifies a top-level error: a cancelled run reports the
+// context's error alongside the script position.
+func (in *Interp) runError(ctx context.Context, err error) error {
+	if err == nil {
+		return nil
+	}
+	err = wrapError(err)
+	if ctx.Err() != nil {
+		return &interrupted{err: err, ctx: ctx.Err()}
+	}
+	return err
+}
+
+// interrupted is a script error caused by its context ending.
+type interrupted struct {
+	err error
+	ctx error
+}
+
+func (i *interrupted) Error() string        { return i.err.Error() }
+func (i *interrupted) Unwrap() []error      { return []error{i.err, i.ctx} }
+func (i *interrupted) Is(target error) bool { return target == i.ctx }
+
+// load implements load("path.star", ...) relative to the loading file.
+func (in *Interp) load(t *star.Thread, name string) (star.StringDict, error) {
+	if filepath.Ext(name) != ".star" {
+		return nil, fmt.Errorf("load %q: only .star files can be loaded (modules such as json are predeclared)", name)
+	}
+	dir, _ := t.Local(dirKey).(string)
+	path := name
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(dir, name)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("load %q: %v", name, err)
+	}
+	in.loadMu.Lock()
+	m := in.modules[abs]
+	if m != nil {
+		in.loadMu.Unlock()
+		if m.loading {
+			return nil, fmt.Errorf("load %q: cycle in load graph", name)
+		}
+		return m.globals, m.err
+	}
+	m = &module{loading: true}
+	in.modules[abs] = m
+	in.loadMu.Unlock()
+
+	src, err := os.ReadFile(path)
+	if err != nil {
+		m.err = fmt.Errorf("load %q: %w", name, err)
+	} else {
+		ctx := threadContext(t)
+		lt, stop := in.newThread(ctx, path, filepath.Dir(path))
+		g, err := star.ExecFileOptions(fileOptions, lt, path, src, in.predeclared)
+		stop()
+		if err != nil {
+			m.err = wrapError(err)
+		} else {
+			g.Freeze()
+			m.globals = g
+		}
+	}
+	in.loadMu.Lock()
+	m.loading = false
+	if m.err != nil {
+		delete(in.modules, abs) // a fixed file can be loaded again
+	}
+	in.loadMu.Unlock()
+	return m.globals, m.err
+}
+
+// scriptFunc is a registered Starlark callable, frozen, callable from any
+// goroutine.
+type scriptFunc struct {
+	in   *Interp
+	fn   star.Callable
+	name string
+}
+
+var _ script.Func = (*scriptFunc)(nil)
+
+// register freezes fn and what it sees, and wraps it for the host.
+func (in *Interp) register(fn star.Callable) *scriptFunc {
+	fn.Freeze()
+	if f, ok := fn.(*star.Function); ok {
+		f.Globals().Freeze()
+	}
+	return &scriptFunc{in: in, fn: fn, name: funcName(fn)}
+}
+
+func (f *scriptFunc) Name() string { return f.name }
+
+// Call runs the function on a fresh thread under ctx.
+func (f *scriptFunc) Call(ctx context.Context, args ...any) (any, error) {
+	t, stop := f.in.newThread(ctx, f.name, ".")
+	defer stop()
+	sargs := make(star.Tuple, len(args))
+	for i, a := range args {
+		switch x := a.(type) {
+		case *script.Next:
+			sargs[i] = &nextValue{next: x}
+		default:
+			sargs[i] = fromGo(a)
+		}
+	}
+	v, err := star.Call(t, f.fn, sargs, nil)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%w (%v)", ctx.Err(), wrapError(err))
+		}
+		return nil, wrapError(err)
+	}
+	out, err := toGo(v, "return value")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", f.name, err)
+	}
+	return out, nil
+}

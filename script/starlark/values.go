@@ -1,0 +1,308 @@
+package starlark
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/script"
+	star "go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
+)
+
+// toGo converts a Starlark value into a JSON shape or a host object. path
+// names the value in errors, such as args["items"][2].
+func toGo(v star.Value, path string) (any, error) {
+	switch x := v.(type) {
+	case star.NoneType:
+		return nil, nil
+	case star.Bool:
+		return bool(x), nil
+	case star.Int:
+		i, ok := x.Int64()
+		if !ok {
+			return nil, &script.ValueError{Path: path, Msg: fmt.Sprintf("integer %s does not fit in 64 bits", x)}
+		}
+		return i, nil
+	case star.Float:
+		f := float64(x)
+		if math.IsInf(f, 0) || math.IsNaN(f) {
+			return nil, &script.ValueError{Path: path, Msg: fmt.Sprintf("float %v is not finite and has no JSON form", x)}
+		}
+		return f, nil
+	case star.String:
+		return string(x), nil
+	case star.Bytes:
+		return string(x), nil
+	case *star.List:
+		return seqToGo(x, x.Len(), path)
+	case star.Tuple:
+		return seqToGo(x, x.Len(), path)
+	case *star.Dict:
+		m := make(map[string]any, x.Len())
+		for _, item := range x.Items() {
+			k, ok := item[0].(star.String)
+			if !ok {
+				return nil, &script.ValueError{Path: path, Msg: fmt.Sprintf("dict key %s is %s; JSON object keys must be strings", item[0], article(item[0].Type()))}
+			}
+			e, err := toGo(item[1], fmt.Sprintf("%s[%q]", path, string(k)))
+			if err != nil {
+				return nil, err
+			}
+			m[string(k)] = e
+		}
+		return m, nil
+	case *starlarkstruct.Struct:
+		d := star.StringDict{}
+		x.ToStringDict(d)
+		m := make(map[string]any, len(d))
+		for _, k := range d.Keys() {
+			e, err := toGo(d[k], path+"."+k)
+			if err != nil {
+				return nil, err
+			}
+			m[k] = e
+		}
+		return m, nil
+	case *resultValue:
+		return x.info, nil
+	case denyValue:
+		return script.Deny{Reason: x.reason}, nil
+	case *rewriteValue:
+		return script.Rewrite{Args: x.args}, nil
+	case dualValue:
+		return core.DualToolOutput{ForLLM: x.forLLM, ForUser: x.forUser}, nil
+	case silentValue:
+		return core.SilentResult{ForLLM: x.forLLM}, nil
+	case *callValue:
+		return x.info.Args, nil
+	}
+	return nil, &script.ValueError{Path: path, Msg: fmt.Sprintf("cannot convert %s to JSON", article(v.Type()))}
+}
+
+func seqToGo(seq star.Indexable, n int, path string) ([]any, error) {
+	out := make([]any, n)
+	for i := 0; i < n; i++ {
+		e, err := toGo(seq.Index(i), fmt.Sprintf("%s[%d]", path, i))
+		if err != nil {
+			return nil, err
+		}
+		out[i] = e
+	}
+	return out, nil
+}
+
+func article(t string) string {
+	if strings.ContainsAny(t[:1], "aeiou") {
+		return "an " + t
+	}
+	return "a " + t
+}
+
+// fromGo converts a JSON shape or host object into a new Starlark value.
+// Map keys are inserted in sorted order, so iteration is deterministic.
+func fromGo(v any) star.Value {
+	switch x := v.(type) {
+	case nil:
+		return star.None
+	case bool:
+		return star.Bool(x)
+	case int64:
+		return star.MakeInt64(x)
+	case int:
+		return star.MakeInt(x)
+	case float64:
+		return star.Float(x)
+	case string:
+		return star.String(x)
+	case []string:
+		l := make([]star.Value, len(x))
+		for i, s := range x {
+			l[i] = star.String(s)
+		}
+		return star.NewList(l)
+	case []any:
+		l := make([]star.Value, len(x))
+		for i, e := range x {
+			l[i] = fromGo(e)
+		}
+		return star.NewList(l)
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		d := star.NewDict(len(x))
+		for _, k := range keys {
+			_ = d.SetKey(star.String(k), fromGo(x[k]))
+		}
+		return d
+	case *script.ResultInfo:
+		return &resultValue{info: x}
+	case *script.CallInfo:
+		return &callValue{info: x}
+	}
+	return star.String(fmt.Sprintf("<%T>", v))
+}
+
+// callValue is what hooks and middleware receive: .id .name .args .raw.
+type callValue struct {
+	info *script.CallInfo
+	args star.Value // built on first use
+}
+
+var _ star.HasAttrs = (*callValue)(nil)
+
+func (c *callValue) String() string {
+	return fmt.Sprintf("call(id=%q, name=%q, args=%s)", c.info.ID, c.info.Name, script.Quote(c.info.Args))
+}
+func (c *callValue) Type() string          { return "call" }
+func (c *callValue) Freeze()               {}
+func (c *callValue) Truth() star.Bool      { return true }
+func (c *callValue) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: call") }
+func (c *callValue) AttrNames() []string   { return []string{"args", "id", "name", "raw"} }
+func (c *callValue) Attr(name string) (star.Value, error) {
+	switch name {
+	case "id":
+		return star.String(c.info.ID), nil
+	case "name":
+		return star.String(c.info.Name), nil
+	case "raw":
+		return star.String(c.info.Raw), nil
+	case "args":
+		if c.args == nil {
+			c.args = fromGo(c.info.Args)
+		}
+		return c.args, nil
+	}
+	return nil, nil
+}
+
+// resultValue is a call's result: ok, output, for_user, silent, error,
+// error_kind, blocks, artifact, call_id, tool.
+type resultValue struct {
+	info *script.ResultInfo
+}
+
+var _ star.HasAttrs = (*resultValue)(nil)
+
+func (r *resultValue) String() string        { return r.info.String() }
+func (r *resultValue) Type() string          { return "result" }
+func (r *resultValue) Freeze()               {}
+func (r *resultValue) Truth() star.Bool      { return star.Bool(r.info.R.OK()) }
+func (r *resultValue) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: result") }
+func (r *resultValue) AttrNames() []string   { return script.FieldNames }
+func (r *resultValue) Attr(name string) (star.Value, error) {
+	v, ok := r.info.Field(name)
+	if !ok {
+		return nil, nil
+	}
+	return fromGo(v), nil
+}
+
+// denyValue, rewriteValue, dualValue and silentValue are the values of
+// deny(), rewrite(), dual() and silent().
+type denyValue struct{ reason string }
+
+func (d denyValue) String() string        { return fmt.Sprintf("deny(%q)", d.reason) }
+func (d denyValue) Type() string          { return "deny" }
+func (d denyValue) Freeze()               {}
+func (d denyValue) Truth() star.Bool      { return true }
+func (d denyValue) Hash() (uint32, error) { return star.String(d.reason).Hash() }
+
+type rewriteValue struct{ args map[string]any }
+
+func (r *rewriteValue) String() string        { return "rewrite(" + script.Quote(r.args) + ")" }
+func (r *rewriteValue) Type() string          { return "rewrite" }
+func (r *rewriteValue) Freeze()               {}
+func (r *rewriteValue) Truth() star.Bool      { return true }
+func (r *rewriteValue) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: rewrite") }
+
+type dualValue struct{ forLLM, forUser string }
+
+func (d dualValue) String() string        { return fmt.Sprintf("dual(%q, %q)", d.forLLM, d.forUser) }
+func (d dualValue) Type() string          { return "dual" }
+func (d dualValue) Freeze()               {}
+func (d dualValue) Truth() star.Bool      { return true }
+func (d dualValue) Hash() (uint32, error) { return star.String(d.forLLM + "\x00" + d.forUser).Hash() }
+
+type silentValue struct{ forLLM string }
+
+func (s silentValue) String() string        { return fmt.Sprintf("silent(%q)", s.forLLM) }
+func (s silentValue) Type() string          { return "silent" }
+func (s silentValue) Freeze()               {}
+func (s silentValue) Truth() star.Bool      { return true }
+func (s silentValue) Hash() (uint32, error) { return star.String(s.forLLM).Hash() }
+
+// middlewareValue is a built-in middleware from timeout() or retry().
+type middlewareValue struct{ mw core.Middleware }
+
+func (m *middlewareValue) String() string        { return "<middleware " + m.mw.Name + ">" }
+func (m *middlewareValue) Type() string          { return "middleware" }
+func (m *middlewareValue) Freeze()               {}
+func (m *middlewareValue) Truth() star.Bool      { return true }
+func (m *middlewareValue) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: middleware") }
+
+// nextValue is the rest of the middleware chain: next(call, args=None).
+type nextValue struct {
+	next *script.Next
+}
+
+var _ star.Callable = (*nextValue)(nil)
+
+func (n *nextValue) String() string        { return "<next>" }
+func (n *nextValue) Type() string          { return "next" }
+func (n *nextValue) Freeze()               {}
+func (n *nextValue) Truth() star.Bool      { return true }
+func (n *nextValue) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: next") }
+func (n *nextValue) Name() string          { return "next" }
+func (n *nextValue) CallInternal(thread *star.Thread, args star.Tuple, kwargs []star.Tuple) (star.Value, error) {
+	var call star.Value
+	var newArgs star.Value = star.None
+	if err := star.UnpackArgs("next", args, kwargs, "call", &call, "args?", &newArgs); err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if newArgs != star.None {
+		g, err := toGo(newArgs, "args")
+		if err != nil {
+			return nil, fmt.Errorf("next: %w", err)
+		}
+		var ok bool
+		if m, ok = g.(map[string]any); !ok {
+			return nil, fmt.Errorf("next: args must be a dict, got %s", newArgs.Type())
+		}
+	}
+	res, err := n.next.Call(threadContext(thread), m)
+	if err != nil {
+		return nil, fmt.Errorf("next: %w", err)
+	}
+	return &resultValue{info: res}, nil
+}
+
+// funcName names a script function for hook names: its name, or
+// lambda@file:line:col.
+func funcName(fn star.Callable) string {
+	if f, ok := fn.(*star.Function); ok {
+		if f.Name() == "lambda" {
+			return "lambda@" + f.Position().String()
+		}
+	}
+	return fn.Name()
+}
+
+// intArg accepts an int for options that take counts.
+func intArg(fn string, v star.Value, name string) (int, error) {
+	i, ok := v.(star.Int)
+	if !ok {
+		return 0, fmt.Errorf("%s: %s must be an int, got %s", fn, name, v.Type())
+	}
+	n, ok := i.Int64()
+	if !ok || n > math.MaxInt32 || n < math.MinInt32 {
+		return 0, fmt.Errorf("%s: %s %s is out of range", fn, name, i)
+	}
+	return int(n), nil
+}

@@ -5,9 +5,9 @@ import (
 	"time"
 
 	"github.com/agentsh/agentsh/script"
-	star "go.starlark.net/starlark"
-	startime "go.starlark.net/lib/time"
 	"go.starlark.net/lib/math"
+	startime "go.starlark.net/lib/time"
+	star "go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 )
 

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	star "go.starlark.net/starlark"
 	"go.starlark.net/resolve"
+	star "go.starlark.net/starlark"
 	"go.starlark.net/syntax"
 )
 

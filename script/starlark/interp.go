@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/agentsh/agentsh/script"
-	star "go.starlark.net/starlark"
 	startime "go.starlark.net/lib/time"
+	star "go.starlark.net/starlark"
 	"go.starlark.net/syntax"
 )
 

@@ -283,12 +283,15 @@ func (e *Executor) invoke(ctx context.Context, call *core.Call) *core.Result {
 	}
 	call.Session = e.session
 	call.Tool = e.reg.GetTool(call.Name)
+	args, err := core.NormalizeArgs(call.Args)
+	if err == nil {
+		call.Args = args
+	}
 	for _, fn := range e.onStart {
 		fn(call)
 	}
 
 	var res *core.Result
-	args, err := core.NormalizeArgs(call.Args)
 	switch {
 	case err != nil:
 		res = &core.Result{Err: &core.Error{Kind: core.KindInvalidArguments, Tool: call.Name, CallID: call.ID,
@@ -296,7 +299,6 @@ func (e *Executor) invoke(ctx context.Context, call *core.Call) *core.Result {
 	case ctx.Err() != nil:
 		res = &core.Result{Err: contextError(ctx, call, nil)}
 	default:
-		call.Args = args
 		if res = e.runBefore(ctx, p, call); res == nil {
 			res = p.chain(ctx, call)
 		}

@@ -168,6 +168,9 @@ func agentsh(args []string, std stdio) int {
 	}
 
 	argv := []string{"agentsh"}
+	if o.hasCode {
+		argv = append([]string{"-c"}, o.positional...)
+	}
 	if o.command == "run" {
 		if len(o.positional) == 0 {
 			fmt.Fprintln(std.err, "agentsh: run needs a script: agentsh run FILE.star [ARGS...]")
@@ -186,7 +189,7 @@ func agentsh(args []string, std stdio) int {
 	defer stop()
 	a.interrupted = interrupted
 	code := a.dispatch(ctx)
-	if code == 0 && a.events != nil && o.command != "call" {
+	if code == 0 && a.events != nil && o.command != "call" && o.command != "tools" {
 		a.events.exit(0)
 	}
 	return code

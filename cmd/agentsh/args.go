@@ -154,7 +154,7 @@ const usageText = `agentsh: an embedded scripting agent shell
 Usage:
   agentsh [flags]                         REPL (piped stdin runs as a script)
   agentsh run FILE.star [ARGS...]         run a script; ARGS are in argv
-  agentsh -c CODE                         run a snippet (a sole expression is printed)
+  agentsh -c CODE [ARGS...]               run a snippet (a sole expression is printed)
   agentsh call TOOL [JSON] [--load F]     one call through the pipeline
   agentsh tools [--json]                  list the registered tools
   agentsh help                            this text

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -118,14 +119,13 @@ func isTerminal(r io.Reader) bool {
 // resultJSON is the --json form of a result.
 func resultJSON(r *core.Result) map[string]any {
 	info := (&script.ResultInfo{R: r}).Fields()
-	if r.Err != nil {
-		var e *core.Error
-		if ce, ok := r.Err.(*core.Error); ok {
-			e = ce
+	var e *core.Error
+	if errors.As(r.Err, &e) && len(e.Violations) > 0 {
+		vs := make([]any, len(e.Violations))
+		for i, v := range e.Violations {
+			vs[i] = map[string]any{"pointer": v.Pointer, "message": v.Message}
 		}
-		if e != nil && len(e.Violations) > 0 {
-			info["violations"] = e.Violations
-		}
+		info["violations"] = vs
 	}
 	return info
 }

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files and txtar expectations")
+
+// TestMain lets the test binary act as agentsh: testscript runs it under
+// that name, and tests that need exact exit codes or signals run it with
+// AGENTSH_MAIN=1.
+func TestMain(m *testing.M) {
+	if os.Getenv("AGENTSH_MAIN") == "1" {
+		os.Exit(agentsh(os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}))
+	}
+	testscript.Main(m, map[string]func(){
+		"agentsh": func() { os.Exit(agentsh(os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr})) },
+	})
+}
+
+// repoRoot is the module root, two levels up from this package.
+func repoRoot(t testing.TB) string {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// TestScripts runs the CLI golden scripts in testdata/script/*.txtar.
+func TestScripts(t *testing.T) {
+	root := repoRoot(t)
+	testscript.Run(t, testscript.Params{
+		Dir:           filepath.Join(root, "testdata", "script"),
+		UpdateScripts: *update,
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("REPO", root)
+			env.Setenv("XDG_STATE_HOME", filepath.Join(env.WorkDir, ".state"))
+			return nil
+		},
+	})
+}

@@ -93,8 +93,8 @@ func (s *replSession) loop() int {
 		switch {
 		case errors.Is(err, errAborted):
 			continue
-		case err == io.EOF:
-			return 0
+		case errors.Is(err, io.EOF):
+			return 0 // input ended inside an open block
 		case err != nil:
 			fmt.Fprintln(s.a.io.err, detail(err))
 			continue
@@ -117,8 +117,9 @@ func (s *replSession) eval(chunk *sl.Chunk) {
 	for len(s.signals) > 0 { // interrupts typed before this chunk ran
 		<-s.signals
 	}
-	done := make(chan struct{})
+	done, watching := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(watching)
 		select {
 		case <-s.signals:
 			cancel()
@@ -127,6 +128,7 @@ func (s *replSession) eval(chunk *sl.Chunk) {
 	}()
 	v, err := s.a.interp.EvalChunk(ctx, chunk)
 	close(done)
+	<-watching // so this watcher cannot take the next chunk's interrupt
 	switch {
 	case err != nil && errors.Is(ctx.Err(), context.Canceled):
 		fmt.Fprintln(s.a.io.err, "interrupted")
@@ -230,15 +232,32 @@ func (r *linerReader) prompt(p string) (string, error) {
 
 func (r *linerReader) close() {
 	if r.history != "" {
-		if err := os.MkdirAll(filepath.Dir(r.history), 0o700); err == nil {
-			if f, err := os.OpenFile(r.history, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600); err == nil {
-				r.st.WriteHistory(f)
-				f.Chmod(0o600)
-				f.Close()
-			}
+		if err := saveHistory(r.history, r.st.WriteHistory); err != nil {
+			fmt.Fprintf(os.Stderr, "agentsh: %v\n", err)
 		}
 	}
 	r.st.Close()
+}
+
+// saveHistory writes the history file with mode 0600 (it may hold secrets
+// typed at the prompt), creating its directory with mode 0700.
+func saveHistory(path string, write func(io.Writer) (int, error)) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("save history: %w", err)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return fmt.Errorf("save history: %w", err)
+	}
+	if err := f.Chmod(0o600); err != nil { // an older file may have other bits
+		f.Close()
+		return fmt.Errorf("save history: %w", err)
+	}
+	if _, err := write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("save history: %w", err)
+	}
+	return f.Close()
 }
 
 // historyPath is $XDG_STATE_HOME/agentsh/history, defaulting to

@@ -27,8 +27,20 @@ type Chunk struct{ f *syntax.File }
 // input is incomplete (an open block or bracket). readline returns io.EOF
 // at the end of input; ReadChunk returns it when no chunk was started.
 func ReadChunk(filename string, readline func() ([]byte, error)) (*Chunk, error) {
-	f, err := fileOptions.ParseCompoundStmt(filename, readline)
+	var readErr error
+	f, err := fileOptions.ParseCompoundStmt(filename, func() ([]byte, error) {
+		line, err := readline()
+		if err != nil {
+			readErr = err
+		}
+		return line, err
+	})
 	if err != nil {
+		if readErr != nil {
+			// The parser reports input errors as syntax errors; give the
+			// caller the reader's own error (io.EOF, an abort).
+			return nil, readErr
+		}
 		return nil, wrapError(err)
 	}
 	return &Chunk{f: f}, nil

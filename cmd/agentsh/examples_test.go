@@ -1,0 +1,80 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// runInProcess runs the CLI in this process and returns stdout, stderr and
+// the exit code.
+func runInProcess(t *testing.T, stdin string, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := agentsh(args, stdio{in: strings.NewReader(stdin), out: &out, err: &errb})
+	return out.String(), errb.String(), code
+}
+
+// TestExamples runs every script under scripts/: programs must match their
+// golden transcript in testdata/examples, byte for byte, in every default
+// mode and on repeated runs; policies must load cleanly (their behaviour is
+// checked by testdata/script/policies.txtar).
+func TestExamples(t *testing.T) {
+	root := repoRoot(t)
+	files, err := filepath.Glob(filepath.Join(root, "scripts", "*.star"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	policies, err := filepath.Glob(filepath.Join(root, "scripts", "policies", "*.star"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) == 0 || len(policies) == 0 {
+		t.Fatalf("found %d programs and %d policies under scripts/; want some of each", len(files), len(policies))
+	}
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".star")
+		t.Run(name, func(t *testing.T) {
+			golden := filepath.Join(root, "testdata", "examples", name+".golden")
+			var first string
+			for _, mode := range []string{"serial", "parallel", "mixed", "serial"} {
+				out, errOut, code := runInProcess(t, "", "--mode", mode, "run", f)
+				if code != 0 {
+					t.Fatalf("--mode %s: exit %d\nstderr:\n%s", mode, code, errOut)
+				}
+				if first == "" {
+					first = out
+					continue
+				}
+				if out != first {
+					t.Fatalf("--mode %s: transcript differs from the first run\ngot:\n%s\nwant:\n%s", mode, out, first)
+				}
+			}
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(golden, []byte(first), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test ./cmd/agentsh -run TestExamples -update to create it)", err)
+			}
+			if first != string(want) {
+				t.Errorf("transcript differs from %s\ngot:\n%s\nwant:\n%s", golden, first, want)
+			}
+		})
+	}
+	for _, p := range policies {
+		t.Run("policies/"+filepath.Base(p), func(t *testing.T) {
+			out, errOut, code := runInProcess(t, "", "--load", p, "-c", "None")
+			if code != 0 || out != "" || errOut != "" {
+				t.Fatalf("loading %s: exit %d, stdout %q, stderr %q; want a clean load", p, code, out, errOut)
+			}
+		})
+	}
+}

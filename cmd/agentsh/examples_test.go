@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,11 +24,19 @@ func runInProcess(t *testing.T, stdin string, args ...string) (string, string, i
 // checked by testdata/script/policies.txtar).
 func TestExamples(t *testing.T) {
 	root := repoRoot(t)
-	files, err := filepath.Glob(filepath.Join(root, "scripts", "*.star"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	policies, err := filepath.Glob(filepath.Join(root, "scripts", "policies", "*.star"))
+	var files, policies []string
+	err := filepath.WalkDir(filepath.Join(root, "scripts"), func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() || filepath.Ext(path) != ".star":
+		case filepath.Base(filepath.Dir(path)) == "policies":
+			policies = append(policies, path)
+		default:
+			files = append(files, path)
+		}
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +44,8 @@ func TestExamples(t *testing.T) {
 		t.Fatalf("found %d programs and %d policies under scripts/; want some of each", len(files), len(policies))
 	}
 	for _, f := range files {
-		name := strings.TrimSuffix(filepath.Base(f), ".star")
+		rel, _ := filepath.Rel(filepath.Join(root, "scripts"), f)
+		name := strings.ReplaceAll(strings.TrimSuffix(rel, ".star"), string(filepath.Separator), "_")
 		t.Run(name, func(t *testing.T) {
 			golden := filepath.Join(root, "testdata", "examples", name+".golden")
 			var first string

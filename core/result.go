@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"time"
 )
 
@@ -88,11 +89,14 @@ var _ BlockCarrier = BlockOutput{}
 //	DualToolOutput      → ForLLM and ForUser
 //	SilentResult        → ForLLM, Silent
 //	BlockCarrier        → Blocks, and ForLLM from String() if it has one
-//	nil                 → empty output
+//	nil, nil pointers   → empty output
 //	anything else       → ForLLM as JSON (map keys sorted)
 //
 // Pointers to DualToolOutput and SilentResult are accepted too.
 func (r *Result) SetOutput(v any) error {
+	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && rv.IsNil() {
+		v = nil // a typed nil pointer is no output, not a crash
+	}
 	switch o := v.(type) {
 	case nil:
 	case string:

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -16,6 +17,9 @@ import (
 type Schema struct {
 	raw      json.RawMessage
 	compiled *jsonschema.Schema
+	// anyObject is set for {"type":"object"} alone, which every call's
+	// arguments satisfy already: validation is skipped.
+	anyObject bool
 }
 
 // defaultSchema is what a tool without Parameters accepts: any object.
@@ -52,7 +56,8 @@ func CompileSchema(raw json.RawMessage) (*Schema, error) {
 	if err != nil {
 		return nil, fmt.Errorf("invalid parameters schema: %v", schemaErrorText(err))
 	}
-	return &Schema{raw: append(json.RawMessage(nil), raw...), compiled: compiled}, nil
+	return &Schema{raw: append(json.RawMessage(nil), raw...), compiled: compiled,
+		anyObject: len(m) == 1 && m["type"] == "object"}, nil
 }
 
 // JSON returns the schema's source.
@@ -61,6 +66,9 @@ func (s *Schema) JSON() json.RawMessage { return s.raw }
 // Validate checks args (a JSON object) against the schema and returns every
 // violation, sorted by pointer then message, or nil.
 func (s *Schema) Validate(args json.RawMessage) []Violation {
+	if s.anyObject && len(args) > 0 && json.Valid(args) && bytes.TrimSpace(args)[0] == '{' {
+		return nil
+	}
 	dec := json.NewDecoder(bytes.NewReader(args))
 	dec.UseNumber()
 	var v any
@@ -80,7 +88,7 @@ func (s *Schema) Validate(args json.RawMessage) []Violation {
 	var walk func(*jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) == 0 {
-			v := Violation{Pointer: e.InstanceLocation, Message: e.Message}
+			v := Violation{Pointer: e.InstanceLocation, Message: sortNameList(e.Message)}
 			if !seen[v] {
 				seen[v] = true
 				out = append(out, v)
@@ -99,6 +107,23 @@ func (s *Schema) Validate(args json.RawMessage) []Violation {
 		return out[i].Message < out[j].Message
 	})
 	return out
+}
+
+// nameListMessage matches the library's messages that list property names,
+// such as "additionalProperties 'b', 'a' not allowed", whose order comes
+// from a Go map.
+var nameListMessage = regexp.MustCompile(`^(\w+ )('.*')( not allowed)$`)
+
+// sortNameList sorts the quoted names of such a message, so the same input
+// always gives the same text.
+func sortNameList(msg string) string {
+	m := nameListMessage.FindStringSubmatch(msg)
+	if m == nil || !strings.Contains(m[2], "', '") {
+		return msg
+	}
+	names := strings.Split(m[2][1:len(m[2])-1], "', '")
+	sort.Strings(names)
+	return m[1] + "'" + strings.Join(names, "', '") + "'" + m[3]
 }
 
 // schemaErrorText shortens the library's compilation errors to their cause.

@@ -25,15 +25,31 @@ const previewBytes = 1024
 // defaultReadLimit is artifact_read's page size when none is given.
 const defaultReadLimit = 8192
 
-// SetArtifactOffload turns offload on (store non-nil, threshold > 0) or off,
-// and registers (or replaces) the artifact_read tool for store.
-func (e *Executor) SetArtifactOffload(store core.ArtifactStore, threshold int) {
+// SetArtifactOffload turns offload on (store non-nil, threshold > 0) or off.
+// On, it registers the artifact_read tool for store (replacing its own from
+// an earlier call); off, it removes it. A tool named artifact_read that the
+// executor did not register is an error: it is not replaced.
+func (e *Executor) SetArtifactOffload(store core.ArtifactStore, threshold int) error {
+	e.offloadMu.Lock()
+	defer e.offloadMu.Unlock()
+	if cur := e.reg.GetTool(ArtifactReadTool); cur != nil && cur != e.artifactTool {
+		return fmt.Errorf("artifact offload: a tool named %s is already registered; unregister it to let offload register its own", ArtifactReadTool)
+	}
 	var o *offloader
 	if store != nil && threshold > 0 {
 		o = &offloader{store: store, threshold: threshold}
-		must(e.reg.ReplaceTools(ArtifactRead(store)))
+		if err := e.reg.ReplaceTools(ArtifactRead(store)); err != nil {
+			return err
+		}
+		e.artifactTool = e.reg.GetTool(ArtifactReadTool)
+	} else if e.artifactTool != nil {
+		if e.reg.GetTool(ArtifactReadTool) == e.artifactTool {
+			_ = e.reg.UnregisterTools(ArtifactReadTool)
+		}
+		e.artifactTool = nil
 	}
 	e.update(func(p *pipeline) { p.offload = o })
+	return nil
 }
 
 type offloader struct {
@@ -108,15 +124,27 @@ func ArtifactRead(store core.ArtifactStore) core.Tool {
 			if offset < 0 || limit <= 0 {
 				return nil, fmt.Errorf("artifact_read: got offset %d and limit %d, want offset >= 0 and limit > 0", offset, limit)
 			}
-			// Read one character more so a page never ends mid-character.
-			data, size, err := store.Read(ctx, a.ID, offset, limit+utf8.UTFMax)
+			// Read a few bytes more on each side so a page starts and ends
+			// on character boundaries.
+			start := max(offset-utf8.UTFMax+1, 0)
+			data, size, err := store.Read(ctx, a.ID, start, offset-start+limit+utf8.UTFMax)
 			if err != nil {
 				return nil, err
 			}
 			if offset > size {
 				return nil, fmt.Errorf("artifact_read: offset %d is past the end of artifact %s (%d bytes)", offset, a.ID, size)
 			}
+			skip := int(offset - start)
+			for skip < len(data) && !utf8.RuneStart(data[skip]) {
+				skip++ // an offset inside a character moves to the next one
+			}
+			offset = start + int64(skip)
+			data = data[skip:]
 			page := cutUTF8(data, int(limit))
+			if len(page) == 0 && len(data) > 0 {
+				_, n := utf8.DecodeRune(data) // a limit below one character still advances
+				page = data[:n]
+			}
 			end := offset + int64(len(page))
 			if end < size {
 				return fmt.Sprintf("%s\n[bytes %d-%d of %d; continue with offset %d]", page, offset, end, size, end), nil

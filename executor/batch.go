@@ -54,17 +54,24 @@ func (e *Executor) ExecuteAll(ctx context.Context, calls []core.Call, opts ...Ba
 		slots = make(chan struct{}, b.concurrency)
 	}
 	for i := range cs {
+		// Resolve once: the call runs the tool it was scheduled for.
+		t := e.reg.GetTool(cs[i].Name)
 		var safe *bool
-		if t := e.reg.GetTool(cs[i].Name); t != nil {
+		if t != nil {
 			safe = t.ConcurrencySafe
 		}
 		if !b.mode.pooled(safe) {
 			wg.Wait() // barrier: nothing else runs alongside an unsafe call
-			results[i] = e.invoke(ctx, &cs[i])
+			results[i] = e.invokeResolved(ctx, &cs[i], t)
 			continue
 		}
 		if slots != nil {
-			slots <- struct{}{}
+			select {
+			case slots <- struct{}{}:
+			case <-ctx.Done():
+				results[i] = e.invokeResolved(ctx, &cs[i], t) // returns canceled at once
+				continue
+			}
 		}
 		wg.Add(1)
 		go func(i int) {
@@ -72,7 +79,7 @@ func (e *Executor) ExecuteAll(ctx context.Context, calls []core.Call, opts ...Ba
 			if slots != nil {
 				defer func() { <-slots }()
 			}
-			results[i] = e.invoke(ctx, &cs[i])
+			results[i] = e.invokeResolved(ctx, &cs[i], t)
 		}(i)
 	}
 	wg.Wait()

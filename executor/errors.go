@@ -19,7 +19,7 @@ func quoteName(name string) string {
 }
 
 func panicError(call *core.Call, where string, v any) *core.Error {
-	return &core.Error{Kind: core.KindPanic, Tool: call.Name, CallID: call.ID, Hook: where,
+	return &core.Error{Kind: core.KindPanic, Tool: call.Name, CallID: call.ID,
 		Message: fmt.Sprintf("panic in %s (call %s): %v", where, call.ID, v),
 		Stack:   string(debug.Stack())}
 }

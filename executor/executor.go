@@ -29,6 +29,9 @@ type Executor struct {
 
 	onStart []func(*core.Call)
 	onEnd   []func(*core.Call, *core.Result)
+
+	offloadMu    sync.Mutex
+	artifactTool *core.Tool // the artifact_read this executor registered
 }
 
 // pipeline is an immutable snapshot of the hooks and middleware.
@@ -89,8 +92,9 @@ func WithMiddleware(ms ...core.Middleware) Option {
 // WithArtifactOffload moves successful outputs longer than threshold bytes
 // into store; the model gets a reference, the size and a preview, and the
 // artifact_read tool (registered by New) pages through the rest.
+// A tool named artifact_read that is already registered makes New panic.
 func WithArtifactOffload(store core.ArtifactStore, threshold int) Option {
-	return func(e *Executor) { e.SetArtifactOffload(store, threshold) }
+	return func(e *Executor) { must(e.SetArtifactOffload(store, threshold)) }
 }
 
 func must(err error) {
@@ -244,7 +248,9 @@ func wrap(m core.Middleware, next core.Handler) core.Handler {
 		}
 		defer func() {
 			if v := recover(); v != nil {
-				res = &core.Result{CallID: call.ID, Tool: call.Name, Err: panicError(call, "middleware "+quoteName(m.Name), v)}
+				pe := panicError(call, "middleware "+quoteName(m.Name), v)
+				pe.Hook = m.Name
+				res = &core.Result{CallID: call.ID, Tool: call.Name, Err: pe}
 			}
 		}()
 		res = m.Func(ctx, call, next)
@@ -276,13 +282,18 @@ func (e *Executor) newID() string {
 
 // invoke is the pipeline. call belongs to this goroutine.
 func (e *Executor) invoke(ctx context.Context, call *core.Call) *core.Result {
+	return e.invokeResolved(ctx, call, e.reg.GetTool(call.Name))
+}
+
+// invokeResolved runs call with the tool it resolved to (nil: unknown).
+func (e *Executor) invokeResolved(ctx context.Context, call *core.Call, tool *core.Tool) *core.Result {
 	start := time.Now()
 	p := e.pipe.Load()
 	if call.ID == "" {
 		call.ID = e.newID()
 	}
 	call.Session = e.session
-	call.Tool = e.reg.GetTool(call.Name)
+	call.Tool = tool
 	args, err := core.NormalizeArgs(call.Args)
 	if err == nil {
 		call.Args = args
@@ -343,7 +354,9 @@ func (e *Executor) runBefore(ctx context.Context, p *pipeline, call *core.Call) 
 func (e *Executor) before(ctx context.Context, call *core.Call, hook hookName, fn core.BeforeFunc) (res *core.Result) {
 	defer func() {
 		if v := recover(); v != nil {
-			res = &core.Result{Err: panicError(call, "before hook "+hook.String(), v)}
+			pe := panicError(call, "before hook "+hook.String(), v)
+			pe.Hook = hook.bare()
+			res = &core.Result{Err: pe}
 		}
 	}()
 	args, err := fn(ctx, call)
@@ -351,13 +364,13 @@ func (e *Executor) before(ctx context.Context, call *core.Call, hook hookName, f
 		if ctx.Err() != nil {
 			return &core.Result{Err: contextError(ctx, call, err)}
 		}
-		return &core.Result{Err: &core.Error{Kind: core.KindRejected, Tool: call.Name, CallID: call.ID, Hook: hook.String(),
+		return &core.Result{Err: &core.Error{Kind: core.KindRejected, Tool: call.Name, CallID: call.ID, Hook: hook.bare(),
 			Message: fmt.Sprintf("rejected by %s: %v", hook, err), Err: err}}
 	}
 	if args != nil {
 		norm, err := core.NormalizeArgs(args)
 		if err != nil {
-			return &core.Result{Err: &core.Error{Kind: core.KindRejected, Tool: call.Name, CallID: call.ID, Hook: hook.String(),
+			return &core.Result{Err: &core.Error{Kind: core.KindRejected, Tool: call.Name, CallID: call.ID, Hook: hook.bare(),
 				Message: fmt.Sprintf("rejected: %s rewrote the arguments badly: %v", hook, err), Err: err}}
 		}
 		call.Args = norm
@@ -382,18 +395,37 @@ func (e *Executor) runAfter(ctx context.Context, p *pipeline, call *core.Call, r
 	}
 }
 
-// after runs one after hook. Its failure marks a successful call failed;
-// an earlier error is kept, since it says more about the call.
+// after runs one after hook. Its failure marks a successful call failed. A
+// call that had already failed keeps its kind, and the hook's failure is
+// added to the message, so an audit that breaks is never silent.
 func (e *Executor) after(ctx context.Context, call *core.Call, res *core.Result, hook hookName, fn core.AfterFunc) {
 	defer func() {
-		if v := recover(); v != nil && res.Err == nil {
-			res.Err = panicError(call, "after hook "+hook.String(), v)
+		if v := recover(); v != nil {
+			pe := panicError(call, "after hook "+hook.String(), v)
+			pe.Hook = hook.bare()
+			addFailure(res, pe)
 		}
 	}()
-	if err := fn(ctx, call, res); err != nil && res.Err == nil {
-		res.Err = &core.Error{Kind: core.KindFailed, Tool: call.Name, CallID: call.ID, Hook: hook.String(),
-			Message: fmt.Sprintf("after hook %s failed: %v", hook, err), Err: err}
+	if err := fn(ctx, call, res); err != nil {
+		addFailure(res, &core.Error{Kind: core.KindFailed, Tool: call.Name, CallID: call.ID, Hook: hook.bare(),
+			Message: fmt.Sprintf("after hook %s failed: %v", hook, err), Err: err})
 	}
+}
+
+// addFailure records an after hook's failure in res.
+func addFailure(res *core.Result, failure *core.Error) {
+	if res.Err == nil {
+		res.Err = failure
+		return
+	}
+	if e, ok := res.Err.(*core.Error); ok {
+		c := *e
+		c.Message = c.Error() + "; also, " + failure.Message
+		res.Err = &c
+		return
+	}
+	res.Err = &core.Error{Kind: core.KindOf(res.Err), Tool: failure.Tool, CallID: failure.CallID,
+		Message: res.Err.Error() + "; also, " + failure.Message, Err: res.Err}
 }
 
 // execute is the innermost step, the only place that calls Tool.Func.
@@ -415,33 +447,30 @@ func (e *Executor) execute(ctx context.Context, call *core.Call) *core.Result {
 		res.Err = contextError(ctx, call, nil)
 		return res
 	}
-	out, err, panicked := callFunc(ctx, t, call)
-	if err != nil {
-		switch {
-		case panicked:
-			res.Err = err
-		case ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
-			res.Err = contextError(ctx, call, err)
-		default:
-			res.Err = &core.Error{Kind: core.KindFailed, Tool: call.Name, CallID: call.ID, Message: err.Error(), Err: err}
-		}
-		return res
-	}
-	if err := res.SetOutput(out); err != nil {
-		res.Err = &core.Error{Kind: core.KindFailed, Tool: call.Name, CallID: call.ID,
-			Message: fmt.Sprintf("%s: %v", call.Name, err), Err: err}
-	}
+	callFunc(ctx, t, call, res)
 	return res
 }
 
-func callFunc(ctx context.Context, t *core.Tool, call *core.Call) (out any, err error, panicked bool) {
+// callFunc runs the tool and maps its output into res, both under recover:
+// the output's own methods (MarshalJSON, ToolBlocks, String) are tool code.
+func callFunc(ctx context.Context, t *core.Tool, call *core.Call, res *core.Result) {
 	defer func() {
 		if v := recover(); v != nil {
-			out, err, panicked = nil, panicError(call, "tool "+quoteName(t.Name), v), true
+			*res = core.Result{CallID: call.ID, Tool: call.Name, Err: panicError(call, "tool "+quoteName(t.Name), v)}
 		}
 	}()
-	out, err = t.Func(ctx, call.Args)
-	return out, err, false
+	out, err := t.Func(ctx, call.Args)
+	switch {
+	case err == nil:
+		if err := res.SetOutput(out); err != nil {
+			res.Err = &core.Error{Kind: core.KindFailed, Tool: call.Name, CallID: call.ID,
+				Message: fmt.Sprintf("%s: %v", call.Name, err), Err: err}
+		}
+	case ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
+		res.Err = contextError(ctx, call, err)
+	default:
+		res.Err = &core.Error{Kind: core.KindFailed, Tool: call.Name, CallID: call.ID, Message: err.Error(), Err: err}
+	}
 }
 
 // hookName names a hook in messages without formatting on the hot path.
@@ -452,9 +481,18 @@ type hookName struct {
 	stage string
 }
 
+// String is the name for messages: quoted, or the tool's own hook.
 func (h hookName) String() string {
 	if h.tool != "" {
 		return fmt.Sprintf("%s's %s hook #%d", h.tool, h.stage, h.index)
 	}
 	return quoteName(h.name)
+}
+
+// bare is the name for core.Error.Hook: as registered, unquoted.
+func (h hookName) bare() string {
+	if h.tool != "" {
+		return fmt.Sprintf("%s %s hook %d", h.tool, h.stage, h.index)
+	}
+	return h.name
 }

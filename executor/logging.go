@@ -3,6 +3,7 @@ package executor
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"sync"
 	"time"
@@ -41,7 +42,8 @@ func Logging(sink func(LogRecord)) core.AfterHook {
 			}
 			if res.Err != nil {
 				rec.Outcome = string(res.Kind())
-				if e, ok := res.Err.(*core.Error); ok {
+				var e *core.Error
+				if errors.As(res.Err, &e) {
 					rec.Hook = e.Hook
 				}
 			}

@@ -50,6 +50,9 @@ func (r Redactor) String(s string) string {
 // JSON returns raw with secret keys and patterns masked. Input that is not
 // JSON is treated as a string. Object keys come out sorted.
 func (r Redactor) JSON(raw json.RawMessage) json.RawMessage {
+	if !json.Valid(raw) {
+		return json.RawMessage(mustJSON(r.String(string(raw))))
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any

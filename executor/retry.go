@@ -62,7 +62,7 @@ type retrier struct {
 }
 
 type dedupEntry struct {
-	mu     sync.Mutex // held while the key's call runs
+	lock   chan struct{} // held (full) while the key's call runs
 	result *core.Result
 }
 
@@ -73,8 +73,12 @@ func (r *retrier) run(ctx context.Context, call *core.Call, next core.Handler) *
 	key := call.Name + "\x00" + call.DedupKey
 	e := r.entry(key)
 
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	select {
+	case e.lock <- struct{}{}:
+	case <-ctx.Done(): // waiting for the same key's running call
+		return &core.Result{CallID: call.ID, Tool: call.Name, Err: contextError(ctx, call, nil)}
+	}
+	defer func() { <-e.lock }()
 	if e.result != nil {
 		res := *e.result
 		res.CallID = call.ID
@@ -96,7 +100,7 @@ func (r *retrier) entry(key string) *dedupEntry {
 	if e := r.keys[key]; e != nil {
 		return e
 	}
-	e := &dedupEntry{}
+	e := &dedupEntry{lock: make(chan struct{}, 1)}
 	r.keys[key] = e
 	r.order = append(r.order, key)
 	for len(r.order) > r.opts.MaxKeys {

@@ -359,8 +359,10 @@ func (h *Host) Config(u ConfigUpdate) (map[string]any, error) {
 		if *u.Offload < 0 {
 			return nil, fmt.Errorf("offload: got %d, want 0 (off) or a size in bytes", *u.Offload)
 		}
+		if err := h.exec.SetArtifactOffload(h.store, *u.Offload); err != nil {
+			return nil, err
+		}
 		h.threshold = *u.Offload
-		h.exec.SetArtifactOffload(h.store, h.threshold)
 	}
 	return map[string]any{"mode": h.exec.Mode().String(), "concurrency": int64(h.exec.Concurrency()),
 		"validate_arguments": h.exec.ValidateArguments(), "offload": int64(h.threshold)}, nil

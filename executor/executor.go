@@ -378,8 +378,13 @@ func (e *Executor) before(ctx context.Context, call *core.Call, hook hookName, f
 	return nil
 }
 
-// runAfter runs stages 4 and 5.
+// runAfter runs stages 4 and 5. After hooks must see every call, so a
+// caller's cancelled context is not passed on to them (it would stop a
+// script hook before it records anything); its values still are.
 func (e *Executor) runAfter(ctx context.Context, p *pipeline, call *core.Call, res *core.Result) {
+	if ctx.Err() != nil {
+		ctx = context.WithoutCancel(ctx)
+	}
 	for _, h := range p.afterGlobal {
 		e.after(ctx, call, res, hookName{name: h.Name}, h.Func)
 	}

@@ -14,6 +14,8 @@ import (
 	"github.com/agentsh/agentsh/executor"
 )
 
+var emptyArgs = json.RawMessage(`{}`)
+
 // Func is a script function as the host sees it.
 type Func interface {
 	// Name identifies the function in hook names and messages.
@@ -52,7 +54,11 @@ func NewHost(exec *executor.Executor, out io.Writer) *Host {
 func (h *Host) Executor() *executor.Executor { return h.exec }
 
 // SetArtifactStore sets where config(offload=N) keeps artifacts.
-func (h *Host) SetArtifactStore(s core.ArtifactStore) { h.store = s }
+func (h *Host) SetArtifactStore(s core.ArtifactStore) {
+	h.cfgMu.Lock()
+	defer h.cfgMu.Unlock()
+	h.store = s
+}
 
 // Print writes one line of script output. Lines from concurrent calls never
 // interleave.
@@ -150,7 +156,7 @@ func (h *Host) Before(fn Func, tools []string) error {
 	name := fn.Name()
 	return h.exec.AddBefore(core.BeforeHook{Name: name, Tools: tools,
 		Func: func(ctx context.Context, call *core.Call) (json.RawMessage, error) {
-			ci, _ := newCallInfo(call)
+			ci := newCallInfo(call)
 			out, err := fn.Call(ctx, ci)
 			if err != nil {
 				return nil, err
@@ -161,6 +167,9 @@ func (h *Host) Before(fn Func, tools []string) error {
 			case Deny:
 				return nil, o
 			case Rewrite:
+				if o.Args == nil {
+					return emptyArgs, nil
+				}
 				raw, err := EncodeJSON(o.Args)
 				if err != nil {
 					return nil, fmt.Errorf("rewrite: %w", err)
@@ -176,7 +185,7 @@ func (h *Host) Before(fn Func, tools []string) error {
 func (h *Host) After(fn Func, tools []string) error {
 	return h.exec.AddAfter(core.AfterHook{Name: fn.Name(), Tools: tools,
 		Func: func(ctx context.Context, call *core.Call, res *core.Result) error {
-			ci, _ := newCallInfo(call)
+			ci := newCallInfo(call)
 			_, err := fn.Call(ctx, ci, &ResultInfo{R: res})
 			return err
 		}})
@@ -185,17 +194,20 @@ func (h *Host) After(fn Func, tools []string) error {
 // Middleware registers fn(call, next) as middleware. next(call) runs the
 // rest of the chain and returns its result; fn returns that result, any
 // tool output (a new successful result), or deny(reason). An error fails
-// the call.
+// the call, and so does returning None (a forgotten "return next(call)"
+// must not turn a failure into a success).
 func (h *Host) Middleware(fn Func, tools []string) error {
 	name := fn.Name()
 	return h.exec.Use(core.Middleware{Name: name, Tools: tools,
 		Func: func(ctx context.Context, call *core.Call, next core.Handler) *core.Result {
-			ci, _ := newCallInfo(call)
+			ci := newCallInfo(call)
 			out, err := fn.Call(ctx, ci, &Next{call: call, next: next})
 			if err != nil {
 				return errorResult(ctx, call, name, err)
 			}
 			switch o := out.(type) {
+			case nil:
+				return errorResult(ctx, call, name, fmt.Errorf("middleware %s returned None; return next(call), a result or an output", name))
 			case *ResultInfo:
 				return o.R
 			case Deny:
@@ -340,20 +352,17 @@ type ConfigUpdate struct {
 func (h *Host) Config(u ConfigUpdate) (map[string]any, error) {
 	h.cfgMu.Lock()
 	defer h.cfgMu.Unlock()
+	// Check everything first: a bad update changes nothing.
+	var mode executor.Mode
 	if u.Mode != nil {
 		m, err := executor.ParseMode(*u.Mode)
 		if err != nil {
 			return nil, err
 		}
-		h.exec.SetMode(m)
+		mode = m
 	}
-	if u.Concurrency != nil {
-		if err := h.exec.SetConcurrency(*u.Concurrency); err != nil {
-			return nil, err
-		}
-	}
-	if u.ValidateArguments != nil {
-		h.exec.SetValidateArguments(*u.ValidateArguments)
+	if u.Concurrency != nil && *u.Concurrency < 0 {
+		return nil, fmt.Errorf("concurrency: got %d, want 0 (unlimited) or more", *u.Concurrency)
 	}
 	if u.Offload != nil {
 		if *u.Offload < 0 {
@@ -363,6 +372,15 @@ func (h *Host) Config(u ConfigUpdate) (map[string]any, error) {
 			return nil, err
 		}
 		h.threshold = *u.Offload
+	}
+	if u.Mode != nil {
+		h.exec.SetMode(mode)
+	}
+	if u.Concurrency != nil {
+		_ = h.exec.SetConcurrency(*u.Concurrency) // checked above
+	}
+	if u.ValidateArguments != nil {
+		h.exec.SetValidateArguments(*u.ValidateArguments)
 	}
 	return map[string]any{"mode": h.exec.Mode().String(), "concurrency": int64(h.exec.Concurrency()),
 		"validate_arguments": h.exec.ValidateArguments(), "offload": int64(h.threshold)}, nil
@@ -420,7 +438,17 @@ func describe(v any) string {
 	case map[string]any:
 		return "a dict"
 	case *ResultInfo:
-		return "a result"
+		return "a result (use its fields, such as r.output)"
+	case core.DualToolOutput:
+		return "a dual(...) value"
+	case core.SilentResult:
+		return "a silent(...) value"
+	case Deny:
+		return "a deny(...) value"
+	case Rewrite:
+		return "a rewrite(...) value"
+	case *CallInfo:
+		return "a call"
 	}
-	return strings.TrimPrefix(fmt.Sprintf("%T", v), "*")
+	return "a Go " + strings.TrimPrefix(fmt.Sprintf("%T", v), "*")
 }

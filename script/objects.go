@@ -8,30 +8,32 @@ import (
 )
 
 // CallInfo is what a hook or middleware sees of a call: .id .name .args
-// (decoded) .raw (the JSON text).
+// (decoded, see Arguments) .raw (the JSON text). It belongs to the
+// goroutine of its call.
 type CallInfo struct {
 	ID   string
 	Name string
-	Args map[string]any
 	Raw  string
 
-	call *core.Call
+	args map[string]any // decoded on first use: most hooks never look
 }
 
-func newCallInfo(call *core.Call) (*CallInfo, error) {
-	ci := &CallInfo{ID: call.ID, Name: call.Name, Raw: string(call.Args), call: call}
-	v, err := DecodeJSON(call.Args)
-	if err != nil {
-		// After hooks see calls whose arguments were never valid.
-		ci.Args = map[string]any{}
-		return ci, nil
+func newCallInfo(call *core.Call) *CallInfo {
+	return &CallInfo{ID: call.ID, Name: call.Name, Raw: string(call.Args)}
+}
+
+// Arguments returns the decoded arguments object. Arguments that were never
+// a valid object (seen by after hooks) decode as an empty one.
+func (c *CallInfo) Arguments() map[string]any {
+	if c.args == nil {
+		c.args = map[string]any{}
+		if v, err := DecodeJSON([]byte(c.Raw)); err == nil {
+			if m, ok := v.(map[string]any); ok {
+				c.args = m
+			}
+		}
 	}
-	if m, ok := v.(map[string]any); ok {
-		ci.Args = m
-	} else {
-		ci.Args = map[string]any{}
-	}
-	return ci, nil
+	return c.args
 }
 
 // ResultInfo is what a script sees of a result.

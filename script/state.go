@@ -1,6 +1,9 @@
 package script
 
-import "fmt"
+import (
+	"fmt"
+	"math"
+)
 
 // The state store: values shared by every call of one host (the session),
 // safe to use from concurrent tools and hooks in any language.
@@ -33,6 +36,10 @@ func (h *Host) StateIncr(key string, n int64) (int64, error) {
 		i, isInt := old.(int64)
 		if !isInt {
 			err = fmt.Errorf("state.incr: %q holds %s, want an int", key, describe(old))
+			return old
+		}
+		if (n > 0 && i > math.MaxInt64-n) || (n < 0 && i < math.MinInt64-n) {
+			err = fmt.Errorf("state.incr: %q would overflow: %d + %d does not fit in 64 bits", key, i, n)
 			return old
 		}
 		return i + n

@@ -21,36 +21,51 @@ import (
 // DecodeJSON decodes raw into JSON shapes. Integral numbers that fit in an
 // int64 become int64; other numbers become float64.
 func DecodeJSON(raw []byte) (any, error) {
+	if !json.Valid(raw) {
+		var v any
+		err := json.Unmarshal(raw, &v) // for the error's detail
+		if err == nil {
+			err = fmt.Errorf("more than one value")
+		}
+		return nil, fmt.Errorf("invalid JSON: %v", err)
+	}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
 		return nil, fmt.Errorf("invalid JSON: %v", err)
 	}
-	if dec.More() {
-		return nil, fmt.Errorf("invalid JSON: unexpected data after the first value")
-	}
-	return fromNumbers(v), nil
+	return fromNumbers(v, "")
 }
 
-func fromNumbers(v any) any {
+// fromNumbers replaces json.Numbers with int64 or float64; a number too
+// large for a float64 is an error, not an infinity.
+func fromNumbers(v any, path string) (any, error) {
+	var err error
 	switch x := v.(type) {
 	case json.Number:
 		if i, err := strconv.ParseInt(string(x), 10, 64); err == nil {
-			return i
+			return i, nil
 		}
-		f, _ := strconv.ParseFloat(string(x), 64)
-		return f
+		f, err := strconv.ParseFloat(string(x), 64)
+		if err != nil || math.IsInf(f, 0) {
+			return nil, &ValueError{Path: path, Msg: fmt.Sprintf("number %s is out of range", x)}
+		}
+		return f, nil
 	case []any:
 		for i := range x {
-			x[i] = fromNumbers(x[i])
+			if x[i], err = fromNumbers(x[i], fmt.Sprintf("%s[%d]", path, i)); err != nil {
+				return nil, err
+			}
 		}
 	case map[string]any:
 		for k := range x {
-			x[k] = fromNumbers(x[k])
+			if x[k], err = fromNumbers(x[k], fmt.Sprintf("%s[%q]", path, k)); err != nil {
+				return nil, err
+			}
 		}
 	}
-	return v
+	return v, nil
 }
 
 // EncodeJSON encodes a JSON shape compactly with sorted keys. It checks the
@@ -93,7 +108,7 @@ func CheckValue(v any, root string) error {
 		}
 		return nil
 	}
-	return &ValueError{Path: root, Msg: fmt.Sprintf("a Go %T is not a JSON value", v)}
+	return &ValueError{Path: root, Msg: describe(v) + " is not a JSON value"}
 }
 
 // ValueError is a conversion failure at a path inside a value.

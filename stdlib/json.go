@@ -19,10 +19,11 @@ func JSONEncode(v any) (string, error) {
 
 // JSONEncodeIndent encodes like JSONEncode, then indents (see JSONIndent).
 func JSONEncodeIndent(v any, prefix, indent string) (string, error) {
-	s, err := JSONEncode(v)
+	b, err := script.EncodeJSON(v)
 	if err != nil {
 		return "", fmt.Errorf("json.encode_indent: %w", err)
 	}
+	s := string(b)
 	return JSONIndent(s, prefix, indent)
 }
 

@@ -2,6 +2,7 @@ package starlark
 
 import (
 	"fmt"
+	gomath "math"
 	"time"
 
 	"github.com/agentsh/agentsh/script"
@@ -413,6 +414,9 @@ func durationArg(fn string, v star.Value) (string, error) {
 		return time.Duration(x).String(), nil
 	case star.Int, star.Float:
 		f, _ := star.AsFloat(x)
+		if f*float64(time.Second) >= gomath.MaxInt64 || f*float64(time.Second) <= gomath.MinInt64 {
+			return "", fmt.Errorf("%s: %v seconds is out of range (at most about 292 years)", fn, x)
+		}
 		return time.Duration(f * float64(time.Second)).String(), nil
 	}
 	return "", fmt.Errorf("%s: want a duration such as \"2s\" or a number of seconds, got %s", fn, v.Type())

@@ -22,7 +22,12 @@
 // registered (tool, before, after, middleware), together with the values of
 // its module's globals at that moment, so it can run on any goroutine, also
 // concurrently; state that must change across calls belongs in the state
-// module, which is safe for concurrent use. An Interp's top-level
-// evaluation (ExecFile, Exec, EvalChunk) must not run concurrently with
-// itself.
+// module, which is safe for concurrent use.
+//
+// An Interp's top-level evaluation (ExecFile, Exec, EvalChunk) must not run
+// concurrently with itself. A registered function may run while top-level
+// code is blocked in invoke_tool or invoke_all, as agentsh always arranges;
+// a Go program that calls a script's tools from its own goroutines must
+// wait until the script's top level has returned, because Starlark cannot
+// freeze a module's global names, only their values.
 package starlark

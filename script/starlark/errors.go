@@ -47,9 +47,8 @@ func wrapError(err error) error {
 	if err == nil {
 		return nil
 	}
-	var se *Error
-	if errors.As(err, &se) {
-		return err
+	if se, ok := err.(*Error); ok {
+		return se
 	}
 	var ee *star.EvalError
 	if errors.As(err, &ee) {

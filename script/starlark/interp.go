@@ -131,6 +131,22 @@ func (in *Interp) ExecSource(ctx context.Context, filename string, src []byte) (
 	if filename != "" && filename[0] != '<' {
 		dir = filepath.Dir(filename)
 	}
+	if filename != "" && filename[0] != '<' {
+		// While it runs, the entry file counts as loading, so a load()
+		// cycle back to it is caught instead of running it twice.
+		if abs, err := filepath.Abs(filename); err == nil {
+			in.loadMu.Lock()
+			if _, busy := in.modules[abs]; !busy {
+				in.modules[abs] = &module{loading: true}
+				defer func() {
+					in.loadMu.Lock()
+					delete(in.modules, abs)
+					in.loadMu.Unlock()
+				}()
+			}
+			in.loadMu.Unlock()
+		}
+	}
 	t, stop := in.newThread(ctx, filename, dir)
 	defer stop()
 	g, err := star.ExecFileOptions(fileOptions, t, filename, src, in.predeclared)

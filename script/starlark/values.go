@@ -77,7 +77,7 @@ func toGo(v star.Value, path string) (any, error) {
 	case silentValue:
 		return core.SilentResult{ForLLM: x.forLLM}, nil
 	case *callValue:
-		return x.info.Args, nil
+		return x.info.Arguments(), nil
 	}
 	return nil, &script.ValueError{Path: path, Msg: fmt.Sprintf("cannot convert %s to JSON", article(v.Type()))}
 }
@@ -157,7 +157,7 @@ type callValue struct {
 var _ star.HasAttrs = (*callValue)(nil)
 
 func (c *callValue) String() string {
-	return fmt.Sprintf("call(id=%q, name=%q, args=%s)", c.info.ID, c.info.Name, script.Quote(c.info.Args))
+	return fmt.Sprintf("call(id=%q, name=%q, args=%s)", c.info.ID, c.info.Name, script.Quote(c.info.Arguments()))
 }
 func (c *callValue) Type() string          { return "call" }
 func (c *callValue) Freeze()               {}
@@ -174,7 +174,7 @@ func (c *callValue) Attr(name string) (star.Value, error) {
 		return star.String(c.info.Raw), nil
 	case "args":
 		if c.args == nil {
-			c.args = fromGo(c.info.Args)
+			c.args = fromGo(c.info.Arguments())
 		}
 		return c.args, nil
 	}

@@ -7,8 +7,8 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/executor"
@@ -30,7 +30,7 @@ type app struct {
 	interp *sl.Interp
 	events *events // nil unless --json
 
-	interrupted *atomic.Bool // set by runContext
+	runCtx context.Context // the non-interactive run's context
 }
 
 func newApp(o *options, std stdio, argv []string) *app {
@@ -78,25 +78,24 @@ func (a *app) loadPolicies(ctx context.Context) error {
 	return nil
 }
 
-// runContext bounds a non-interactive run by --timeout and cancels it on
-// the first interrupt; a second interrupt exits at once.
-func runContext(o *options) (context.Context, func(), *atomic.Bool) {
-	ctx, cancel := context.WithCancel(context.Background())
-	if o.timeout > 0 {
-		var cancelTimeout context.CancelFunc
-		ctx, cancelTimeout = context.WithTimeout(ctx, o.timeout)
-		prev := cancel
-		cancel = func() { cancelTimeout(); prev() }
+// errInterrupted is the cause of a run cancelled by SIGINT or SIGTERM.
+var errInterrupted = errors.New("interrupted")
+
+// runContext bounds a non-interactive run by --timeout and cancels it, with
+// cause errInterrupted, on the first interrupt; a second one exits at once.
+func runContext(timeout time.Duration) (context.Context, func()) {
+	base, interrupt := context.WithCancelCause(context.Background())
+	ctx, cancelTimeout := base, context.CancelFunc(func() {})
+	if timeout > 0 {
+		ctx, cancelTimeout = context.WithTimeout(base, timeout)
 	}
-	interrupted := new(atomic.Bool)
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
 	go func() {
 		select {
 		case <-sig:
-			interrupted.Store(true)
-			cancel()
+			interrupt(errInterrupted)
 		case <-done:
 			return
 		}
@@ -106,7 +105,12 @@ func runContext(o *options) (context.Context, func(), *atomic.Bool) {
 		case <-done:
 		}
 	}()
-	return ctx, func() { signal.Stop(sig); close(done); cancel() }, interrupted
+	return ctx, func() { signal.Stop(sig); close(done); cancelTimeout(); interrupt(nil) }
+}
+
+// interrupted reports whether the user stopped the run.
+func interrupted(ctx context.Context) bool {
+	return ctx != nil && errors.Is(context.Cause(ctx), errInterrupted)
 }
 
 // report prints err and returns the exit code for it.
@@ -185,9 +189,9 @@ func agentsh(args []string, std stdio) int {
 		return a.repl()
 	}
 
-	ctx, stop, interrupted := runContext(o)
+	ctx, stop := runContext(o.timeout)
 	defer stop()
-	a.interrupted = interrupted
+	a.runCtx = ctx
 	code := a.dispatch(ctx)
 	if code == 0 && a.events != nil && o.command != "call" && o.command != "tools" {
 		a.events.exit(0)
@@ -226,5 +230,5 @@ func (a *app) dispatch(ctx context.Context) int {
 
 // fail reports err and returns its exit code.
 func (a *app) fail(err error) int {
-	return a.report(err, a.interrupted != nil && a.interrupted.Load())
+	return a.report(err, interrupted(a.runCtx))
 }

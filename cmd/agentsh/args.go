@@ -35,6 +35,49 @@ func usagef(format string, args ...any) error {
 
 var commands = map[string]bool{"run": true, "call": true, "tools": true, "help": true, "version": true}
 
+// valueFlags are the flags that take a value (--flag V or --flag=V).
+var valueFlags = map[string]func(o *options, v string) error{
+	"c": func(o *options, v string) error {
+		o.code, o.hasCode = v, true
+		return nil
+	},
+	"load": func(o *options, v string) error {
+		o.loads = append(o.loads, v)
+		return nil
+	},
+	"mode": func(o *options, v string) error {
+		if _, err := executor.ParseMode(v); err != nil {
+			return usagef("--mode: %v", err)
+		}
+		o.mode = v
+		return nil
+	},
+	"concurrency": func(o *options, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return usagef("--concurrency: got %q, want 0 (unlimited) or a positive number", v)
+		}
+		o.concurrency = n
+		return nil
+	},
+	"timeout": func(o *options, v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return usagef("--timeout: got %q, want a duration such as 30s or 5m", v)
+		}
+		o.timeout = d
+		return nil
+	},
+	"max-steps": func(o *options, v string) error {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil || n == 0 {
+			return usagef("--max-steps: got %q, want a positive number", v)
+		}
+		o.maxSteps = n
+		return nil
+	},
+}
+
 // parseArgs reads flags anywhere on the line, except after the script of
 // "run", whose remaining arguments belong to the script.
 func parseArgs(args []string) (*options, error) {
@@ -61,68 +104,20 @@ func parseArgs(args []string) (*options, error) {
 			continue
 		}
 		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		takeValue := func() (string, error) {
-			if hasValue {
-				return value, nil
+		if set, ok := valueFlags[name]; ok {
+			if !hasValue {
+				if i+1 >= len(args) {
+					return nil, usagef("flag %s needs a value", a)
+				}
+				i++
+				value = args[i]
 			}
-			if i+1 >= len(args) {
-				return "", usagef("flag %s needs a value", a)
+			if err := set(o, value); err != nil {
+				return nil, err
 			}
-			i++
-			return args[i], nil
+			continue
 		}
 		switch name {
-		case "c":
-			v, err := takeValue()
-			if err != nil {
-				return nil, err
-			}
-			o.code, o.hasCode = v, true
-		case "load":
-			v, err := takeValue()
-			if err != nil {
-				return nil, err
-			}
-			o.loads = append(o.loads, v)
-		case "mode":
-			v, err := takeValue()
-			if err != nil {
-				return nil, err
-			}
-			if _, err := executor.ParseMode(v); err != nil {
-				return nil, usagef("--mode: %v", err)
-			}
-			o.mode = v
-		case "concurrency":
-			v, err := takeValue()
-			if err != nil {
-				return nil, err
-			}
-			n, err := strconv.Atoi(v)
-			if err != nil || n < 0 {
-				return nil, usagef("--concurrency: got %q, want 0 (unlimited) or a positive number", v)
-			}
-			o.concurrency = n
-		case "timeout":
-			v, err := takeValue()
-			if err != nil {
-				return nil, err
-			}
-			d, err := time.ParseDuration(v)
-			if err != nil || d <= 0 {
-				return nil, usagef("--timeout: got %q, want a duration such as 30s or 5m", v)
-			}
-			o.timeout = d
-		case "max-steps":
-			v, err := takeValue()
-			if err != nil {
-				return nil, err
-			}
-			n, err := strconv.ParseUint(v, 10, 64)
-			if err != nil || n == 0 {
-				return nil, usagef("--max-steps: got %q, want a positive number", v)
-			}
-			o.maxSteps = n
 		case "json":
 			if hasValue {
 				b, err := strconv.ParseBool(value)

@@ -60,7 +60,7 @@ func (a *app) call(ctx context.Context) int {
 		return 1
 	}
 	if !res.OK() {
-		if a.interrupted != nil && a.interrupted.Load() {
+		if interrupted(a.runCtx) {
 			fmt.Fprintln(a.io.err, "agentsh: interrupted")
 			return 130
 		}

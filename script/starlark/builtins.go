@@ -22,8 +22,8 @@ func (in *Interp) builtins() star.StringDict {
 	argvList.Freeze()
 	d := star.StringDict{
 		"tool":            star.NewBuiltin("tool", in.builtinTool),
-		"before":          star.NewBuiltin("before", in.builtinBefore),
-		"after":           star.NewBuiltin("after", in.builtinAfter),
+		"before":          star.NewBuiltin("before", in.hookBuiltin("before", in.host.Before)),
+		"after":           star.NewBuiltin("after", in.hookBuiltin("after", in.host.After)),
 		"middleware":      star.NewBuiltin("middleware", in.builtinMiddleware),
 		"deny":            star.NewBuiltin("deny", builtinDeny),
 		"rewrite":         star.NewBuiltin("rewrite", builtinRewrite),
@@ -124,28 +124,19 @@ func (in *Interp) hookArgs(fname string, args star.Tuple, kwargs []star.Tuple) (
 	return fn, names, err
 }
 
-func (in *Interp) builtinBefore(t *star.Thread, b *star.Builtin, args star.Tuple, kwargs []star.Tuple) (star.Value, error) {
-	fn, tools, err := in.hookArgs("before", args, kwargs)
-	if err != nil {
-		return nil, err
+// hookBuiltin returns before or after: fn(…) registered with add.
+func (in *Interp) hookBuiltin(name string, add func(script.Func, []string) error) builtinFunc {
+	return func(t *star.Thread, b *star.Builtin, args star.Tuple, kwargs []star.Tuple) (star.Value, error) {
+		fn, tools, err := in.hookArgs(name, args, kwargs)
+		if err != nil {
+			return nil, err
+		}
+		c, ok := fn.(star.Callable)
+		if !ok {
+			return nil, fmt.Errorf("%s: fn must be a function, got %s", name, fn.Type())
+		}
+		return star.None, add(in.register(c), tools)
 	}
-	c, ok := fn.(star.Callable)
-	if !ok {
-		return nil, fmt.Errorf("before: fn must be a function, got %s", fn.Type())
-	}
-	return star.None, in.host.Before(in.register(c), tools)
-}
-
-func (in *Interp) builtinAfter(t *star.Thread, b *star.Builtin, args star.Tuple, kwargs []star.Tuple) (star.Value, error) {
-	fn, tools, err := in.hookArgs("after", args, kwargs)
-	if err != nil {
-		return nil, err
-	}
-	c, ok := fn.(star.Callable)
-	if !ok {
-		return nil, fmt.Errorf("after: fn must be a function, got %s", fn.Type())
-	}
-	return star.None, in.host.After(in.register(c), tools)
 }
 
 func (in *Interp) builtinMiddleware(t *star.Thread, b *star.Builtin, args star.Tuple, kwargs []star.Tuple) (star.Value, error) {

@@ -130,7 +130,9 @@ func (s *replSession) eval(chunk *sl.Chunk) {
 	close(done)
 	<-watching // so this watcher cannot take the next chunk's interrupt
 	switch {
-	case err != nil && errors.Is(ctx.Err(), context.Canceled):
+	case errors.Is(ctx.Err(), context.Canceled):
+		// Also when the chunk ended without noticing, say after a
+		// cancelled tool call: the user asked it to stop.
 		fmt.Fprintln(s.a.io.err, "interrupted")
 	case err != nil:
 		fmt.Fprintln(s.a.io.err, detail(err))

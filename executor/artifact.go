@@ -32,11 +32,12 @@ const defaultReadLimit = 8192
 func (e *Executor) SetArtifactOffload(store core.ArtifactStore, threshold int) error {
 	e.offloadMu.Lock()
 	defer e.offloadMu.Unlock()
-	if cur := e.reg.GetTool(ArtifactReadTool); cur != nil && cur != e.artifactTool {
+	on := store != nil && threshold > 0
+	if cur := e.reg.GetTool(ArtifactReadTool); on && cur != nil && cur != e.artifactTool {
 		return fmt.Errorf("artifact offload: a tool named %s is already registered; unregister it to let offload register its own", ArtifactReadTool)
 	}
 	var o *offloader
-	if store != nil && threshold > 0 {
+	if on {
 		o = &offloader{store: store, threshold: threshold}
 		if err := e.reg.ReplaceTools(ArtifactRead(store)); err != nil {
 			return err

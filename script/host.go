@@ -38,6 +38,7 @@ type Host struct {
 
 	cfgMu     sync.Mutex
 	threshold int // artifact offload threshold; 0 is off
+	settings  map[string]Setting
 }
 
 // NewHost returns a host for exec that prints to out. Artifacts offloaded
@@ -47,7 +48,9 @@ func NewHost(exec *executor.Executor, out io.Writer) *Host {
 	if out == nil {
 		out = io.Discard
 	}
-	return &Host{exec: exec, out: out, store: executor.NewMemoryStore()}
+	h := &Host{exec: exec, out: out, store: executor.NewMemoryStore(), settings: map[string]Setting{}}
+	h.addCoreSettings()
+	return h
 }
 
 // Executor returns the host's executor.
@@ -337,53 +340,6 @@ func (h *Host) GetTool(name string) map[string]any {
 // UnregisterTool removes a tool.
 func (h *Host) UnregisterTool(name string) error {
 	return h.exec.Registry().UnregisterTools(name)
-}
-
-// ConfigUpdate changes settings; nil fields stay as they are.
-type ConfigUpdate struct {
-	Mode              *string
-	Concurrency       *int
-	ValidateArguments *bool
-	Offload           *int // artifact offload threshold in bytes; 0 turns it off
-}
-
-// Config applies u and returns the settings as {mode, concurrency,
-// validate_arguments, offload}.
-func (h *Host) Config(u ConfigUpdate) (map[string]any, error) {
-	h.cfgMu.Lock()
-	defer h.cfgMu.Unlock()
-	// Check everything first: a bad update changes nothing.
-	var mode executor.Mode
-	if u.Mode != nil {
-		m, err := executor.ParseMode(*u.Mode)
-		if err != nil {
-			return nil, err
-		}
-		mode = m
-	}
-	if u.Concurrency != nil && *u.Concurrency < 0 {
-		return nil, fmt.Errorf("concurrency: got %d, want 0 (unlimited) or more", *u.Concurrency)
-	}
-	if u.Offload != nil {
-		if *u.Offload < 0 {
-			return nil, fmt.Errorf("offload: got %d, want 0 (off) or a size in bytes", *u.Offload)
-		}
-		if err := h.exec.SetArtifactOffload(h.store, *u.Offload); err != nil {
-			return nil, err
-		}
-		h.threshold = *u.Offload
-	}
-	if u.Mode != nil {
-		h.exec.SetMode(mode)
-	}
-	if u.Concurrency != nil {
-		_ = h.exec.SetConcurrency(*u.Concurrency) // checked above
-	}
-	if u.ValidateArguments != nil {
-		h.exec.SetValidateArguments(*u.ValidateArguments)
-	}
-	return map[string]any{"mode": h.exec.Mode().String(), "concurrency": int64(h.exec.Concurrency()),
-		"validate_arguments": h.exec.ValidateArguments(), "offload": int64(h.threshold)}, nil
 }
 
 // Timeout returns the timeout middleware for a duration such as "2s".

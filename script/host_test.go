@@ -546,11 +546,11 @@ func ptr[T any](v T) *T { return &v }
 // TestHostConfig covers Config's settings and errors.
 func TestHostConfig(t *testing.T) {
 	h, ex, _ := newTestHost(t)
-	cur, err := h.Config(ConfigUpdate{})
+	cur, err := h.Config(nil)
 	if err != nil || Quote(cur) != `{"concurrency":0,"mode":"serial","offload":0,"validate_arguments":false}` {
 		t.Fatalf("Config() = %v, %v", cur, err)
 	}
-	cur, err = h.Config(ConfigUpdate{Mode: ptr("Parallel"), Concurrency: ptr(3), ValidateArguments: ptr(true), Offload: ptr(64)})
+	cur, err = h.Config(map[string]any{"mode": "Parallel", "concurrency": int64(3), "validate_arguments": true, "offload": int64(64)})
 	if err != nil || Quote(cur) != `{"concurrency":3,"mode":"parallel","offload":64,"validate_arguments":true}` {
 		t.Fatalf("Config(all) = %v, %v", cur, err)
 	}
@@ -561,18 +561,22 @@ func TestHostConfig(t *testing.T) {
 		t.Error("offload did not register artifact_read")
 	}
 	for _, tc := range []struct {
-		u    ConfigUpdate
+		u    map[string]any
 		want string
 	}{
-		{ConfigUpdate{Mode: ptr("fast")}, `unknown execution mode "fast": want serial, parallel or mixed`},
-		{ConfigUpdate{Concurrency: ptr(-2)}, "concurrency: got -2, want 0 (unlimited) or more"},
-		{ConfigUpdate{Offload: ptr(-1)}, "offload: got -1, want 0 (off) or a size in bytes"},
+		{map[string]any{"mode": "fast"}, `mode: unknown execution mode "fast": want serial, parallel or mixed`},
+		{map[string]any{"mode": int64(1)}, `mode: want "serial", "parallel" or "mixed", got an int`},
+		{map[string]any{"concurrency": int64(-2)}, "concurrency: got -2, want 0 (unlimited) or more"},
+		{map[string]any{"concurrency": "4"}, `concurrency: got "4", want 0 (unlimited) or more`},
+		{map[string]any{"validate_arguments": "yes"}, "validate_arguments: want True or False, got a string"},
+		{map[string]any{"offload": int64(-1)}, "offload: got -1, want 0 (off) or a size in bytes"},
+		{map[string]any{"speed": int64(1)}, `unknown setting "speed"; the settings are concurrency, mode, offload, validate_arguments`},
 	} {
 		if _, err := h.Config(tc.u); err == nil || err.Error() != tc.want {
 			t.Errorf("Config: %v, want %q", err, tc.want)
 		}
 	}
-	cur, _ = h.Config(ConfigUpdate{})
+	cur, _ = h.Config(nil)
 	if Quote(cur) != `{"concurrency":3,"mode":"parallel","offload":64,"validate_arguments":true}` {
 		t.Errorf("failed Config calls changed settings: %v", Quote(cur))
 	}
@@ -580,14 +584,14 @@ func TestHostConfig(t *testing.T) {
 	// Offload goes to the chosen store.
 	store := &countingStore{MemoryStore: executor.NewMemoryStore()}
 	h.SetArtifactStore(store)
-	_, err = h.Config(ConfigUpdate{Offload: ptr(10)})
+	_, err = h.Config(map[string]any{"offload": int64(10)})
 	mustNil(t, err)
 	mustNil(t, h.DefineTool(ToolSpec{Name: "big", Fn: ret("big", strings.Repeat("x", 100))}))
 	res := invoke(t, ex, "big", "")
 	if res.Artifact == nil || res.Artifact.Size != 100 || store.puts != 1 {
 		t.Errorf("offload: artifact %+v, puts %d", res.Artifact, store.puts)
 	}
-	_, err = h.Config(ConfigUpdate{Offload: ptr(0)})
+	_, err = h.Config(map[string]any{"offload": int64(0)})
 	mustNil(t, err)
 	if res := invoke(t, ex, "big", ""); res.Artifact != nil || len(res.ForLLM) != 100 {
 		t.Errorf("offload off: %+v", res)
@@ -597,15 +601,42 @@ func TestHostConfig(t *testing.T) {
 // TestHostConfigAllOrNothing: Config with one bad field must change
 // nothing ("bad input ... loses nothing"); today the fields before the bad
 // one are applied (mode before concurrency, validation before offload).
+// Settings added by whoever wires the host take part in config() like the
+// executor's own, all or nothing.
+func TestHostAddSetting(t *testing.T) {
+	h, ex, _ := newTestHost(t)
+	backend := "native"
+	h.AddSetting("grep_backend", Setting{
+		Get: func() any { return backend },
+		Check: func(v any) error {
+			if v != "native" && v != "ripgrep" {
+				return fmt.Errorf("want native or ripgrep, got %v", v)
+			}
+			return nil
+		},
+		Set: func(v any) { backend = v.(string) },
+	})
+	cur, err := h.Config(map[string]any{"grep_backend": "ripgrep", "mode": "mixed"})
+	if err != nil || cur["grep_backend"] != "ripgrep" || backend != "ripgrep" || ex.Mode() != executor.ModeMixed {
+		t.Fatalf("Config = %v, %v; backend %q", cur, err, backend)
+	}
+	if _, err := h.Config(map[string]any{"grep_backend": "grep", "mode": "serial"}); err == nil || err.Error() != "grep_backend: want native or ripgrep, got grep" {
+		t.Fatalf("bad value: %v", err)
+	}
+	if backend != "ripgrep" || ex.Mode() != executor.ModeMixed {
+		t.Errorf("a refused update changed settings: %q, %v", backend, ex.Mode())
+	}
+}
+
 func TestHostConfigAllOrNothing(t *testing.T) {
 	h, ex, _ := newTestHost(t)
-	if _, err := h.Config(ConfigUpdate{Mode: ptr("mixed"), Concurrency: ptr(-1)}); err == nil {
+	if _, err := h.Config(map[string]any{"mode": "mixed", "concurrency": int64(-1)}); err == nil {
 		t.Fatal("no error")
 	}
 	if ex.Mode() != executor.ModeSerial {
 		t.Errorf("failed Config left mode = %v, want serial", ex.Mode())
 	}
-	if _, err := h.Config(ConfigUpdate{Concurrency: ptr(5), ValidateArguments: ptr(true), Offload: ptr(-1)}); err == nil {
+	if _, err := h.Config(map[string]any{"concurrency": int64(5), "validate_arguments": true, "offload": int64(-1)}); err == nil {
 		t.Fatal("no error")
 	}
 	if ex.Concurrency() != 0 || ex.ValidateArguments() {

@@ -330,15 +330,17 @@ print(config(offload = 0, validate_arguments = False, concurrency = 0, mode = "s
 		t.Fatalf("executor settings: mode %v concurrency %d validate %v", e.ex.Mode(), e.ex.Concurrency(), e.ex.ValidateArguments())
 	}
 	for _, tc := range []struct{ src, want string }{
-		{`config(mode = "bogus")`, `config: unknown execution mode "bogus": want serial, parallel or mixed`},
-		{`config(mode = 1)`, `config: mode must be "serial", "parallel" or "mixed", got int`},
+		{`config(mode = "bogus")`, `config: mode: unknown execution mode "bogus": want serial, parallel or mixed`},
+		{`config(mode = 1)`, `config: mode: want "serial", "parallel" or "mixed", got an int`},
 		{`config(concurrency = -1)`, "config: concurrency: got -1, want 0 (unlimited) or more"},
-		{`config(concurrency = "2")`, "config: concurrency must be an int, got string"},
-		{`config(concurrency = 1 << 40)`, "config: concurrency 1099511627776 is out of range"},
-		{`config(validate_arguments = 1)`, "config: validate_arguments must be True or False, got int"},
+		{`config(concurrency = "2")`, `config: concurrency: got "2", want 0 (unlimited) or more`},
+		{`config(concurrency = 1 << 40)`, "config: concurrency: got 1099511627776, want 0 (unlimited) or more"},
+		{`config(validate_arguments = 1)`, "config: validate_arguments: want True or False, got an int"},
 		{`config(offload = -5)`, "config: offload: got -5, want 0 (off) or a size in bytes"},
-		{`config(offload = 1.5)`, "config: offload must be an int, got float"},
-		{`config(bogus = 1)`, "unexpected keyword argument"},
+		{`config(offload = 1.5)`, "config: offload: got 1.5, want 0 (off) or a size in bytes"},
+		{`config(bogus = 1)`, `config: unknown setting "bogus"; the settings are concurrency, mode, offload, validate_arguments`},
+		{`config("mixed")`, "config: settings are keywords"},
+		{`config(mode = lambda: 1)`, "config: mode: cannot convert a function to JSON"},
 	} {
 		wantContains(t, e.runErr(tc.src).Error(), tc.want)
 	}

@@ -335,44 +335,21 @@ func (in *Interp) builtinUnregisterTool(t *star.Thread, b *star.Builtin, args st
 	return star.None, in.host.UnregisterTool(name)
 }
 
+// builtinConfig is config(**settings): every keyword is a host setting.
 func (in *Interp) builtinConfig(t *star.Thread, b *star.Builtin, args star.Tuple, kwargs []star.Tuple) (star.Value, error) {
-	var mode, conc, validate, offload star.Value = star.None, star.None, star.None, star.None
-	if err := star.UnpackArgs("config", args, kwargs, "mode?", &mode, "concurrency?", &conc,
-		"validate_arguments?", &validate, "offload?", &offload); err != nil {
-		return nil, err
+	if len(args) > 0 {
+		return nil, fmt.Errorf("config: settings are keywords, such as config(mode = \"mixed\")")
 	}
-	var u script.ConfigUpdate
-	if mode != star.None {
-		s, ok := mode.(star.String)
-		if !ok {
-			return nil, fmt.Errorf("config: mode must be \"serial\", \"parallel\" or \"mixed\", got %s", mode.Type())
-		}
-		m := string(s)
-		u.Mode = &m
-	}
-	if conc != star.None {
-		n, err := intArg("config", conc, "concurrency")
+	update := make(map[string]any, len(kwargs))
+	for _, kv := range kwargs {
+		name := string(kv[0].(star.String))
+		v, err := toGo(kv[1], name)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("config: %w", err)
 		}
-		u.Concurrency = &n
+		update[name] = v
 	}
-	if validate != star.None {
-		v, ok := validate.(star.Bool)
-		if !ok {
-			return nil, fmt.Errorf("config: validate_arguments must be True or False, got %s", validate.Type())
-		}
-		on := bool(v)
-		u.ValidateArguments = &on
-	}
-	if offload != star.None {
-		n, err := intArg("config", offload, "offload")
-		if err != nil {
-			return nil, err
-		}
-		u.Offload = &n
-	}
-	cur, err := in.host.Config(u)
+	cur, err := in.host.Config(update)
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}

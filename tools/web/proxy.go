@@ -1,0 +1,288 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// deniedHeader marks a response that the policy proxy made for a refused
+// request.
+const deniedHeader = "X-Agentsh-Policy"
+
+// policyProxy is a local HTTP proxy that forwards only what a policy allows.
+// The browser sends all its traffic through one: plain http requests are
+// forwarded by a reverse proxy whose dialer enforces the policy, https (and
+// wss) go through CONNECT tunnels that are dialled the same way. Redirects
+// are not followed here: the browser follows them with new requests, which
+// are checked again.
+type policyProxy struct {
+	policy *compiled
+	dialer *policyDialer
+	ln     net.Listener
+	srv    *http.Server
+	rp     *httputil.ReverseProxy
+	tr     *http.Transport
+
+	mu      sync.Mutex
+	denials []denial // the first few refusals, for error messages
+	tunnels map[net.Conn]struct{}
+	closed  bool
+	wg      sync.WaitGroup
+}
+
+// denial is one refused request: key is its "host:port", as hostPortKey
+// makes it.
+type denial struct {
+	target, key string
+	err         error
+}
+
+const maxDenials = 64
+
+var discardLog = log.New(io.Discard, "", 0)
+
+func newPolicyProxy(c *compiled, lookup lookupFunc) (*policyProxy, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("policy proxy: %w", err)
+	}
+	p := &policyProxy{
+		policy:  c,
+		dialer:  newPolicyDialer(c, lookup),
+		ln:      ln,
+		tunnels: make(map[net.Conn]struct{}),
+	}
+	p.tr = &http.Transport{
+		Proxy:                 nil,
+		DialContext:           p.dialer.DialContext,
+		MaxIdleConnsPerHost:   4,
+		IdleConnTimeout:       30 * time.Second,
+		ResponseHeaderTimeout: 2 * time.Minute,
+	}
+	p.rp = &httputil.ReverseProxy{
+		Rewrite:      func(*httputil.ProxyRequest) {}, // the request URL is already absolute
+		Transport:    p.tr,
+		ErrorHandler: p.forwardError,
+	}
+	p.srv = &http.Server{
+		Handler:           p,
+		ReadHeaderTimeout: 30 * time.Second,
+		ErrorLog:          discardLog,
+	}
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		p.srv.Serve(ln)
+	}()
+	return p, nil
+}
+
+// URL is the proxy's address as a browser's proxy setting wants it.
+func (p *policyProxy) URL() string { return "http://" + p.ln.Addr().String() }
+
+// denialFor returns the refusal of rawURL, else the last refusal of a
+// request to its host and port (an https request is refused as a CONNECT to
+// "host:port"), or nil.
+func (p *policyProxy) denialFor(rawURL string) error {
+	key := urlKey(rawURL)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, d := range p.denials {
+		if d.target == rawURL {
+			return d.err
+		}
+	}
+	for i := len(p.denials) - 1; i >= 0; i-- {
+		if key != "" && p.denials[i].key == key {
+			return p.denials[i].err
+		}
+	}
+	return nil
+}
+
+// Denials returns the refusals so far (at most maxDenials).
+func (p *policyProxy) Denials() []error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	errs := make([]error, len(p.denials))
+	for i, d := range p.denials {
+		errs[i] = d.err
+	}
+	return errs
+}
+
+// urlKey returns the "host:port" of a URL, with the scheme's default port,
+// or "".
+func urlKey(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil || u.Host == "" {
+		return ""
+	}
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "ws": "80", "https": "443", "wss": "443"}[strings.ToLower(u.Scheme)]
+	}
+	return hostPortKey(u.Hostname(), port)
+}
+
+func hostPortKey(host, port string) string {
+	return net.JoinHostPort(strings.TrimSuffix(strings.ToLower(host), "."), port)
+}
+
+// deny answers a refused request. target is its URL, or "host:port" for a
+// CONNECT.
+func (p *policyProxy) deny(w http.ResponseWriter, target string, err error) {
+	err = fmt.Errorf("%s: %w", target, err)
+	key := urlKey(target)
+	if key == "" {
+		if host, port, serr := net.SplitHostPort(target); serr == nil {
+			key = hostPortKey(host, port)
+		}
+	}
+	p.mu.Lock()
+	if len(p.denials) < maxDenials {
+		p.denials = append(p.denials, denial{target, key, err})
+	}
+	p.mu.Unlock()
+	w.Header().Set(deniedHeader, "denied")
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(http.StatusForbidden)
+	io.WriteString(w, "agentsh: "+err.Error()+"\n")
+}
+
+func (p *policyProxy) forwardError(w http.ResponseWriter, r *http.Request, err error) {
+	if errors.Is(err, ErrDenied) {
+		p.deny(w, r.URL.String(), err)
+		return
+	}
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.WriteHeader(http.StatusBadGateway)
+	io.WriteString(w, "agentsh proxy: "+r.URL.String()+": "+err.Error()+"\n")
+}
+
+func (p *policyProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == http.MethodConnect {
+		p.connect(w, r)
+		return
+	}
+	if !r.URL.IsAbs() {
+		http.Error(w, "agentsh policy proxy: not a proxy request", http.StatusBadRequest)
+		return
+	}
+	if _, err := p.policy.checkURL(r.URL.String()); err != nil {
+		p.deny(w, r.URL.String(), err)
+		return
+	}
+	p.rp.ServeHTTP(w, r)
+}
+
+func (p *policyProxy) connect(w http.ResponseWriter, r *http.Request) {
+	target := r.Host
+	host, _, err := net.SplitHostPort(target)
+	if err != nil {
+		http.Error(w, "agentsh policy proxy: bad CONNECT target "+target, http.StatusBadRequest)
+		return
+	}
+	if err := p.policy.checkHost(host); err != nil {
+		p.deny(w, target, err)
+		return
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), 30*time.Second)
+	upstream, err := p.dialer.DialContext(ctx, "tcp", target)
+	cancel()
+	if err != nil {
+		if errors.Is(err, ErrDenied) {
+			p.deny(w, target, err)
+			return
+		}
+		http.Error(w, "agentsh policy proxy: "+target+": "+err.Error(), http.StatusBadGateway)
+		return
+	}
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		upstream.Close()
+		http.Error(w, "agentsh policy proxy: cannot tunnel", http.StatusInternalServerError)
+		return
+	}
+	client, brw, err := hj.Hijack()
+	if err != nil {
+		upstream.Close()
+		return
+	}
+	if !p.track(client, upstream) {
+		client.Close()
+		upstream.Close()
+		return
+	}
+	if _, err := io.WriteString(client, "HTTP/1.1 200 Connection Established\r\n\r\n"); err != nil {
+		p.untrack(client, upstream)
+		p.wg.Add(-2)
+		return
+	}
+	var once sync.Once
+	done := func() { once.Do(func() { p.untrack(client, upstream) }) }
+	go func() {
+		defer p.wg.Done()
+		defer done()
+		io.Copy(upstream, brw) // brw holds any bytes read past the CONNECT request
+	}()
+	go func() {
+		defer p.wg.Done()
+		defer done()
+		io.Copy(client, upstream)
+	}()
+}
+
+// track records a tunnel's connections and counts its two goroutines; it
+// reports false once the proxy is closed.
+func (p *policyProxy) track(conns ...net.Conn) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return false
+	}
+	for _, c := range conns {
+		p.tunnels[c] = struct{}{}
+	}
+	p.wg.Add(2)
+	return true
+}
+
+func (p *policyProxy) untrack(conns ...net.Conn) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for _, c := range conns {
+		c.Close()
+		delete(p.tunnels, c)
+	}
+}
+
+// Close stops the proxy and every connection through it, and waits for its
+// goroutines.
+func (p *policyProxy) Close() error {
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	p.closed = true
+	for c := range p.tunnels {
+		c.Close()
+	}
+	p.mu.Unlock()
+	err := p.srv.Close()
+	p.tr.CloseIdleConnections()
+	p.wg.Wait()
+	return err
+}

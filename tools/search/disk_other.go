@@ -1,0 +1,120 @@
+//go:build !linux
+
+package search
+
+import (
+	"io"
+	"os"
+)
+
+// Elsewhere the walk opens directories and files through os.Root, one
+// directory at a time, which keeps every open below the directory it
+// names.
+
+// dirSys is an open directory.
+type dirSys struct {
+	root *os.Root
+}
+
+func (s *dirSys) close() {
+	if s.root != nil {
+		s.root.Close()
+		s.root = nil
+	}
+}
+
+// diskSource walks the disk.
+type diskSource struct {
+	top *os.Root
+}
+
+func newDiskSource(top *os.Root, _ string) *diskSource {
+	return &diskSource{top: top}
+}
+
+func (s *diskSource) openDir(parent *dirHandle, name, rel string) (*dirHandle, error) {
+	var r *os.Root
+	var err error
+	switch {
+	case parent != nil:
+		r, err = parent.sys.root.OpenRoot(name)
+	case rel == "":
+		r, err = s.top.OpenRoot(".")
+	default:
+		r, err = s.top.OpenRoot(rel)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &dirHandle{rel: rel, sys: dirSys{root: r}}, nil
+}
+
+func (s *diskSource) readDir(d *dirHandle) ([]dirEntry, error) {
+	f, err := d.sys.root.Open(".")
+	if err != nil {
+		return nil, err
+	}
+	des, err := f.ReadDir(-1)
+	f.Close()
+	if err != nil && len(des) == 0 {
+		return nil, err
+	}
+	entries := make([]dirEntry, len(des))
+	for i, de := range des {
+		k := kindOther
+		switch t := de.Type(); {
+		case t.IsRegular():
+			k = kindFile
+		case t.IsDir():
+			k = kindDir
+		}
+		entries[i] = dirEntry{name: de.Name(), kind: k}
+	}
+	return entries, nil
+}
+
+func (*diskSource) hasGit(_ *dirHandle, entries []dirEntry) bool {
+	for _, e := range entries {
+		if e.name == ".git" {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *diskSource) readGitignore(d *dirHandle) []byte {
+	data, err := d.sys.root.ReadFile(".gitignore")
+	if err != nil {
+		return nil
+	}
+	return data
+}
+
+// readFile reads the file name in d into buf (see readAll).
+func (d *dirHandle) readFile(name string, buf []byte, binary *bool) ([]byte, error) {
+	f, err := d.sys.root.Open(name)
+	if err != nil {
+		return buf, err
+	}
+	defer f.Close()
+	return readAll(f, buf, binary)
+}
+
+// beneath opens files below the search root through os.Root.
+type beneath struct {
+	top *os.Root
+}
+
+func newBeneath(top *os.Root, _ string) *beneath { return &beneath{top: top} }
+
+func (b *beneath) close() {}
+
+// open opens the file rel for reading.
+func (b *beneath) open(rel string) (io.ReadCloser, error) {
+	return b.top.Open(rel)
+}
+
+// outputPipe returns a pipe for rg's output.
+func outputPipe() (io.ReadCloser, *os.File, error) {
+	return os.Pipe()
+}

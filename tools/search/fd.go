@@ -1,0 +1,164 @@
+package search
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path"
+	"strings"
+)
+
+// Fd is the backend that lists files with fd (fdfind on Debian) for Glob.
+//
+// fd 8.6 cannot apply .gitignore files outside a git repository, and
+// cannot turn off .ignore and .fdignore files without turning off
+// .gitignore too. So fd lists every regular file below the search path
+// (--type f --hidden --no-ignore --exclude .git), and the walker shared
+// with the native backend applies the rules to that listing: the results
+// are the native backend's, but fd also lists what the rules leave out
+// (node_modules and the like), and the whole listing is collected before
+// the first path is emitted. The pattern never reaches fd; it is matched
+// in Go with doublestar, like everywhere else.
+//
+// A Fd is safe for concurrent use.
+type Fd struct {
+	root string
+	fd   string
+}
+
+var _ Globber = (*Fd)(nil)
+
+// NewFd returns the fd backend for the tree at root, or an error if
+// neither fd nor fdfind is installed.
+func NewFd(root string) (*Fd, error) {
+	for _, name := range []string{"fd", "fdfind"} {
+		p, err := exec.LookPath(name)
+		if err != nil {
+			continue
+		}
+		// Debian's fd is another program (fdclone): check the version.
+		out, err := exec.Command(p, "--version").Output()
+		if err != nil || !(bytes.HasPrefix(out, []byte("fd ")) || bytes.HasPrefix(out, []byte("fdfind "))) {
+			continue
+		}
+		return &Fd{root: root, fd: p}, nil
+	}
+	return nil, errors.New("search: fd not found (looked for fd and fdfind); install it (Debian: apt-get install fd-find) or use the native backend, which needs nothing")
+}
+
+// Glob implements Globber.
+func (f *Fd) Glob(ctx context.Context, req GlobRequest, emit func(string) bool) error {
+	start, err := cleanPath(req.Path)
+	if err != nil {
+		return err
+	}
+	pat, err := newNamePattern(req.Pattern)
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	top, err := openRoot(f.root)
+	if err != nil {
+		return err
+	}
+	defer top.Close()
+	isFile, err := startKind(top, start)
+	if err != nil {
+		return err
+	}
+	src := &listSource{top: top, dirs: map[string][]dirEntry{}}
+	if !isFile {
+		scope := start
+		if scope == "" {
+			scope = "."
+		}
+		cmd := exec.CommandContext(ctx, f.fd, "--type", "f", "--hidden", "--no-ignore",
+			"--exclude", ".git", "--color", "never", "--print0", "--search-path="+scope)
+		cmd.Dir = f.root
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		stdout, err := cmd.StdoutPipe()
+		if err != nil {
+			return fmt.Errorf("search: %w", err)
+		}
+		if err := cmd.Start(); err != nil {
+			return fmt.Errorf("search: running fd: %w", err)
+		}
+		src.read(stdout, start)
+		io.Copy(io.Discard, stdout)
+		werr := cmd.Wait()
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if werr != nil && stderr.Len() > 0 {
+			return fmt.Errorf("search: fd failed: %s", strings.TrimSpace(stderr.String()))
+		}
+	}
+	return globWalk(ctx, src, top, req, start, pat, emit)
+}
+
+// listSource is a walk source over a listing of file paths.
+type listSource struct {
+	top  *os.Root
+	dirs map[string][]dirEntry // directory → entries
+}
+
+// read reads fd's NUL-separated paths of regular files below start.
+func (s *listSource) read(r io.Reader, start string) {
+	seen := map[string]bool{start: true} // directories already entered
+	br := bufio.NewReaderSize(r, 64<<10)
+	for {
+		p, err := br.ReadString(0)
+		if p = strings.TrimSuffix(p, "\x00"); p != "" {
+			p = strings.TrimPrefix(p, "./")
+			dir, name := path.Split(p)
+			dir = strings.TrimSuffix(dir, "/")
+			s.dirs[dir] = append(s.dirs[dir], dirEntry{name: name, kind: kindFile})
+			for !seen[dir] && dir != "" {
+				seen[dir] = true
+				parent, dname := path.Split(dir)
+				parent = strings.TrimSuffix(parent, "/")
+				s.dirs[parent] = append(s.dirs[parent], dirEntry{name: dname, kind: kindDir})
+				dir = parent
+			}
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+func (s *listSource) openDir(_ *dirHandle, _, rel string) (*dirHandle, error) {
+	return &dirHandle{rel: rel}, nil
+}
+
+func (s *listSource) readDir(d *dirHandle) ([]dirEntry, error) {
+	return s.dirs[d.rel], nil
+}
+
+func (s *listSource) hasGit(d *dirHandle, _ []dirEntry) bool {
+	_, err := s.top.Lstat(joinRel(d.rel, ".git"))
+	return err == nil
+}
+
+func (s *listSource) readGitignore(d *dirHandle) []byte {
+	data, err := s.top.ReadFile(joinRel(d.rel, ".gitignore"))
+	if err != nil {
+		return nil
+	}
+	return data
+}
+
+func joinRel(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return dir + "/" + name
+}

@@ -1,0 +1,296 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"sync"
+
+	"github.com/agentsh/agentsh/tools/search/internal/stats"
+)
+
+// Native is the default backend: pure Go, no external programs. It walks
+// the tree in byte-wise path order, reads and searches files on a bounded
+// pool of goroutines (one per CPU, up to 16), and emits results in path
+// order; when emit returns false it cancels the files still being read,
+// so a limited search reads few files more than it needs (files go to the
+// pool in runs of 16, at most three runs per worker ahead of emit). Each
+// worker reads a file whole before searching it, so memory grows with the
+// largest files searched at once.
+//
+// A Native is safe for concurrent use.
+type Native struct {
+	root    string
+	workers int // files searched at once
+	ahead   int // jobs (runs of files) queued ahead of emit
+}
+
+var (
+	_ Grepper = (*Native)(nil)
+	_ Globber = (*Native)(nil)
+)
+
+// NewNative returns the native backend for the tree at root. The root is
+// opened by each search, so it need not exist yet.
+func NewNative(root string) *Native {
+	w := min(max(runtime.GOMAXPROCS(0), 1), 16)
+	return &Native{root: root, workers: w, ahead: 2 * w}
+}
+
+// grepPlan is what a grep request compiles to, shared by the backends.
+type grepPlan struct {
+	req    GrepRequest
+	start  string
+	m      *matcher
+	filter fileFilter
+}
+
+func newGrepPlan(req GrepRequest) (*grepPlan, error) {
+	p := &grepPlan{req: req}
+	var err error
+	if p.start, err = cleanPath(req.Path); err != nil {
+		return nil, err
+	}
+	if p.m, err = compileMatcher(req); err != nil {
+		return nil, err
+	}
+	if p.filter, err = newFileFilter(req.Type, req.Glob); err != nil {
+		return nil, err
+	}
+	if req.Before < 0 || req.After < 0 {
+		return nil, fmt.Errorf("search: negative context (Before %d, After %d)", req.Before, req.After)
+	}
+	return p, nil
+}
+
+func openRoot(root string) (*os.Root, error) {
+	r, err := os.OpenRoot(root)
+	if err != nil {
+		return nil, fmt.Errorf("search: opening root: %w", err)
+	}
+	return r, nil
+}
+
+// fileRef is a file the walk found.
+type fileRef struct {
+	dir       *dirHandle // acquired for the job
+	name, rel string
+}
+
+// grepJob is a run of consecutive files on their way through the pool:
+// handing files over in runs keeps goroutine switches off the hot path.
+type grepJob struct {
+	files   []fileRef
+	results []FileResult // one per file; Count 0: no match
+	done    chan struct{}
+}
+
+// jobSize is the number of files in a job.
+const jobSize = 16
+
+// Grep implements Grepper.
+func (n *Native) Grep(ctx context.Context, req GrepRequest, emit func(FileResult) bool) error {
+	plan, err := newGrepPlan(req)
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	top, err := openRoot(n.root)
+	if err != nil {
+		return err
+	}
+	defer top.Close()
+
+	parent := ctx
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	order := make(chan *grepJob, n.ahead) // jobs in path order
+	jobs := make(chan *grepJob, n.ahead+1)
+	var walkErr error
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(order)
+		defer close(jobs)
+		var cur *grepJob
+		send := func() bool {
+			j := cur
+			cur = nil
+			select {
+			case order <- j:
+			case <-ctx.Done():
+				for _, f := range j.files {
+					f.dir.release()
+				}
+				return false
+			}
+			jobs <- j // never blocks: jobs holds no more than order
+			return true
+		}
+		w := &walker{
+			src:      newDiskSource(top, n.root),
+			top:      top,
+			hidden:   req.Hidden,
+			noIgnore: req.NoIgnore,
+			stopped:  func() bool { return ctx.Err() != nil },
+			file: func(d *dirHandle, name, rel string) bool {
+				if !plan.filter.keep(name, rel) {
+					return true
+				}
+				if cur == nil {
+					cur = &grepJob{files: make([]fileRef, 0, jobSize), done: make(chan struct{})}
+				}
+				d.acquire()
+				cur.files = append(cur.files, fileRef{dir: d, name: name, rel: rel})
+				if len(cur.files) == jobSize {
+					return send()
+				}
+				return true
+			},
+		}
+		walkErr = w.walk(plan.start)
+		if cur != nil {
+			send()
+		}
+	}()
+	for range n.workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s := &nativeSearcher{plan: plan}
+			for j := range jobs {
+				j.results = make([]FileResult, len(j.files))
+				for i, f := range j.files {
+					if ctx.Err() == nil {
+						j.results[i] = s.searchFile(f)
+					}
+					f.dir.release()
+				}
+				close(j.done)
+			}
+		}()
+	}
+
+	stopped := false
+loop:
+	for j := range order {
+		<-j.done
+		if ctx.Err() != nil {
+			break
+		}
+		for _, r := range j.results {
+			if r.Count == 0 {
+				continue
+			}
+			if ctx.Err() != nil {
+				break loop
+			}
+			if !emit(r) {
+				stopped = true
+				break loop
+			}
+		}
+	}
+	cancel()
+	wg.Wait()
+	switch {
+	case stopped:
+		return nil
+	case walkErr != nil:
+		return walkErr
+	}
+	return parent.Err()
+}
+
+// nativeSearcher searches files for one worker, reusing its buffers.
+type nativeSearcher struct {
+	plan  *grepPlan
+	buf   []byte
+	spans []lineSpan
+}
+
+const maxKeptBuffer = 16 << 20
+
+func (s *nativeSearcher) searchFile(f fileRef) FileResult {
+	stats.FilesOpened.Add(1)
+	binary := false
+	buf, err := f.dir.readFile(f.name, s.buf, &binary)
+	s.buf = buf
+	if cap(s.buf) > maxKeptBuffer {
+		s.buf = nil
+	}
+	if err != nil || binary {
+		return FileResult{}
+	}
+	return s.search(f.rel, buf)
+}
+
+// search searches a file's content.
+func (s *nativeSearcher) search(rel string, buf []byte) FileResult {
+	s.spans = s.plan.m.matchLines(buf, s.spans[:0])
+	if len(s.spans) == 0 {
+		return FileResult{}
+	}
+	lines := withContext(buf, s.spans, s.plan.req.Before, s.plan.req.After)
+	return FileResult{Path: rel, Lines: lines, Count: len(s.spans)}
+}
+
+// Glob implements Globber.
+func (n *Native) Glob(ctx context.Context, req GlobRequest, emit func(string) bool) error {
+	start, err := cleanPath(req.Path)
+	if err != nil {
+		return err
+	}
+	pat, err := newNamePattern(req.Pattern)
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	top, err := openRoot(n.root)
+	if err != nil {
+		return err
+	}
+	defer top.Close()
+	return globWalk(ctx, newDiskSource(top, n.root), top, req, start, pat, emit)
+}
+
+// globWalk runs a Glob request over a walk source.
+func globWalk(ctx context.Context, src walkSource, top *os.Root, req GlobRequest, start string, pat *namePattern, emit func(string) bool) error {
+	prefix := 0 // length of start + "/"
+	if start != "" {
+		prefix = len(start) + 1
+	}
+	w := &walker{
+		src:      src,
+		top:      top,
+		hidden:   req.Hidden,
+		noIgnore: req.NoIgnore,
+		stopped:  func() bool { return ctx.Err() != nil },
+		skipDir: func(rel string) bool {
+			return pat.skipDir(rel[prefix:])
+		},
+		file: func(_ *dirHandle, name, rel string) bool {
+			sub := name // a start path naming a file: its base name
+			if len(rel) >= prefix {
+				sub = rel[prefix:]
+			}
+			if !pat.match(sub) {
+				return true
+			}
+			if ctx.Err() != nil {
+				return false
+			}
+			return emit(rel)
+		},
+	}
+	if err := w.walk(start); err != nil {
+		return err
+	}
+	return ctx.Err()
+}

@@ -33,7 +33,7 @@ type app struct {
 	runCtx context.Context // the non-interactive run's context
 }
 
-func newApp(o *options, std stdio, argv []string) *app {
+func newApp(o *options, std stdio, argv []string) (*app, error) {
 	a := &app{opts: o, io: std}
 	var execOpts []executor.Option
 	execOpts = append(execOpts, executor.WithValidateArguments(true))
@@ -60,7 +60,12 @@ func newApp(o *options, std stdio, argv []string) *app {
 	a.exec = executor.New(core.NewRegistry(), execOpts...)
 	a.host = script.NewHost(a.exec, out)
 	a.interp = sl.New(a.host, sl.Options{MaxSteps: o.maxSteps, Argv: argv})
-	return a
+	if !o.noBuiltins {
+		if err := a.installTools(); err != nil {
+			return nil, err
+		}
+	}
+	return a, nil
 }
 
 func (a *app) close() { _ = a.exec.Close() }
@@ -182,7 +187,11 @@ func agentsh(args []string, std stdio) int {
 		}
 		argv = o.positional
 	}
-	a := newApp(o, std, argv)
+	a, err := newApp(o, std, argv)
+	if err != nil {
+		fmt.Fprintf(std.err, "agentsh: %v\n", err)
+		return 2
+	}
 	defer a.close()
 
 	if o.command == "" && !o.hasCode && (o.interactive || isTerminal(std.in)) {

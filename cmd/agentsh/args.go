@@ -22,6 +22,12 @@ type options struct {
 	timeout     time.Duration
 	maxSteps    uint64
 	interactive bool // -i: REPL even when stdin is not a terminal
+
+	workdir     string // --workdir: where the built-in tools work
+	noBuiltins  bool
+	grepBackend string
+	globBackend string
+	execBackend string // "", "local" or "bwrap"
 }
 
 // usageError is a command-line mistake: exit code 2.
@@ -66,6 +72,31 @@ var valueFlags = map[string]func(o *options, v string) error{
 			return usagef("--timeout: got %q, want a duration such as 30s or 5m", v)
 		}
 		o.timeout = d
+		return nil
+	},
+	"workdir": func(o *options, v string) error {
+		o.workdir = v
+		return nil
+	},
+	"grep-backend": func(o *options, v string) error {
+		if v != "native" && v != "ripgrep" {
+			return usagef("--grep-backend: got %q, want native or ripgrep", v)
+		}
+		o.grepBackend = v
+		return nil
+	},
+	"glob-backend": func(o *options, v string) error {
+		if v != "native" && v != "ripgrep" && v != "fd" {
+			return usagef("--glob-backend: got %q, want native, ripgrep or fd", v)
+		}
+		o.globBackend = v
+		return nil
+	},
+	"exec-backend": func(o *options, v string) error {
+		if v != "local" && v != "bwrap" {
+			return usagef("--exec-backend: got %q, want local or bwrap", v)
+		}
+		o.execBackend = v
 		return nil
 	},
 	"max-steps": func(o *options, v string) error {
@@ -130,6 +161,8 @@ func parseArgs(args []string) (*options, error) {
 			}
 		case "i", "interactive":
 			o.interactive = true
+		case "no-builtins":
+			o.noBuiltins = true
 		case "h", "help":
 			o.command = "help"
 		case "version":
@@ -155,6 +188,11 @@ Usage:
   agentsh help                            this text
 
 Flags:
+  --workdir DIR       where the built-in tools work (default: the current directory)
+  --no-builtins       do not register the built-in tools
+  --grep-backend B    native or ripgrep (default native)
+  --glob-backend B    native, ripgrep or fd (default native)
+  --exec-backend B    local or bwrap: run bash and run_code in Bubblewrap
   --load FILE         run a policy or tool file first (repeatable)
   --mode MODE         execution mode of invoke_all: serial, parallel or mixed
   --concurrency N     bound parallel calls (0 = unlimited)

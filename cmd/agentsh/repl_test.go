@@ -44,11 +44,14 @@ func (b *lockedBuffer) String() string {
 func newTestREPL(t *testing.T, input string) (*replSession, chan os.Signal, chan struct{}, *lockedBuffer, *lockedBuffer) {
 	t.Helper()
 	out, errb := newLockedBuffer(), newLockedBuffer()
-	o, err := parseArgs([]string{"-i"})
+	o, err := parseArgs([]string{"-i", "--no-builtins"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := newApp(o, stdio{in: strings.NewReader(input), out: out, err: errb}, []string{"agentsh"})
+	a, err := newApp(o, stdio{in: strings.NewReader(input), out: out, err: errb}, []string{"agentsh"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	t.Cleanup(a.close)
 	ready := make(chan struct{}, 4)
 	err = a.exec.Registry().RegisterTools(core.Tool{Name: "ready", Func: func(ctx context.Context, _ json.RawMessage) (any, error) {

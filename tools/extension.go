@@ -1,0 +1,162 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"sync"
+
+	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/tools/process"
+	"github.com/agentsh/agentsh/tools/search"
+	"github.com/agentsh/agentsh/tools/web"
+)
+
+// ExtensionConfig configures the built-in tools. Only WorkingDir is
+// required; every nil operation gets the local default when the extension
+// is initialised.
+type ExtensionConfig struct {
+	// WorkingDir is the directory every tool works in and may not leave.
+	WorkingDir string
+
+	Files   FileOps        // default: LocalFiles (os.Root)
+	Exec    ExecOps        // default: process.LocalExec
+	Fetcher Fetcher        // default: web.HTTPFetcher with FetchPolicy
+	Browser Browser        // default: headless Chromium, when installed
+	Grep    search.Grepper // default: search.Native
+	Glob    search.Globber // default: search.Native
+
+	// FetchPolicy limits where fetch and browser may go. The zero value
+	// denies link-local, cloud metadata and private addresses.
+	FetchPolicy web.Policy
+	// Shell lists commands bash may or may not run (a convenience, not
+	// isolation; see process.ShellPolicy).
+	Shell process.ShellPolicy
+	// Runners run run_code's interpreted languages, by name ("starlark",
+	// "lua"). python3, node and bash run through Exec.
+	Runners map[string]CodeRunner
+}
+
+// Extension is the built-in tools. Create it with NewExtension and install
+// it with executor.Install, which calls Init.
+type Extension struct {
+	cfg      ExtensionConfig
+	root     string // WorkingDir, absolute and clean
+	realRoot string // root with symbolic links resolved
+
+	files   FileOps
+	exec    ExecOps
+	fetcher Fetcher
+	runners map[string]CodeRunner
+
+	mu       sync.RWMutex // guards the swappable operations below
+	grep     search.Grepper
+	glob     search.Globber
+	grepName string
+	globName string
+	browser  Browser
+
+	closers []func() error
+}
+
+var (
+	_ core.Extension    = (*Extension)(nil)
+	_ core.Initializer  = (*Extension)(nil)
+	_ core.Closer       = (*Extension)(nil)
+	_ core.ToolProvider = (*Extension)(nil)
+)
+
+// NewExtension returns the built-in tools for cfg. Problems with the
+// configuration (a missing WorkingDir) are reported by Init.
+func NewExtension(cfg ExtensionConfig) *Extension {
+	return &Extension{cfg: cfg}
+}
+
+// Name is "tools".
+func (x *Extension) Name() string { return "tools" }
+
+// Init checks the working directory and sets up the default operations.
+func (x *Extension) Init(ctx context.Context) error {
+	if x.cfg.WorkingDir == "" {
+		return errors.New("tools: WorkingDir is required")
+	}
+	root, err := filepath.Abs(x.cfg.WorkingDir)
+	if err != nil {
+		return fmt.Errorf("tools: working directory: %w", err)
+	}
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return fmt.Errorf("tools: working directory: %v", unwrapPathError(err))
+	}
+	x.root, x.realRoot = root, real
+
+	x.files = x.cfg.Files
+	if x.files == nil {
+		lf, err := OpenLocalFiles(root)
+		if err != nil {
+			return err
+		}
+		x.files = lf
+		x.closers = append(x.closers, lf.Close)
+	}
+	x.exec = x.cfg.Exec
+	if x.exec == nil {
+		x.exec = process.NewLocalExec(root)
+	}
+	x.fetcher = x.cfg.Fetcher
+	if x.fetcher == nil {
+		x.fetcher = web.NewHTTPFetcher(x.cfg.FetchPolicy)
+	}
+	x.grep, x.glob, x.grepName, x.globName = x.cfg.Grep, x.cfg.Glob, "custom", "custom"
+	if x.grep == nil || x.glob == nil {
+		native := search.NewNative(real)
+		if x.grep == nil {
+			x.grep, x.grepName = native, "native"
+		}
+		if x.glob == nil {
+			x.glob, x.globName = native, "native"
+		}
+	}
+	x.browser = x.cfg.Browser
+	x.runners = x.cfg.Runners
+	return nil
+}
+
+// Close releases what Init opened.
+func (x *Extension) Close() error {
+	var errs []error
+	for i := len(x.closers) - 1; i >= 0; i-- {
+		errs = append(errs, x.closers[i]())
+	}
+	x.closers = nil
+	x.mu.Lock()
+	if c, ok := x.browser.(interface{ Close() error }); ok && x.cfg.Browser == nil {
+		errs = append(errs, c.Close())
+		x.browser = nil
+	}
+	x.mu.Unlock()
+	return errors.Join(errs...)
+}
+
+// WorkingDir returns the absolute working directory (after Init).
+func (x *Extension) WorkingDir() string { return x.root }
+
+// toolBuilders holds each built-in tool's constructor by name; each tool's
+// file adds its own.
+var toolBuilders = map[string]func(*Extension) core.Tool{}
+
+// Tools returns the built-in tools, sorted by name.
+func (x *Extension) Tools() []core.Tool {
+	names := make([]string, 0, len(toolBuilders))
+	for n := range toolBuilders {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	out := make([]core.Tool, len(names))
+	for i, n := range names {
+		out[i] = toolBuilders[n](x)
+	}
+	return out
+}

@@ -1,0 +1,90 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/tools/process"
+)
+
+// Bounds of run_code.
+const (
+	defaultCodeTimeout = 30 * time.Second
+	maxCodeTimeout     = 600 * time.Second
+)
+
+func init() { toolBuilders["run_code"] = (*Extension).runCodeTool }
+
+// execLanguages run as processes through ExecOps, the code on stdin.
+var execLanguages = map[string][]string{
+	"python3": {"python3", "-"},
+	"node":    {"node", "-"},
+	"bash":    {"bash", "-s"},
+}
+
+type runCodeArgs struct {
+	Language  string `json:"language"`
+	Code      string `json:"code"`
+	TimeoutMS *int   `json:"timeout_ms"`
+}
+
+func (x *Extension) languages() []string {
+	var names []string
+	for n := range x.runners {
+		names = append(names, n)
+	}
+	for n := range execLanguages {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func (x *Extension) runCodeTool() core.Tool {
+	langs := x.languages()
+	quoted := make([]string, len(langs))
+	for i, l := range langs {
+		quoted[i] = `"` + l + `"`
+	}
+	return tool("run_code",
+		"Runs a snippet in a fresh sandbox with no tools and returns what it printed. Languages: "+strings.Join(langs, ", ")+". Default timeout 30 s.",
+		`{"type":"object","properties":{`+
+			`"language":{"type":"string","enum":[`+strings.Join(quoted, ",")+`]},`+
+			`"code":{"type":"string"},`+
+			`"timeout_ms":{"type":"integer","minimum":1,"maximum":600000,"description":"timeout in milliseconds (default 30000)"}},`+
+			`"required":["language","code"],"additionalProperties":false}`,
+		unsafe, false, x.runCode)
+}
+
+func (x *Extension) runCode(ctx context.Context, a runCodeArgs) (any, error) {
+	timeout, err := runTimeout(a.TimeoutMS, defaultCodeTimeout, maxCodeTimeout)
+	if err != nil {
+		return nil, fmt.Errorf("run_code: %w", err)
+	}
+	if runner, ok := x.runners[a.Language]; ok {
+		rctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		out, err := runner(rctx, a.Code)
+		out = process.CapOutput(out, maxOutputChars)
+		if err != nil {
+			if errors.Is(rctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
+				return nil, &outputError{msg: fmt.Sprintf("%s code timed out after %s", a.Language, timeout), output: out, cause: context.DeadlineExceeded}
+			}
+			return nil, &outputError{msg: fmt.Sprintf("%s code failed: %v", a.Language, err), output: out}
+		}
+		if out == "" {
+			return "(no output)", nil
+		}
+		return out, nil
+	}
+	argv, ok := execLanguages[a.Language]
+	if !ok {
+		return nil, fmt.Errorf("run_code: unknown language %q; want one of %s", a.Language, strings.Join(x.languages(), ", "))
+	}
+	return x.run(ctx, process.ExecRequest{Args: argv, Dir: ".", Stdin: []byte(a.Code), Timeout: timeout}, a.Language+" code")
+}

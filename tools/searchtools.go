@@ -1,0 +1,342 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/tools/search"
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// Defaults of grep and glob.
+const (
+	defaultHeadLimit = 500
+	defaultGlobLimit = 500
+)
+
+func init() {
+	toolBuilders["grep"] = (*Extension).grepTool
+	toolBuilders["glob"] = (*Extension).globTool
+}
+
+// GrepBackends and GlobBackends name the backends SetGrepBackend and
+// SetGlobBackend accept.
+var (
+	GrepBackends = []string{"native", "ripgrep"}
+	GlobBackends = []string{"native", "ripgrep", "fd"}
+)
+
+// newGrepper builds a grep backend by name; a backend whose program is
+// missing is an error, never a silent fallback.
+func (x *Extension) newGrepper(name string) (search.Grepper, string, error) {
+	switch name {
+	case "native":
+		return search.NewNative(x.realRoot), name, nil
+	case "ripgrep", "rg":
+		rg, err := search.NewRipgrep(x.realRoot)
+		return rg, "ripgrep", err
+	}
+	return nil, "", fmt.Errorf("unknown grep backend %q: want %s", name, strings.Join(GrepBackends, " or "))
+}
+
+// newGlobber builds a glob backend by name, as newGrepper.
+func (x *Extension) newGlobber(name string) (search.Globber, string, error) {
+	switch name {
+	case "native":
+		return search.NewNative(x.realRoot), name, nil
+	case "ripgrep", "rg":
+		rg, err := search.NewRipgrep(x.realRoot)
+		return rg, "ripgrep", err
+	case "fd", "fdfind":
+		fd, err := search.NewFd(x.realRoot)
+		return fd, "fd", err
+	}
+	return nil, "", fmt.Errorf("unknown glob backend %q: want %s", name, strings.Join(GlobBackends, ", "))
+}
+
+// CheckGrepBackend reports whether SetGrepBackend(name) would succeed,
+// changing nothing.
+func (x *Extension) CheckGrepBackend(name string) error {
+	_, _, err := x.newGrepper(name)
+	return err
+}
+
+// SetGrepBackend switches grep to "native" or "ripgrep".
+func (x *Extension) SetGrepBackend(name string) error {
+	g, canonical, err := x.newGrepper(name)
+	if err != nil {
+		return err
+	}
+	x.mu.Lock()
+	x.grep, x.grepName = g, canonical
+	x.mu.Unlock()
+	return nil
+}
+
+// GrepBackend names grep's backend ("custom" for one given in the config).
+func (x *Extension) GrepBackend() string {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.grepName
+}
+
+// CheckGlobBackend reports whether SetGlobBackend(name) would succeed,
+// changing nothing.
+func (x *Extension) CheckGlobBackend(name string) error {
+	_, _, err := x.newGlobber(name)
+	return err
+}
+
+// SetGlobBackend switches glob to "native", "ripgrep" or "fd".
+func (x *Extension) SetGlobBackend(name string) error {
+	g, canonical, err := x.newGlobber(name)
+	if err != nil {
+		return err
+	}
+	x.mu.Lock()
+	x.glob, x.globName = g, canonical
+	x.mu.Unlock()
+	return nil
+}
+
+// GlobBackend names glob's backend ("custom" for one given in the config).
+func (x *Extension) GlobBackend() string {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.globName
+}
+
+func (x *Extension) backends() (search.Grepper, search.Globber) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return x.grep, x.glob
+}
+
+// searchPath confines a search tool's path and returns it relative to the
+// (symlink-resolved) root the backends search.
+func (x *Extension) searchPath(p string) (string, error) {
+	rel, err := x.resolve(p)
+	if err != nil {
+		return "", err
+	}
+	abs, err := x.confineLocal(rel)
+	if err != nil {
+		return "", err
+	}
+	r, err := filepath.Rel(x.realRoot, abs)
+	if err != nil {
+		return "", err
+	}
+	if r == "." {
+		return "", nil
+	}
+	return filepath.ToSlash(r), nil
+}
+
+type globArgs struct {
+	Pattern  string `json:"pattern"`
+	Path     string `json:"path"`
+	Limit    *int   `json:"limit"`
+	Hidden   bool   `json:"hidden"`
+	NoIgnore bool   `json:"no_ignore"`
+}
+
+func (x *Extension) globTool() core.Tool {
+	return tool("glob",
+		"Finds files by name with a glob pattern such as **/*.go. Paths are relative to the working directory and sorted; .gitignore rules and hidden files are respected unless no_ignore or hidden is set.",
+		`{"type":"object","properties":{`+
+			`"pattern":{"type":"string","description":"glob pattern (doublestar: *, **, ?, [abc], {a,b})"},`+
+			`"path":{"type":"string","description":"directory to search (default the working directory)"},`+
+			`"limit":{"type":"integer","minimum":1,"description":"most paths to return (default 500)"},`+
+			`"hidden":{"type":"boolean","description":"include hidden files"},`+
+			`"no_ignore":{"type":"boolean","description":"do not apply .gitignore rules"}},`+
+			`"required":["pattern"],"additionalProperties":false}`,
+		safe, true, x.globFiles)
+}
+
+func (x *Extension) globFiles(ctx context.Context, a globArgs) (any, error) {
+	if !doublestar.ValidatePattern(a.Pattern) {
+		return nil, fmt.Errorf("glob: pattern %q is not a valid glob", a.Pattern)
+	}
+	limit := defaultGlobLimit
+	if a.Limit != nil {
+		limit = *a.Limit
+	}
+	if limit < 1 {
+		return nil, fmt.Errorf("glob: limit %d must be 1 or more", limit)
+	}
+	dir, err := x.searchPath(a.Path)
+	if err != nil {
+		return nil, err
+	}
+	_, globber := x.backends()
+	var shown []string
+	total := 0
+	err = globber.Glob(ctx, search.GlobRequest{Pattern: a.Pattern, Path: dir, Hidden: a.Hidden, NoIgnore: a.NoIgnore}, func(p string) bool {
+		total++
+		if len(shown) < limit {
+			shown = append(shown, p)
+		}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	if total == 0 {
+		return fmt.Sprintf("no files match %s", a.Pattern), nil
+	}
+	s := strings.Join(shown, "\n") + "\n"
+	if total > limit {
+		s += fmt.Sprintf("[showing the first %d of %d matches; narrow the pattern or raise limit]\n", limit, total)
+	}
+	return s, nil
+}
+
+type grepArgs struct {
+	Pattern       string `json:"pattern"`
+	Path          string `json:"path"`
+	Glob          string `json:"glob"`
+	Type          string `json:"type"`
+	OutputMode    string `json:"output_mode"`
+	IgnoreCase    bool   `json:"ignore_case"`
+	LineNumbers   *bool  `json:"line_numbers"`
+	Context       *int   `json:"context"`
+	BeforeContext *int   `json:"before_context"`
+	AfterContext  *int   `json:"after_context"`
+	Multiline     bool   `json:"multiline"`
+	HeadLimit     *int   `json:"head_limit"`
+	Offset        *int   `json:"offset"`
+	Hidden        bool   `json:"hidden"`
+	NoIgnore      bool   `json:"no_ignore"`
+}
+
+func (x *Extension) grepTool() core.Tool {
+	return tool("grep",
+		"Searches file contents with a regular expression (RE2 syntax). output_mode: files_with_matches (default: paths), content (path:line:text, context lines path-line-text) or count (path:N). Results are sorted by path then line; head_limit (default 500) and offset page through them.",
+		`{"type":"object","properties":{`+
+			`"pattern":{"type":"string","description":"regular expression (RE2)"},`+
+			`"path":{"type":"string","description":"file or directory to search (default the working directory)"},`+
+			`"glob":{"type":"string","description":"only files matching this glob, e.g. *.go or src/**/*.ts"},`+
+			`"type":{"type":"string","description":"only files of this type, e.g. go, py, js"},`+
+			`"output_mode":{"type":"string","enum":["content","files_with_matches","count"]},`+
+			`"ignore_case":{"type":"boolean"},`+
+			`"line_numbers":{"type":"boolean","description":"show line numbers in content mode (default true)"},`+
+			`"context":{"type":"integer","minimum":0,"description":"lines of context before and after each match"},`+
+			`"before_context":{"type":"integer","minimum":0},`+
+			`"after_context":{"type":"integer","minimum":0},`+
+			`"multiline":{"type":"boolean","description":"let matches span lines"},`+
+			`"head_limit":{"type":"integer","minimum":1,"description":"most output lines (default 500)"},`+
+			`"offset":{"type":"integer","minimum":0,"description":"output lines to skip first"},`+
+			`"hidden":{"type":"boolean","description":"search hidden files"},`+
+			`"no_ignore":{"type":"boolean","description":"do not apply .gitignore rules"}},`+
+			`"required":["pattern"],"additionalProperties":false}`,
+		safe, true, x.grepFiles)
+}
+
+func (x *Extension) grepFiles(ctx context.Context, a grepArgs) (any, error) {
+	mode := a.OutputMode
+	if mode == "" {
+		mode = "files_with_matches"
+	}
+	if mode != "content" && mode != "files_with_matches" && mode != "count" {
+		return nil, fmt.Errorf("grep: output_mode %q is not content, files_with_matches or count", mode)
+	}
+	limit, offset := defaultHeadLimit, 0
+	if a.HeadLimit != nil {
+		limit = *a.HeadLimit
+	}
+	if a.Offset != nil {
+		offset = *a.Offset
+	}
+	if limit < 1 || offset < 0 {
+		return nil, fmt.Errorf("grep: got head_limit %d and offset %d, want head_limit >= 1 and offset >= 0", limit, offset)
+	}
+	before, after := 0, 0
+	if a.Context != nil {
+		before, after = *a.Context, *a.Context
+	}
+	if a.BeforeContext != nil {
+		before = *a.BeforeContext
+	}
+	if a.AfterContext != nil {
+		after = *a.AfterContext
+	}
+	if before < 0 || after < 0 {
+		return nil, fmt.Errorf("grep: context lines must be 0 or more")
+	}
+	if mode != "content" {
+		before, after = 0, 0
+	}
+	numbers := a.LineNumbers == nil || *a.LineNumbers
+	p, err := x.searchPath(a.Path)
+	if err != nil {
+		return nil, err
+	}
+	req := search.GrepRequest{Pattern: a.Pattern, Path: p, Glob: a.Glob, Type: a.Type, IgnoreCase: a.IgnoreCase,
+		Multiline: a.Multiline, Before: before, After: after, Hidden: a.Hidden, NoIgnore: a.NoIgnore}
+
+	// Results are counted for offset and head_limit; "--" lines between
+	// context groups (as rg prints them) are not.
+	grouped := before > 0 || after > 0
+	var out []string
+	seen, shown, more := 0, 0, false
+	lastPath, lastLine := "", 0
+	add := func(text, path string, line int) bool {
+		seen++
+		switch {
+		case seen <= offset:
+			return true
+		case shown == limit:
+			more = true
+			return false
+		}
+		if grouped && shown > 0 && (path != lastPath || line != lastLine+1) {
+			out = append(out, "--")
+		}
+		out = append(out, text)
+		shown++
+		lastPath, lastLine = path, line
+		return true
+	}
+	grepper, _ := x.backends()
+	err = grepper.Grep(ctx, req, func(f search.FileResult) bool {
+		switch mode {
+		case "files_with_matches":
+			return add(f.Path, f.Path, 0)
+		case "count":
+			return add(f.Path+":"+strconv.Itoa(f.Count), f.Path, 0)
+		}
+		for _, l := range f.Lines {
+			sep := "-"
+			if l.Match {
+				sep = ":"
+			}
+			text := f.Path + sep
+			if numbers {
+				text += strconv.Itoa(l.Number) + sep
+			}
+			if !add(text+cutLine(l.Text, maxLineChars), f.Path, l.Number) {
+				return false
+			}
+		}
+		return true
+	})
+	if err != nil {
+		return nil, fmt.Errorf("grep: %w", err)
+	}
+	if len(out) == 0 {
+		if seen > 0 {
+			return fmt.Sprintf("no results after offset %d (there are %d)", offset, seen), nil
+		}
+		return fmt.Sprintf("no matches for %s", a.Pattern), nil
+	}
+	s := strings.Join(out, "\n") + "\n"
+	if more {
+		s += fmt.Sprintf("[more results; continue with offset %d]\n", offset+shown)
+	}
+	return s, nil
+}

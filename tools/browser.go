@@ -29,12 +29,6 @@ func (x *Extension) browserTool() core.Tool {
 // Chromium under FetchPolicy) on first use; without Chromium it is an error
 // that says what to install.
 func (x *Extension) browserOps() (Browser, error) {
-	x.mu.RLock()
-	b := x.browser
-	x.mu.RUnlock()
-	if b != nil {
-		return b, nil
-	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.browser == nil {

@@ -51,12 +51,11 @@ type Extension struct {
 	fetcher Fetcher
 	runners map[string]CodeRunner
 
-	mu       sync.RWMutex // guards the swappable operations below
-	grep     search.Grepper
-	glob     search.Globber
-	grepName string
-	globName string
-	browser  Browser
+	grep backendSlot[search.Grepper]
+	glob backendSlot[search.Globber]
+
+	mu      sync.Mutex // guards browser, started on first use
+	browser Browser
 
 	closers []func() error
 }
@@ -109,15 +108,14 @@ func (x *Extension) Init(ctx context.Context) error {
 	if x.fetcher == nil {
 		x.fetcher = web.NewHTTPFetcher(x.cfg.FetchPolicy)
 	}
-	x.grep, x.glob, x.grepName, x.globName = x.cfg.Grep, x.cfg.Glob, "custom", "custom"
-	if x.grep == nil || x.glob == nil {
-		native := search.NewNative(real)
-		if x.grep == nil {
-			x.grep, x.grepName = native, "native"
-		}
-		if x.glob == nil {
-			x.glob, x.globName = native, "native"
-		}
+	native := search.NewNative(real)
+	x.grep.set(native, "native")
+	if x.cfg.Grep != nil {
+		x.grep.set(x.cfg.Grep, "custom")
+	}
+	x.glob.set(native, "native")
+	if x.cfg.Glob != nil {
+		x.glob.set(x.cfg.Glob, "custom")
 	}
 	x.browser = x.cfg.Browser
 	x.runners = x.cfg.Runners

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/tools/search"
@@ -60,60 +61,62 @@ func (x *Extension) newGlobber(name string) (search.Globber, string, error) {
 
 // CheckGrepBackend reports whether SetGrepBackend(name) would succeed,
 // changing nothing.
-func (x *Extension) CheckGrepBackend(name string) error {
-	_, _, err := x.newGrepper(name)
-	return err
-}
+func (x *Extension) CheckGrepBackend(name string) error { return x.grep.check(name, x.newGrepper) }
 
 // SetGrepBackend switches grep to "native" or "ripgrep".
-func (x *Extension) SetGrepBackend(name string) error {
-	g, canonical, err := x.newGrepper(name)
-	if err != nil {
-		return err
-	}
-	x.mu.Lock()
-	x.grep, x.grepName = g, canonical
-	x.mu.Unlock()
-	return nil
-}
+func (x *Extension) SetGrepBackend(name string) error { return x.grep.switchTo(name, x.newGrepper) }
 
 // GrepBackend names grep's backend ("custom" for one given in the config).
-func (x *Extension) GrepBackend() string {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	return x.grepName
-}
+func (x *Extension) GrepBackend() string { return x.grep.name() }
 
 // CheckGlobBackend reports whether SetGlobBackend(name) would succeed,
 // changing nothing.
-func (x *Extension) CheckGlobBackend(name string) error {
-	_, _, err := x.newGlobber(name)
+func (x *Extension) CheckGlobBackend(name string) error { return x.glob.check(name, x.newGlobber) }
+
+// SetGlobBackend switches glob to "native", "ripgrep" or "fd".
+func (x *Extension) SetGlobBackend(name string) error { return x.glob.switchTo(name, x.newGlobber) }
+
+// GlobBackend names glob's backend ("custom" for one given in the config).
+func (x *Extension) GlobBackend() string { return x.glob.name() }
+
+// backendSlot holds a swappable search backend and its name; calls read
+// it once, when they start.
+type backendSlot[T any] struct {
+	mu    sync.RWMutex
+	b     T
+	label string
+}
+
+func (s *backendSlot[T]) get() T {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.b
+}
+
+func (s *backendSlot[T]) name() string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.label
+}
+
+func (s *backendSlot[T]) set(b T, name string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.b, s.label = b, name
+}
+
+func (s *backendSlot[T]) check(name string, build func(string) (T, string, error)) error {
+	_, _, err := build(name)
 	return err
 }
 
-// SetGlobBackend switches glob to "native", "ripgrep" or "fd".
-func (x *Extension) SetGlobBackend(name string) error {
-	g, canonical, err := x.newGlobber(name)
+func (s *backendSlot[T]) switchTo(name string, build func(string) (T, string, error)) error {
+	b, canonical, err := build(name)
 	if err != nil {
 		return err
 	}
-	x.mu.Lock()
-	x.glob, x.globName = g, canonical
-	x.mu.Unlock()
+	s.set(b, canonical)
 	return nil
-}
-
-// GlobBackend names glob's backend ("custom" for one given in the config).
-func (x *Extension) GlobBackend() string {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	return x.globName
-}
-
-func (x *Extension) backends() (search.Grepper, search.Globber) {
-	x.mu.RLock()
-	defer x.mu.RUnlock()
-	return x.grep, x.glob
 }
 
 // searchPath confines a search tool's path and returns it relative to the
@@ -173,7 +176,7 @@ func (x *Extension) globFiles(ctx context.Context, a globArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, globber := x.backends()
+	globber := x.glob.get()
 	var shown []string
 	total := 0
 	err = globber.Glob(ctx, search.GlobRequest{Pattern: a.Pattern, Path: dir, Hidden: a.Hidden, NoIgnore: a.NoIgnore}, func(p string) bool {
@@ -302,7 +305,7 @@ func (x *Extension) grepFiles(ctx context.Context, a grepArgs) (any, error) {
 		lastPath, lastLine = path, line
 		return true
 	}
-	grepper, _ := x.backends()
+	grepper := x.grep.get()
 	err = grepper.Grep(ctx, req, func(f search.FileResult) bool {
 		switch mode {
 		case "files_with_matches":

@@ -53,18 +53,7 @@ func NewFd(root string) (*Fd, error) {
 
 // Glob implements Globber.
 func (f *Fd) Glob(ctx context.Context, req GlobRequest, emit func(string) bool) error {
-	start, err := cleanPath(req.Path)
-	if err != nil {
-		return err
-	}
-	pat, err := newNamePattern(req.Pattern)
-	if err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	top, err := openRoot(f.root)
+	top, start, pat, err := openGlob(ctx, f.root, req)
 	if err != nil {
 		return err
 	}

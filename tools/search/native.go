@@ -241,23 +241,30 @@ func (s *nativeSearcher) search(rel string, buf []byte) FileResult {
 
 // Glob implements Globber.
 func (n *Native) Glob(ctx context.Context, req GlobRequest, emit func(string) bool) error {
-	start, err := cleanPath(req.Path)
-	if err != nil {
-		return err
-	}
-	pat, err := newNamePattern(req.Pattern)
-	if err != nil {
-		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	top, err := openRoot(n.root)
+	top, start, pat, err := openGlob(ctx, n.root, req)
 	if err != nil {
 		return err
 	}
 	defer top.Close()
 	return globWalk(ctx, newDiskSource(top, n.root), top, req, start, pat, emit)
+}
+
+// openGlob checks a Glob request and opens the root: what every Globber
+// here does first. The caller closes top.
+func openGlob(ctx context.Context, root string, req GlobRequest) (top *os.Root, start string, pat *namePattern, err error) {
+	if start, err = cleanPath(req.Path); err != nil {
+		return nil, "", nil, err
+	}
+	if pat, err = newNamePattern(req.Pattern); err != nil {
+		return nil, "", nil, err
+	}
+	if err = ctx.Err(); err != nil {
+		return nil, "", nil, err
+	}
+	if top, err = openRoot(root); err != nil {
+		return nil, "", nil, err
+	}
+	return top, start, pat, nil
 }
 
 // globWalk runs a Glob request over a walk source.

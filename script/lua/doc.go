@@ -1,0 +1,81 @@
+// Package lua binds the agentsh script API (package script) to Lua 5.1
+// (github.com/yuin/gopher-lua), name for name with the Starlark binding.
+//
+// An Interp runs .lua files, snippets and REPL chunks against a
+// script.Host. A Lua and a Starlark interpreter may share one host: their
+// tools, hooks and middleware then apply to each other's calls.
+//
+//	tool{name = "greet", description = "Greets someone.",
+//	     parameters = {type = "object", properties = {name = {type = "string"}}},
+//	     concurrency_safe = true,            -- omitted: undeclared
+//	     fn = function(args) return "Hello, " .. args.name end}
+//
+//	before(function(call)                   -- call.id .name .args .raw
+//	  if call.args.path == ".env" then return deny("no secrets") end
+//	  -- return nil: no opinion; return rewrite{...}: new arguments
+//	end, {tools = {"read_file"}})            -- or a string, or omitted: global
+//	after(function(call, result) print(call.name, result.ok) end)
+//	middleware(function(call, next) return next(call) end)
+//	middleware(timeout("2s")); middleware(retry{attempts = 3, backoff = "50ms"})
+//
+//	local r = invoke_tool("greet", {name = "Ada"}) -- args: table, JSON string or nil
+//	-- r.ok r.output r.for_user r.silent r.error r.error_kind r.blocks
+//	-- r.artifact r.call_id r.tool; tostring(r) is Starlark's str(r)
+//	local rs = invoke_all({{"greet", {name = "A"}}, {name = "greet", args = {name = "B"}}},
+//	                      {mode = "mixed", concurrency = 4})
+//	tool_names(); get_tool("greet"); unregister_tool("greet")
+//	config{mode = "serial", validate_arguments = true} -- returns every setting
+//	dual("for the model", "for the person"); silent("model only")
+//
+// # Values
+//
+// Values cross into Go as JSON shapes (see package script). nil is None.
+// Inside tables JSON null is agentsh.null (also json.null), because a nil
+// cannot be stored in a table. A table whose keys are exactly 1..n is an
+// array; a table with string keys is an object; any other key set (mixed
+// keys, gaps, non-integer numbers) is an error naming the path, such as
+// args["items"][2]. The empty table is the empty object {}; agentsh.array(t)
+// marks t as an array, so agentsh.array{} is []. Arrays that come from Go
+// (decoded JSON, call.args) carry that mark, so they round-trip. Integral
+// numbers with magnitude up to 2^53 become integers; other numbers are
+// floats; a Go integer beyond 2^53, which a Lua number cannot hold exactly,
+// is an error rather than a silent change.
+//
+// # Sandbox
+//
+// Scripts get base (without dofile, loadfile, load, loadstring, collectgarbage
+// and the other functions that load code or reach the collector), table,
+// string, math, coroutine, and os with only time, clock and date. print
+// writes to the host. require("json") and the other agentsh modules (json,
+// re, time, state) return them; require("name") also runs name.lua from the
+// requiring file's directory, once, and returns what it returned (or, if it
+// returned nothing, its globals). Every file runs in its own global
+// environment whose missing names fall back to the predeclared ones, so two
+// policies cannot clobber each other's globals. Calling a removed function
+// raises "NAME is not available in the agentsh sandbox".
+//
+// # Concurrency
+//
+// A Lua state belongs to one goroutine at a time. An Interp serializes Lua
+// execution with a lock that is held while Lua code runs and released while
+// the script waits in the host (invoke_tool, invoke_all, next), and every
+// call into a script function runs on its own Lua thread (an LState sharing
+// the interpreter's globals). So calls from many goroutines take turns;
+// a Lua tool that invokes another Lua tool of the same script, a Lua hook
+// that runs during the script's own invoke_tool, and Lua and Starlark
+// calling each other never deadlock, in any execution mode. Lua tools and
+// hooks therefore do not run in parallel with each other: a parallel batch
+// of Lua tools costs about as much as a serial one, except for the time the
+// tools spend waiting in the host.
+//
+// Unlike Starlark, functions are not frozen: a Lua hook may keep state in
+// upvalues or globals, and the lock makes that safe. The state module
+// shares values across calls and languages.
+//
+// # Limits
+//
+// Every call runs under its context (LState.SetContext): a deadline or
+// Ctrl-C stops an infinite loop in a tool, a hook or top-level code. The
+// call stack and the value stack (registry) of each thread are bounded.
+// There is no memory limit.
+package lua

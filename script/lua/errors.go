@@ -1,0 +1,128 @@
+package lua
+
+import (
+	"errors"
+	"regexp"
+	"strconv"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+	"github.com/yuin/gopher-lua/parse"
+)
+
+// Error is a Lua error with its position and, for runtime errors, a Lua
+// traceback.
+type Error struct {
+	// Pos is file:line of the code that raised the error, if known.
+	Pos string
+	// Msg is the message without the position.
+	Msg string
+	// Traceback is Lua's "stack traceback:" listing; empty for syntax
+	// errors.
+	Traceback string
+	// Incomplete reports a syntax error at the end of the input: more
+	// lines could complete it (the REPL reads on).
+	Incomplete bool
+	cause      error
+}
+
+func (e *Error) Error() string {
+	if e.Pos == "" {
+		return e.Msg
+	}
+	return e.Pos + ": " + e.Msg
+}
+
+// Unwrap returns the Go error a built-in raised (such as a
+// *script.Skipped), or the *lua.ApiError.
+func (e *Error) Unwrap() error { return e.cause }
+
+// Detail returns the positioned message followed by the traceback, for
+// people reading a terminal.
+func (e *Error) Detail() string {
+	if e.Traceback == "" {
+		return e.Error()
+	}
+	return e.Error() + "\n" + e.Traceback
+}
+
+// position matches the "file:line: " that Lua puts before messages.
+var position = regexp.MustCompile(`^([^\s:][^:\n]*:\d+): `)
+
+// goError is the Value of a userdata raised as an error by a built-in that
+// has a Go error to report (errors.As finds it through *Error).
+type goError struct{ err error }
+
+func (goError) typeName() string { return "error" }
+
+// wrapError converts gopher-lua's errors into *Error.
+func wrapError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var le *Error
+	if errors.As(err, &le) {
+		return err
+	}
+	var ae *lua.ApiError
+	if !errors.As(err, &ae) {
+		return err
+	}
+	if ae.Type == lua.ApiErrorSyntax {
+		return syntaxError(err)
+	}
+	e := &Error{Traceback: strings.TrimSpace(ae.StackTrace), cause: err}
+	if ud, ok := ae.Object.(*lua.LUserData); ok {
+		if g, ok := ud.Value.(goError); ok {
+			e.cause = g.err
+			e.Msg = g.err.Error()
+			e.Pos = tracebackPos(e.Traceback)
+			return e
+		}
+	}
+	msg := ae.Object.String()
+	if m := position.FindStringSubmatch(msg); m != nil {
+		e.Pos, msg = m[1], msg[len(m[0]):]
+	}
+	e.Msg = msg
+	return e
+}
+
+// tracebackPos is the first file:line in a traceback.
+func tracebackPos(tb string) string {
+	for _, line := range strings.Split(tb, "\n") {
+		line = strings.TrimSpace(line)
+		if m := position.FindStringSubmatch(line + " "); m != nil && !strings.HasPrefix(line, "[G]") {
+			return m[1]
+		}
+	}
+	return ""
+}
+
+// syntaxError converts a compile error: file:line: message.
+func syntaxError(err error) error {
+	var pe *parse.Error
+	if errors.As(err, &pe) {
+		e := &Error{Msg: strings.TrimSpace(pe.Message), cause: err}
+		if pe.Pos.Line == parse.EOF {
+			e.Incomplete = true
+			e.Pos = pe.Pos.Source
+			e.Msg += " at end of input"
+		} else {
+			e.Pos = pe.Pos.Source + ":" + strconv.Itoa(pe.Pos.Line)
+			if pe.Token != "" {
+				e.Msg += " near '" + pe.Token + "'"
+			}
+		}
+		return e
+	}
+	var ae *lua.ApiError
+	if errors.As(err, &ae) {
+		if ae.Cause != nil && ae.Cause != err {
+			return syntaxError(ae.Cause)
+		}
+		msg := strings.TrimSpace(ae.Object.String())
+		return &Error{Msg: msg, cause: err, Incomplete: strings.Contains(msg, "at EOF")}
+	}
+	return err
+}

@@ -1,0 +1,388 @@
+package lua
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/agentsh/agentsh/script"
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Options configures an Interp. The zero value is usable.
+type Options struct {
+	// Argv is visible to scripts as the array argv (argv[1] is the script).
+	Argv []string
+	// Now, when set, is the clock of time.now(), os.time() and os.date();
+	// tests fix it.
+	Now func() time.Time
+	// Testing predeclares assert, mock_tool and skip (see package
+	// testrunner).
+	Testing bool
+}
+
+// Stack limits of every Lua thread: frames of the call stack, and slots of
+// the value stack (which grows in steps up to its maximum).
+const (
+	callStackSize   = 256
+	registrySize    = 1024
+	registryMaxSize = 256 * 1024
+)
+
+// maxIdleThreads bounds the threads kept for reuse.
+const maxIdleThreads = 16
+
+// Interp runs Lua against a script.Host. It is safe for concurrent use:
+// see the package documentation for how calls take turns.
+type Interp struct {
+	host *script.Host
+	opts Options
+
+	// gil is held while Lua code runs on any of the interpreter's threads.
+	gil  chan struct{}
+	main *lua.LState // owns the globals; never runs code itself
+	idle []*lua.LState
+
+	predeclared *lua.LTable // the shared globals: libraries and the API
+	metatables
+
+	modules map[string]*module // require()d files, by absolute path
+	repl    *lua.LTable        // REPL and Exec globals, created on first use
+	closed  bool
+}
+
+type module struct {
+	value   lua.LValue
+	err     error
+	loading bool
+}
+
+// New returns an interpreter for host.
+func New(host *script.Host, opts Options) *Interp {
+	in := &Interp{host: host, opts: opts, gil: make(chan struct{}, 1), modules: map[string]*module{}}
+	in.main = lua.NewState(stateOptions)
+	in.predeclared = in.main.G.Global
+	in.initMetatables(in.main)
+	if err := openSandbox(in.main); err != nil {
+		panic(err) // the standard libraries always open
+	}
+	in.installAPI(in.main)
+	return in
+}
+
+var stateOptions = lua.Options{
+	SkipOpenLibs:    true,
+	CallStackSize:   callStackSize,
+	RegistrySize:    registrySize,
+	RegistryMaxSize: registryMaxSize,
+}
+
+// Host returns the interpreter's host.
+func (in *Interp) Host() *script.Host { return in.host }
+
+// Close releases the Lua states. Registered functions must not be called
+// afterwards.
+func (in *Interp) Close() {
+	in.lock()
+	defer in.release()
+	if in.closed {
+		return
+	}
+	for _, t := range in.idle {
+		t.Close()
+	}
+	in.idle = nil
+	in.main.Close()
+	in.closed = true
+}
+
+// acquire takes the interpreter lock, or gives up when ctx ends first.
+func (in *Interp) acquire(ctx context.Context) error {
+	select {
+	case in.gil <- struct{}{}:
+		return nil
+	default:
+	}
+	select {
+	case in.gil <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("waiting for the Lua interpreter: %w", ctx.Err())
+	}
+}
+
+func (in *Interp) lock()    { in.gil <- struct{}{} }
+func (in *Interp) release() { <-in.gil }
+
+// unlocked runs fn, which waits in the host (and may run script code on
+// this or other goroutines), without the lock. Lua code running on this
+// thread is suspended meanwhile; the lock is taken back before it resumes.
+func (in *Interp) unlocked(fn func()) {
+	in.release()
+	defer in.lock()
+	fn()
+}
+
+// thread returns an idle thread (or a new one) bound to ctx. Call it with
+// the lock held; give the thread back with putThread.
+func (in *Interp) thread(ctx context.Context) *lua.LState {
+	var L *lua.LState
+	if n := len(in.idle); n > 0 {
+		L, in.idle = in.idle[n-1], in.idle[:n-1]
+	} else {
+		var cancel context.CancelFunc
+		L, cancel = in.main.NewThread()
+		if cancel != nil {
+			cancel()
+		}
+	}
+	L.SetContext(ctx)
+	return L
+}
+
+func (in *Interp) putThread(L *lua.LState) {
+	L.RemoveContext()
+	L.SetTop(0)
+	if len(in.idle) < maxIdleThreads && !in.closed {
+		in.idle = append(in.idle, L)
+		return
+	}
+	L.Close()
+}
+
+// Globals are the globals of one executed file.
+type Globals struct{ env *lua.LTable }
+
+// newEnv returns a fresh global environment: its own names, falling back
+// to the predeclared ones.
+func (in *Interp) newEnv(L *lua.LState) *lua.LTable {
+	env := L.NewTable()
+	mt := L.NewTable()
+	mt.RawSetString("__index", in.predeclared)
+	env.Metatable = mt
+	env.RawSetString("_G", env)
+	return env
+}
+
+// ExecFile runs the .lua file at path as a top-level program.
+func (in *Interp) ExecFile(ctx context.Context, path string) (*Globals, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read script: %w", err)
+	}
+	return in.ExecSource(ctx, path, src)
+}
+
+// ExecSource runs src as the file filename, which names it in errors and
+// anchors require().
+func (in *Interp) ExecSource(ctx context.Context, filename string, src []byte) (*Globals, error) {
+	if err := in.acquire(ctx); err != nil {
+		return nil, err
+	}
+	defer in.release()
+	L := in.thread(ctx)
+	defer in.putThread(L)
+	env := in.newEnv(L)
+	if _, err := in.runChunk(ctx, L, filename, src, env, 0); err != nil {
+		return nil, err
+	}
+	return &Globals{env: env}, nil
+}
+
+// runChunk compiles src, runs it with env as its globals, and returns its
+// results (at most nret, or all when nret is lua.MultRet).
+func (in *Interp) runChunk(ctx context.Context, L *lua.LState, filename string, src []byte, env *lua.LTable, nret int) ([]lua.LValue, error) {
+	fn, err := L.Load(bytes.NewReader(src), filename)
+	if err != nil {
+		return nil, syntaxError(err)
+	}
+	fn.Env = env
+	top := L.GetTop()
+	L.Push(fn)
+	if err := L.PCall(0, nret, nil); err != nil {
+		return nil, in.runError(ctx, err)
+	}
+	n := L.GetTop() - top
+	out := make([]lua.LValue, n)
+	for i := range out {
+		out[i] = L.Get(top + 1 + i)
+	}
+	L.SetTop(top)
+	return out, nil
+}
+
+// runError converts a Lua error, noting the context when it ended the run.
+func (in *Interp) runError(ctx context.Context, err error) error {
+	e := wrapError(err)
+	if ctx.Err() != nil {
+		return &interrupted{err: e, ctx: ctx.Err()}
+	}
+	return e
+}
+
+// interrupted is a script error caused by its context ending.
+type interrupted struct {
+	err error
+	ctx error
+}
+
+func (i *interrupted) Error() string        { return i.err.Error() }
+func (i *interrupted) Unwrap() []error      { return []error{i.err, i.ctx} }
+func (i *interrupted) Is(target error) bool { return target == i.ctx }
+
+// require implements require(name): an agentsh module, or name.lua next to
+// the requiring file (dots separate directories), run once.
+func (in *Interp) require(L *lua.LState) int {
+	name := L.CheckString(1)
+	if m := in.predeclared.RawGetString(name); stdlibModules[name] && m != lua.LNil {
+		L.Push(m)
+		return 1
+	}
+	if name == "" || strings.Contains(name, "..") || filepath.IsAbs(name) || strings.ContainsAny(name, `\`) {
+		L.RaiseError("require %q: want a module name such as \"helpers\" or \"lib.strings\" (a .lua file next to the script)", name)
+	}
+	rel := strings.ReplaceAll(strings.TrimSuffix(name, ".lua"), ".", "/") + ".lua"
+	path := filepath.Join(callerDir(L), rel)
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		L.RaiseError("require %q: %v", name, err)
+	}
+	m := in.modules[abs]
+	if m != nil {
+		if m.loading {
+			L.RaiseError("require %q: cycle in require graph", name)
+		}
+		L.Push(m.value)
+		return 1
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		L.RaiseError("require %q: %v (modules are json, re, time, state, or .lua files next to the script)", name, err)
+	}
+	m = &module{loading: true}
+	in.modules[abs] = m
+	env := in.newEnv(L)
+	vals, err := in.runChunk(L.Context(), L, path, src, env, 1)
+	if err != nil {
+		delete(in.modules, abs) // a fixed file can be required again
+		L.RaiseError("require %q: %v", name, err)
+	}
+	m.loading = false
+	m.value = env
+	if len(vals) > 0 && vals[0] != lua.LNil {
+		m.value = vals[0]
+	}
+	L.Push(m.value)
+	return 1
+}
+
+// callerDir is the directory of the Lua function that called the running
+// built-in, "." for chunks that are not files.
+func callerDir(L *lua.LState) string {
+	dbg, ok := L.GetStack(1)
+	if !ok {
+		return "."
+	}
+	if _, err := L.GetInfo("S", dbg, lua.LNil); err != nil || dbg.Source == "" || strings.HasPrefix(dbg.Source, "<") {
+		return "."
+	}
+	return filepath.Dir(dbg.Source)
+}
+
+// luaFunc is a registered Lua function, callable from any goroutine.
+type luaFunc struct {
+	in   *Interp
+	fn   *lua.LFunction
+	name string
+}
+
+var _ script.Func = (*luaFunc)(nil)
+
+func (f *luaFunc) Name() string { return f.name }
+
+// Call runs the function on a thread of its own under ctx, holding the
+// interpreter lock except while the function waits in the host.
+func (f *luaFunc) Call(ctx context.Context, args ...any) (any, error) {
+	return f.in.callFunction(ctx, f.fn, f.name, args)
+}
+
+func (in *Interp) callFunction(ctx context.Context, fn *lua.LFunction, name string, args []any) (any, error) {
+	if err := in.acquire(ctx); err != nil {
+		return nil, err
+	}
+	defer in.release()
+	if in.closed {
+		return nil, errors.New("the Lua interpreter is closed")
+	}
+	L := in.thread(ctx)
+	defer in.putThread(L)
+	L.Push(fn)
+	for _, a := range args {
+		lv, err := in.toLua(L, a)
+		if err != nil {
+			return nil, fmt.Errorf("%s: argument: %w", name, err)
+		}
+		L.Push(lv)
+	}
+	if err := L.PCall(len(args), 1, nil); err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("%w (%v)", ctx.Err(), wrapError(err))
+		}
+		return nil, wrapError(err)
+	}
+	out, err := in.toGo(L.Get(-1), "return value")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return out, nil
+}
+
+// register wraps a Lua function for the host, naming it after the local or
+// global the caller bound it to (or function@file:line).
+func (in *Interp) register(L *lua.LState, fn *lua.LFunction, name string) *luaFunc {
+	if name == "" {
+		name = funcName(L, fn)
+	}
+	return &luaFunc{in: in, fn: fn, name: name}
+}
+
+func funcName(L *lua.LState, fn *lua.LFunction) string {
+	if dbg, ok := L.GetStack(1); ok {
+		for i := 1; ; i++ {
+			name, v := L.GetLocal(dbg, i)
+			if name == "" {
+				break
+			}
+			if v == fn && !strings.HasPrefix(name, "(") {
+				return name
+			}
+		}
+	}
+	var found string
+	if fn.Env != nil {
+		fn.Env.ForEach(func(k, v lua.LValue) {
+			if s, ok := k.(lua.LString); ok && v == fn && found == "" {
+				found = string(s)
+			}
+		})
+	}
+	if found != "" {
+		return found
+	}
+	if fn.Proto != nil {
+		return fmt.Sprintf("function@%s:%d", fn.Proto.SourceName, fn.Proto.LineDefined)
+	}
+	return "function"
+}
+
+// Names returns the predeclared names, for completion.
+func (in *Interp) Names() []string {
+	in.lock()
+	defer in.release()
+	return tableKeys(in.predeclared)
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/executor"
 	"github.com/agentsh/agentsh/script"
+	"github.com/agentsh/agentsh/script/lua"
 	sl "github.com/agentsh/agentsh/script/starlark"
 )
 
@@ -28,13 +29,15 @@ type app struct {
 	exec   *executor.Executor
 	host   *script.Host
 	interp *sl.Interp
-	events *events // nil unless --json
+	lua    *lua.Interp // created on first use
+	argv   []string    // what scripts see as argv
+	events *events     // nil unless --json
 
 	runCtx context.Context // the non-interactive run's context
 }
 
 func newApp(o *options, std stdio, argv []string) (*app, error) {
-	a := &app{opts: o, io: std}
+	a := &app{opts: o, io: std, argv: argv}
 	var execOpts []executor.Option
 	execOpts = append(execOpts, executor.WithValidateArguments(true))
 	if o.mode != "" {
@@ -68,17 +71,20 @@ func newApp(o *options, std stdio, argv []string) (*app, error) {
 	return a, nil
 }
 
-func (a *app) close() { _ = a.exec.Close() }
+func (a *app) close() {
+	_ = a.exec.Close()
+	if a.lua != nil {
+		a.lua.Close()
+	}
+}
 
 // loadPolicies runs the --load files in order; their tools, hooks and
 // middleware apply to everything that follows.
 func (a *app) loadPolicies(ctx context.Context) error {
 	for _, f := range a.opts.loads {
-		g, err := a.interp.ExecFile(ctx, f)
-		if err != nil {
+		if err := a.language(a.langOf(f)).load(ctx, f); err != nil {
 			return err
 		}
-		a.interp.Define(g)
 	}
 	return nil
 }
@@ -153,6 +159,10 @@ func detail(err error) string {
 	if errors.As(err, &se) {
 		return se.Detail()
 	}
+	var le *lua.Error
+	if errors.As(err, &le) {
+		return le.Detail()
+	}
 	var ue *usageError
 	if errors.As(err, &ue) {
 		return "agentsh: " + ue.msg
@@ -182,7 +192,7 @@ func agentsh(args []string, std stdio) int {
 	}
 	if o.command == "run" {
 		if len(o.positional) == 0 {
-			fmt.Fprintln(std.err, "agentsh: run needs a script: agentsh run FILE.star [ARGS...]")
+			fmt.Fprintln(std.err, "agentsh: run needs a script: agentsh run FILE.star|FILE.lua [ARGS...]")
 			return 2
 		}
 		argv = o.positional
@@ -218,7 +228,7 @@ func (a *app) dispatch(ctx context.Context) int {
 	case o.hasCode:
 		return a.runSnippet(ctx, "<command-line>", o.code)
 	case o.command == "run":
-		if _, err := a.interp.ExecFile(ctx, o.positional[0]); err != nil {
+		if err := a.language(a.langOf(o.positional[0])).run(ctx, o.positional[0]); err != nil {
 			return a.fail(err)
 		}
 		return 0
@@ -231,7 +241,7 @@ func (a *app) dispatch(ctx context.Context) int {
 	if err != nil {
 		return a.fail(fmt.Errorf("read stdin: %w", err))
 	}
-	if _, err := a.interp.ExecSource(ctx, "<stdin>", src); err != nil {
+	if err := a.language(a.opts.lang).source(ctx, "<stdin>", src); err != nil {
 		return a.fail(err)
 	}
 	return 0

@@ -21,7 +21,8 @@ type options struct {
 	jsonOut     bool
 	timeout     time.Duration
 	maxSteps    uint64
-	interactive bool // -i: REPL even when stdin is not a terminal
+	interactive bool   // -i: REPL even when stdin is not a terminal
+	lang        string // --lang: of -c, piped stdin, the REPL and files without .star/.lua
 
 	workdir     string // --workdir: where the built-in tools work
 	noBuiltins  bool
@@ -99,6 +100,17 @@ var valueFlags = map[string]func(o *options, v string) error{
 		o.execBackend = v
 		return nil
 	},
+	"lang": func(o *options, v string) error {
+		switch v {
+		case "star", "starlark":
+			o.lang = langStarlark
+		case "lua":
+			o.lang = langLua
+		default:
+			return usagef("--lang: got %q, want star or lua", v)
+		}
+		return nil
+	},
 	"max-steps": func(o *options, v string) error {
 		n, err := strconv.ParseUint(v, 10, 64)
 		if err != nil || n == 0 {
@@ -112,7 +124,7 @@ var valueFlags = map[string]func(o *options, v string) error{
 // parseArgs reads flags anywhere on the line, except after the script of
 // "run", whose remaining arguments belong to the script.
 func parseArgs(args []string) (*options, error) {
-	o := &options{concurrency: -1}
+	o := &options{concurrency: -1, lang: langStarlark}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if o.command == "run" && len(o.positional) > 0 {
@@ -181,7 +193,7 @@ const usageText = `agentsh: an embedded scripting agent shell
 
 Usage:
   agentsh [flags]                         REPL (piped stdin runs as a script)
-  agentsh run FILE.star [ARGS...]         run a script; ARGS are in argv
+  agentsh run FILE [ARGS...]              run a .star or .lua script; ARGS are in argv
   agentsh -c CODE [ARGS...]               run a snippet (a sole expression is printed)
   agentsh call TOOL [JSON] [--load F]     one call through the pipeline
   agentsh tools [--json]                  list the registered tools
@@ -193,7 +205,9 @@ Flags:
   --grep-backend B    native or ripgrep (default native)
   --glob-backend B    native, ripgrep or fd (default native)
   --exec-backend B    local or bwrap: run bash and run_code in Bubblewrap
-  --load FILE         run a policy or tool file first (repeatable)
+  --lang LANG         star (default) or lua: the language of -c, piped stdin,
+                      the REPL and files that end in neither .star nor .lua
+  --load FILE         run a policy or tool file (.star or .lua) first (repeatable)
   --mode MODE         execution mode of invoke_all: serial, parallel or mixed
   --concurrency N     bound parallel calls (0 = unlimited)
   --json              JSONL events on stdout (call: the whole result as JSON)
@@ -202,5 +216,5 @@ Flags:
   -i                  interactive REPL even when stdin is not a terminal
 
 Exit codes: 0 ok, 1 script error or failed call, 2 usage, 130 interrupted.
-REPL commands: :help, :tools, :load FILE, :quit (Ctrl-D also exits).
+REPL commands: :help, :tools, :load FILE, :star, :lua, :quit (Ctrl-D also exits).
 `

@@ -13,12 +13,12 @@ import (
 
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/script"
-	star "go.starlark.net/starlark"
 )
 
-// runSnippet runs -c code; a sole expression's value is printed.
+// runSnippet runs -c code in the --lang language; a sole expression's
+// value is printed.
 func (a *app) runSnippet(ctx context.Context, name, code string) int {
-	v, err := a.interp.Exec(ctx, name, code)
+	v, err := a.language(a.opts.lang).exec(ctx, name, code)
 	if err != nil {
 		return a.fail(err)
 	}
@@ -26,12 +26,11 @@ func (a *app) runSnippet(ctx context.Context, name, code string) int {
 	return 0
 }
 
-// printValue prints a REPL or snippet value (nothing for None).
-func (a *app) printValue(v star.Value) {
-	if v == nil || v == star.None {
-		return
+// printValue prints a REPL or snippet value (nothing for none).
+func (a *app) printValue(v string) {
+	if v != "" {
+		a.host.Print(v)
 	}
-	a.host.Print(v.String())
 }
 
 // call runs: agentsh call TOOL [JSON].

@@ -12,12 +12,12 @@ import (
 	"sort"
 	"strings"
 
-	sl "github.com/agentsh/agentsh/script/starlark"
 	"github.com/peterh/liner"
 )
 
 const (
 	prompt     = ">>> "
+	luaPrompt  = "lua> "
 	contPrompt = "... "
 )
 
@@ -34,8 +34,25 @@ var errAborted = errors.New("aborted")
 // replSession is one interactive session.
 type replSession struct {
 	a       *app
+	lang    string // the language of what is typed: star or lua
 	lines   lineReader
 	signals <-chan os.Signal // interrupts cancel the running evaluation
+}
+
+// prompt is the primary prompt of the session's language.
+func (s *replSession) prompt() string {
+	if s.lang == langLua {
+		return luaPrompt
+	}
+	return prompt
+}
+
+// langTitle names a language for people.
+func langTitle(lang string) string {
+	if lang == langLua {
+		return "Lua"
+	}
+	return "Starlark"
 }
 
 // repl runs the interactive loop until Ctrl-D or :quit.
@@ -43,15 +60,14 @@ func (a *app) repl() int {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt)
 	defer signal.Stop(sig)
-	var lines lineReader
+	s := &replSession{a: a, lang: a.opts.lang, signals: sig}
 	if isTerminal(a.io.in) && isTerminal(os.Stdout) {
-		lines = newLinerReader(a)
-		fmt.Fprintln(a.io.out, "agentsh — Starlark. :help for help, Ctrl-D to exit.")
+		s.lines = newLinerReader(a, func() []string { return a.language(s.lang).names() })
+		fmt.Fprintf(a.io.out, "agentsh — %s. :help for help, Ctrl-D to exit.\n", langTitle(s.lang))
 	} else {
-		lines = &plainReader{r: bufio.NewReader(a.io.in)}
+		s.lines = &plainReader{r: bufio.NewReader(a.io.in)}
 	}
-	defer lines.close()
-	s := &replSession{a: a, lines: lines, signals: sig}
+	defer s.lines.close()
 	if err := a.loadPolicies(context.Background()); err != nil {
 		a.report(err, false)
 	}
@@ -61,7 +77,7 @@ func (a *app) repl() int {
 func (s *replSession) loop() int {
 	for {
 		// Commands start with ':' and take the whole line.
-		line, err := s.lines.prompt(prompt)
+		line, err := s.lines.prompt(s.prompt())
 		switch {
 		case err == io.EOF:
 			return 0
@@ -78,7 +94,7 @@ func (s *replSession) loop() int {
 			continue
 		}
 		pending := []byte(line + "\n")
-		chunk, err := sl.ReadChunk("<stdin>", func() ([]byte, error) {
+		chunk, err := s.a.language(s.lang).readChunk(func() ([]byte, error) {
 			if pending != nil {
 				b := pending
 				pending = nil
@@ -108,7 +124,7 @@ func (s *replSession) loop() int {
 
 // eval runs one chunk; an interrupt cancels it (and its tool calls), not
 // the session.
-func (s *replSession) eval(chunk *sl.Chunk) {
+func (s *replSession) eval(chunk chunk) {
 	ctx, cancel := context.WithCancel(context.Background())
 	if s.a.opts.timeout > 0 {
 		ctx, cancel = context.WithTimeout(context.Background(), s.a.opts.timeout)
@@ -126,7 +142,7 @@ func (s *replSession) eval(chunk *sl.Chunk) {
 		case <-done:
 		}
 	}()
-	v, err := s.a.interp.EvalChunk(ctx, chunk)
+	v, err := s.a.language(s.lang).eval(ctx, chunk)
 	close(done)
 	<-watching // so this watcher cannot take the next chunk's interrupt
 	switch {
@@ -141,10 +157,12 @@ func (s *replSession) eval(chunk *sl.Chunk) {
 	}
 }
 
-const replHelp = `Type Starlark statements; blocks continue with "... " until a blank line.
-The value of an expression is printed and kept in _.
+const replHelp = `Type Starlark (>>>) or Lua (lua>) statements; blocks continue with "... "
+until they are complete (Starlark: until a blank line). The value of an
+expression is printed and kept in _.
+  :star, :lua  switch the language of what you type (both share the tools)
   :tools       list the registered tools
-  :load FILE   run FILE and keep its globals
+  :load FILE   run FILE (.star or .lua) and keep its globals
   :help        this text
   :quit        leave (Ctrl-D also leaves)
 Ctrl-C cancels a running evaluation and its tool calls.
@@ -171,12 +189,15 @@ func (s *replSession) command(line string) bool {
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		g, err := s.a.interp.ExecFile(ctx, arg)
-		if err != nil {
+		if err := s.a.language(s.a.langOf(arg)).load(ctx, arg); err != nil {
 			fmt.Fprintln(s.a.io.err, detail(err))
-			return false
 		}
-		s.a.interp.Define(g)
+	case ":star", ":starlark", ":lua":
+		s.lang = langStarlark
+		if name == ":lua" {
+			s.lang = langLua
+		}
+		fmt.Fprintf(s.a.io.err, "now %s\n", langTitle(s.lang))
 	default:
 		fmt.Fprintf(s.a.io.err, "unknown command %s; :help lists the commands\n", name)
 	}
@@ -206,11 +227,11 @@ type linerReader struct {
 	history string
 }
 
-func newLinerReader(a *app) *linerReader {
+func newLinerReader(a *app, globals func() []string) *linerReader {
 	st := liner.NewLiner()
 	st.SetCtrlCAborts(true)
 	st.SetTabCompletionStyle(liner.TabPrints)
-	st.SetCompleter(func(line string) []string { return complete(line, a.interp.GlobalNames(), a.host.ToolNames()) })
+	st.SetCompleter(func(line string) []string { return complete(line, globals(), a.host.ToolNames()) })
 	r := &linerReader{st: st, history: historyPath()}
 	if r.history != "" {
 		if f, err := os.Open(r.history); err == nil {

@@ -76,8 +76,8 @@ func parseChunk(filename, src string) (*Chunk, error) {
 }
 
 // EvalChunk runs c against the persistent REPL globals and returns what an
-// expression evaluated to, rendered (see Render); "" for statements and
-// nil. The first value is kept in _.
+// expression evaluated to (or what the chunk returned), rendered; "" for
+// statements and nil. The first value is kept in _.
 func (in *Interp) EvalChunk(ctx context.Context, c *Chunk) (string, error) {
 	if c.Empty() {
 		return "", nil
@@ -93,7 +93,7 @@ func (in *Interp) EvalChunk(ctx context.Context, c *Chunk) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if !c.expr || len(vals) == 0 || len(vals) == 1 && vals[0] == lua.LNil {
+	if len(vals) == 0 || len(vals) == 1 && vals[0] == lua.LNil {
 		return "", nil
 	}
 	env.RawSetString("_", vals[0])

@@ -20,8 +20,10 @@ func runInProcess(t *testing.T, stdin string, args ...string) (string, string, i
 
 // TestExamples runs every script under scripts/: programs must match their
 // golden transcript in testdata/examples, byte for byte, in every default
-// mode and on repeated runs; policies must load cleanly (their behaviour is
-// checked by testdata/script/policies.txtar).
+// mode and on repeated runs; a .lua program with a .star twin shares its
+// golden, so the two languages must print the same transcript. Policies
+// must load cleanly (their behaviour is checked by
+// testdata/script/policies.txtar and their *_test files).
 func TestExamples(t *testing.T) {
 	root := repoRoot(t)
 	var files, policies []string
@@ -29,7 +31,7 @@ func TestExamples(t *testing.T) {
 		switch {
 		case err != nil:
 			return err
-		case d.IsDir() || filepath.Ext(path) != ".star":
+		case d.IsDir() || !isScript(path) || strings.HasSuffix(strings.TrimSuffix(path, filepath.Ext(path)), "_test"):
 		case filepath.Base(filepath.Dir(path)) == "policies":
 			policies = append(policies, path)
 		default:
@@ -45,8 +47,8 @@ func TestExamples(t *testing.T) {
 	}
 	for _, f := range files {
 		rel, _ := filepath.Rel(filepath.Join(root, "scripts"), f)
-		name := strings.ReplaceAll(strings.TrimSuffix(rel, ".star"), string(filepath.Separator), "_")
-		t.Run(name, func(t *testing.T) {
+		name := strings.ReplaceAll(strings.TrimSuffix(rel, filepath.Ext(rel)), string(filepath.Separator), "_")
+		t.Run(rel, func(t *testing.T) {
 			golden := filepath.Join(root, "testdata", "examples", name+".golden")
 			var first string
 			for _, mode := range []string{"serial", "parallel", "mixed", "serial"} {
@@ -62,7 +64,8 @@ func TestExamples(t *testing.T) {
 					t.Fatalf("--mode %s: transcript differs from the first run\ngot:\n%s\nwant:\n%s", mode, out, first)
 				}
 			}
-			if *update {
+			_, statErr := os.Stat(golden)
+			if *update && (filepath.Ext(f) == ".star" || statErr != nil) { // a twin's golden is its .star's
 				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
 					t.Fatal(err)
 				}
@@ -87,4 +90,10 @@ func TestExamples(t *testing.T) {
 			}
 		})
 	}
+}
+
+// isScript reports whether path is a Starlark or Lua file.
+func isScript(path string) bool {
+	ext := filepath.Ext(path)
+	return ext == ".star" || ext == ".lua"
 }

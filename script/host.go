@@ -85,11 +85,23 @@ type ToolSpec struct {
 // DefineTool registers a script tool. The function receives the decoded
 // arguments object and returns the output.
 func (h *Host) DefineTool(spec ToolSpec) error {
+	t, err := scriptTool(spec)
+	if err != nil {
+		return err
+	}
+	if spec.Replace {
+		return h.exec.Registry().ReplaceTools(t)
+	}
+	return h.exec.Registry().RegisterTools(t)
+}
+
+// scriptTool builds the core.Tool of a script tool definition.
+func scriptTool(spec ToolSpec) (core.Tool, error) {
 	var params json.RawMessage
 	if spec.Parameters != nil {
 		raw, err := EncodeJSON(spec.Parameters)
 		if err != nil {
-			return fmt.Errorf("parameters: %w", err)
+			return core.Tool{}, fmt.Errorf("parameters: %w", err)
 		}
 		params = raw
 	}
@@ -109,10 +121,7 @@ func (h *Host) DefineTool(spec ToolSpec) error {
 			return toolOutput(out)
 		},
 	}
-	if spec.Replace {
-		return h.exec.Registry().ReplaceTools(t)
-	}
-	return h.exec.Registry().RegisterTools(t)
+	return t, nil
 }
 
 // toolOutput maps what a script function returned into a ToolFunc output.

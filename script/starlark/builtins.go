@@ -45,6 +45,11 @@ func (in *Interp) builtins() star.StringDict {
 		"math":            math.Module,
 		"state":           in.stateModule(),
 	}
+	if in.opts.Testing {
+		for k, v := range in.testingBuiltins() {
+			d[k] = v
+		}
+	}
 	d.Freeze()
 	return d
 }

@@ -15,6 +15,15 @@
 // budget (Options.MaxSteps), and Starlark caps the call stack, so a runaway
 // script stops with an error instead of hanging.
 //
+// # Tests
+//
+// With Options.Testing, scripts also have the assert module (eq, ne, true,
+// is_true, contains, fails), mock_tool(name, fn_or_value) and
+// skip(reason), the names of *_test.star files run by agentsh test
+// (package script/testrunner). TestNames lists a file's test functions
+// and Interp.Call runs one; a failed assertion is an *Error at the assert
+// call, and skip raises a *script.Skipped that errors.As finds.
+//
 // # Concurrency
 //
 // Each call into a script function gets a fresh starlark.Thread whose

@@ -28,6 +28,9 @@ type Options struct {
 	Argv []string
 	// Now, when set, is the clock of time.now(); tests fix it.
 	Now func() time.Time
+	// Testing adds the names of script tests (agentsh test): the assert
+	// module, mock_tool and skip. See TestNames and Call.
+	Testing bool
 }
 
 // fileOptions is the agentsh dialect: a shell, not a build language.

@@ -71,7 +71,7 @@ func wrapError(err error) error {
 	if ae.Type == lua.ApiErrorSyntax {
 		return syntaxError(err)
 	}
-	e := &Error{Traceback: strings.TrimSpace(ae.StackTrace), cause: err}
+	e := &Error{Traceback: strings.TrimSuffix(strings.TrimSpace(ae.StackTrace), "\n\t[G]: ?"), cause: err}
 	if ud, ok := ae.Object.(*lua.LUserData); ok {
 		if g, ok := ud.Value.(goError); ok {
 			e.cause = g.err
@@ -123,6 +123,18 @@ func syntaxError(err error) error {
 		}
 		msg := strings.TrimSpace(ae.Object.String())
 		return &Error{Msg: msg, cause: err, Incomplete: strings.Contains(msg, "at EOF")}
+	}
+	return err
+}
+
+// renameOuterFrame names the outermost frame of a function called from Go
+// (Lua can only call it the main chunk).
+func renameOuterFrame(err error, name string) error {
+	var e *Error
+	if errors.As(err, &e) {
+		if i := strings.LastIndex(e.Traceback, " in main chunk"); i >= 0 && !strings.Contains(e.Traceback[i+1:], "\n") {
+			e.Traceback = e.Traceback[:i] + " in function '" + name + "'"
+		}
 	}
 	return err
 }

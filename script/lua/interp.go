@@ -330,10 +330,11 @@ func (in *Interp) callFunction(ctx context.Context, fn *lua.LFunction, name stri
 		L.Push(lv)
 	}
 	if err := L.PCall(len(args), 1, nil); err != nil {
+		err = renameOuterFrame(wrapError(err), name)
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("%w (%v)", ctx.Err(), wrapError(err))
+			return nil, fmt.Errorf("%w (%v)", ctx.Err(), err)
 		}
-		return nil, wrapError(err)
+		return nil, err
 	}
 	out, err := in.toGo(L.Get(-1), "return value")
 	if err != nil {

@@ -1,0 +1,3 @@
+function test_never()
+end
+local x = = 1

@@ -38,15 +38,7 @@ type app struct {
 
 func newApp(o *options, std stdio, argv []string) (*app, error) {
 	a := &app{opts: o, io: std, argv: argv}
-	var execOpts []executor.Option
-	execOpts = append(execOpts, executor.WithValidateArguments(true))
-	if o.mode != "" {
-		m, _ := executor.ParseMode(o.mode) // checked by parseArgs
-		execOpts = append(execOpts, executor.WithExecutionMode(m))
-	}
-	if o.concurrency >= 0 {
-		execOpts = append(execOpts, executor.WithConcurrency(o.concurrency))
-	}
+	var extra []executor.Option
 	out := std.out
 	switch {
 	case o.command == "call":
@@ -58,17 +50,38 @@ func newApp(o *options, std stdio, argv []string) (*app, error) {
 	case o.jsonOut:
 		a.events = newEvents(std.out)
 		out = a.events.printer()
-		execOpts = append(execOpts, executor.WithOnStart(a.events.toolStart), executor.WithOnEnd(a.events.toolEnd))
+		extra = append(extra, executor.WithOnStart(a.events.toolStart), executor.WithOnEnd(a.events.toolEnd))
 	}
-	a.exec = executor.New(core.NewRegistry(), execOpts...)
-	a.host = script.NewHost(a.exec, out)
+	host, err := a.newHost(out, extra...)
+	if err != nil {
+		return nil, err
+	}
+	a.host, a.exec = host, host.Executor()
 	a.interp = sl.New(a.host, sl.Options{MaxSteps: o.maxSteps, Argv: argv})
+	return a, nil
+}
+
+// newHost returns a host on a new executor configured by the flags, with
+// the built-in tools unless --no-builtins. agentsh test makes one per test.
+func (a *app) newHost(out io.Writer, extra ...executor.Option) (*script.Host, error) {
+	o := a.opts
+	execOpts := []executor.Option{executor.WithValidateArguments(true)}
+	if o.mode != "" {
+		m, _ := executor.ParseMode(o.mode) // checked by parseArgs
+		execOpts = append(execOpts, executor.WithExecutionMode(m))
+	}
+	if o.concurrency >= 0 {
+		execOpts = append(execOpts, executor.WithConcurrency(o.concurrency))
+	}
+	exec := executor.New(core.NewRegistry(), append(execOpts, extra...)...)
+	host := script.NewHost(exec, out)
 	if !o.noBuiltins {
-		if err := a.installTools(); err != nil {
+		if err := a.installTools(host); err != nil {
+			_ = exec.Close()
 			return nil, err
 		}
 	}
-	return a, nil
+	return host, nil
 }
 
 func (a *app) close() {
@@ -212,7 +225,7 @@ func agentsh(args []string, std stdio) int {
 	defer stop()
 	a.runCtx = ctx
 	code := a.dispatch(ctx)
-	if code == 0 && a.events != nil && o.command != "call" && o.command != "tools" {
+	if code == 0 && a.events != nil && o.command != "call" && o.command != "tools" && o.command != "test" {
 		a.events.exit(0)
 	}
 	return code
@@ -236,6 +249,8 @@ func (a *app) dispatch(ctx context.Context) int {
 		return a.call(ctx)
 	case o.command == "tools":
 		return a.tools()
+	case o.command == "test":
+		return a.test(ctx)
 	}
 	src, err := io.ReadAll(a.io.in)
 	if err != nil {

@@ -11,7 +11,7 @@ import (
 
 // options are the parsed command line.
 type options struct {
-	command     string   // "", "run", "call", "tools", "help", "version"
+	command     string   // "", "run", "call", "tools", "test", "help", "version"
 	positional  []string // the command's arguments
 	code        string   // -c
 	hasCode     bool
@@ -23,6 +23,7 @@ type options struct {
 	maxSteps    uint64
 	interactive bool   // -i: REPL even when stdin is not a terminal
 	lang        string // --lang: of -c, piped stdin, the REPL and files without .star/.lua
+	verbose     bool   // -v: agentsh test shows the output of passing tests
 
 	workdir     string // --workdir: where the built-in tools work
 	noBuiltins  bool
@@ -40,7 +41,7 @@ func usagef(format string, args ...any) error {
 	return &usageError{fmt.Sprintf(format, args...)}
 }
 
-var commands = map[string]bool{"run": true, "call": true, "tools": true, "help": true, "version": true}
+var commands = map[string]bool{"run": true, "call": true, "tools": true, "test": true, "help": true, "version": true}
 
 // valueFlags are the flags that take a value (--flag V or --flag=V).
 var valueFlags = map[string]func(o *options, v string) error{
@@ -138,7 +139,7 @@ func parseArgs(args []string) (*options, error) {
 		if !strings.HasPrefix(a, "-") || a == "-" {
 			if o.command == "" && len(o.positional) == 0 && !o.hasCode {
 				if !commands[a] {
-					return nil, usagef("unknown command %q: want run, call, tools or help", a)
+					return nil, usagef("unknown command %q: want run, call, tools, test or help", a)
 				}
 				o.command = a
 				continue
@@ -173,6 +174,8 @@ func parseArgs(args []string) (*options, error) {
 			}
 		case "i", "interactive":
 			o.interactive = true
+		case "v", "verbose":
+			o.verbose = true
 		case "no-builtins":
 			o.noBuiltins = true
 		case "h", "help":
@@ -197,6 +200,8 @@ Usage:
   agentsh -c CODE [ARGS...]               run a snippet (a sole expression is printed)
   agentsh call TOOL [JSON] [--load F]     one call through the pipeline
   agentsh tools [--json]                  list the registered tools
+  agentsh test [-v] [PATHS...]            run *_test.star and *_test.lua files
+                                          (default: . recursively, without testdata)
   agentsh help                            this text
 
 Flags:

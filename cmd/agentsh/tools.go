@@ -14,7 +14,7 @@ import (
 // installTools registers the built-in tools for --workdir (default: the
 // current directory) with the backends the flags chose, and makes the
 // search backends settable from scripts with config().
-func (a *app) installTools() error {
+func (a *app) installTools(host *script.Host) error {
 	o := a.opts
 	dir := o.workdir
 	if dir == "" {
@@ -37,7 +37,7 @@ func (a *app) installTools() error {
 		cfg.Exec = bw
 	}
 	ext := tools.NewExtension(cfg)
-	if err := a.exec.Install(context.Background(), ext); err != nil {
+	if err := host.Executor().Install(context.Background(), ext); err != nil {
 		return fmt.Errorf("--workdir %s: %w", dir, err)
 	}
 	if o.grepBackend != "" {
@@ -50,8 +50,8 @@ func (a *app) installTools() error {
 			return fmt.Errorf("--glob-backend: %w", err)
 		}
 	}
-	a.host.AddSetting("grep_backend", backendSetting(ext.GrepBackend, ext.CheckGrepBackend, ext.SetGrepBackend))
-	a.host.AddSetting("glob_backend", backendSetting(ext.GlobBackend, ext.CheckGlobBackend, ext.SetGlobBackend))
+	host.AddSetting("grep_backend", backendSetting(ext.GrepBackend, ext.CheckGrepBackend, ext.SetGrepBackend))
+	host.AddSetting("glob_backend", backendSetting(ext.GlobBackend, ext.CheckGlobBackend, ext.SetGlobBackend))
 	return nil
 }
 

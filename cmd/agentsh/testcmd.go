@@ -1,0 +1,40 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/agentsh/agentsh/script"
+	"github.com/agentsh/agentsh/script/testrunner"
+)
+
+// test runs: agentsh test [PATHS...]. Every test gets a fresh host set up
+// as the flags say (built-in tools included unless --no-builtins); the
+// report goes to stdout and any failure exits 1.
+func (a *app) test(ctx context.Context) int {
+	opts := testrunner.Options{
+		NewHost: func(out io.Writer) (*script.Host, func(), error) {
+			h, err := a.newHost(out)
+			if err != nil {
+				return nil, nil, err
+			}
+			return h, func() { _ = h.Executor().Close() }, nil
+		},
+		MaxSteps: a.opts.maxSteps,
+		Out:      a.io.out,
+		Verbose:  a.opts.verbose,
+	}
+	sum, err := testrunner.Run(ctx, opts, a.opts.positional)
+	if err != nil {
+		return a.fail(err)
+	}
+	if interrupted(a.runCtx) {
+		fmt.Fprintln(a.io.err, "agentsh: interrupted")
+		return 130
+	}
+	if sum.Failed > 0 {
+		return 1
+	}
+	return 0
+}

@@ -32,6 +32,10 @@ const (
 	callStackSize   = 256
 	registrySize    = 1024
 	registryMaxSize = 256 * 1024
+	// registryGrowStep is how many slots the value stack grows by at a
+	// time; gopher-lua's default of 32 makes filling it quadratic (a single
+	// unpack of a large table ran for seconds, deaf to its context).
+	registryGrowStep = 4096
 )
 
 // maxIdleThreads bounds the threads kept for reuse.
@@ -76,10 +80,11 @@ func New(host *script.Host, opts Options) *Interp {
 }
 
 var stateOptions = lua.Options{
-	SkipOpenLibs:    true,
-	CallStackSize:   callStackSize,
-	RegistrySize:    registrySize,
-	RegistryMaxSize: registryMaxSize,
+	SkipOpenLibs:     true,
+	CallStackSize:    callStackSize,
+	RegistrySize:     registrySize,
+	RegistryMaxSize:  registryMaxSize,
+	RegistryGrowStep: registryGrowStep,
 }
 
 // Host returns the interpreter's host.
@@ -218,22 +223,8 @@ func (in *Interp) runChunk(ctx context.Context, L *lua.LState, filename string, 
 
 // runError converts a Lua error, noting the context when it ended the run.
 func (in *Interp) runError(ctx context.Context, err error) error {
-	e := wrapError(err)
-	if ctx.Err() != nil {
-		return &interrupted{err: e, ctx: ctx.Err()}
-	}
-	return e
+	return script.Interrupted(ctx, wrapError(err))
 }
-
-// interrupted is a script error caused by its context ending.
-type interrupted struct {
-	err error
-	ctx error
-}
-
-func (i *interrupted) Error() string        { return i.err.Error() }
-func (i *interrupted) Unwrap() []error      { return []error{i.err, i.ctx} }
-func (i *interrupted) Is(target error) bool { return target == i.ctx }
 
 // require implements require(name): an agentsh module, or name.lua next to
 // the requiring file (dots separate directories), run once.

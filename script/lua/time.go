@@ -1,6 +1,7 @@
 package lua
 
 import (
+	"cmp"
 	"time"
 
 	lua "github.com/yuin/gopher-lua"
@@ -94,6 +95,20 @@ func (in *Interp) timeMetas(L *lua.LState) (timeMeta, durMeta *lua.LTable) {
 		return 1
 	})
 	set := func(mt *lua.LTable, name string, fn lua.LGFunction) { mt.RawSetString(name, L.NewFunction(fn)) }
+	// setCompare gives mt ==, < and <= from order, which compares the two
+	// operands as cmp.Compare does.
+	setCompare := func(mt *lua.LTable, order func(L *lua.LState) int) {
+		for name, holds := range map[string]func(int) bool{
+			"__eq": func(c int) bool { return c == 0 },
+			"__lt": func(c int) bool { return c < 0 },
+			"__le": func(c int) bool { return c <= 0 },
+		} {
+			set(mt, name, func(L *lua.LState) int {
+				L.Push(lua.LBool(holds(order(L))))
+				return 1
+			})
+		}
+	}
 	for _, x := range []struct {
 		mt   *lua.LTable
 		name string
@@ -160,23 +175,10 @@ func (in *Interp) timeMetas(L *lua.LState) (timeMeta, durMeta *lua.LTable) {
 		}
 		return pushTime(L, t.Add(d))
 	})
-	set(timeMeta, "__eq", func(L *lua.LState) int {
+	setCompare(timeMeta, func(L *lua.LState) int {
 		t, _ := toTime(L, 1)
 		u, _ := toTime(L, 2)
-		L.Push(lua.LBool(t.Equal(u)))
-		return 1
-	})
-	set(timeMeta, "__lt", func(L *lua.LState) int {
-		t, _ := toTime(L, 1)
-		u, _ := toTime(L, 2)
-		L.Push(lua.LBool(t.Before(u)))
-		return 1
-	})
-	set(timeMeta, "__le", func(L *lua.LState) int {
-		t, _ := toTime(L, 1)
-		u, _ := toTime(L, 2)
-		L.Push(lua.LBool(!u.Before(t)))
-		return 1
+		return t.Compare(u)
 	})
 
 	set(durMeta, "__tostring", func(L *lua.LState) int {
@@ -231,23 +233,10 @@ func (in *Interp) timeMetas(L *lua.LState) (timeMeta, durMeta *lua.LTable) {
 		}
 		return pushDur(L, time.Duration(float64(d)*float64(f)))
 	})
-	set(durMeta, "__eq", func(L *lua.LState) int {
+	setCompare(durMeta, func(L *lua.LState) int {
 		a, _ := toDur(L, 1)
 		b, _ := toDur(L, 2)
-		L.Push(lua.LBool(a == b))
-		return 1
-	})
-	set(durMeta, "__lt", func(L *lua.LState) int {
-		a, _ := toDur(L, 1)
-		b, _ := toDur(L, 2)
-		L.Push(lua.LBool(a < b))
-		return 1
-	})
-	set(durMeta, "__le", func(L *lua.LState) int {
-		a, _ := toDur(L, 1)
-		b, _ := toDur(L, 2)
-		L.Push(lua.LBool(a <= b))
-		return 1
+		return cmp.Compare(a, b)
 	})
 	return timeMeta, durMeta
 }

@@ -162,22 +162,8 @@ func (in *Interp) runError(ctx context.Context, err error) error {
 	if err == nil {
 		return nil
 	}
-	err = wrapError(err)
-	if ctx.Err() != nil {
-		return &interrupted{err: err, ctx: ctx.Err()}
-	}
-	return err
+	return script.Interrupted(ctx, wrapError(err))
 }
-
-// interrupted is a script error caused by its context ending.
-type interrupted struct {
-	err error
-	ctx error
-}
-
-func (i *interrupted) Error() string        { return i.err.Error() }
-func (i *interrupted) Unwrap() []error      { return []error{i.err, i.ctx} }
-func (i *interrupted) Is(target error) bool { return target == i.ctx }
 
 // load implements load("path.star", ...) relative to the loading file.
 func (in *Interp) load(t *star.Thread, name string) (star.StringDict, error) {

@@ -218,7 +218,15 @@ func (in *Interp) timeMetas(L *lua.LState) (timeMeta, durMeta *lua.LTable) {
 			return pushDur(L, op(a, b))
 		}
 	}
-	set(durMeta, "__add", arith(func(a, b time.Duration) time.Duration { return a + b }))
+	addDur := arith(func(a, b time.Duration) time.Duration { return a + b })
+	set(durMeta, "__add", func(L *lua.LState) int {
+		// duration + time: Lua asks the left operand's metatable first.
+		if t, ok := toTime(L, 2); ok {
+			d, _ := toDur(L, 1)
+			return pushTime(L, t.Add(d))
+		}
+		return addDur(L)
+	})
 	set(durMeta, "__sub", arith(func(a, b time.Duration) time.Duration { return a - b }))
 	set(durMeta, "__mul", func(L *lua.LState) int {
 		d, ok := toDur(L, 1)

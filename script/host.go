@@ -275,6 +275,10 @@ func RawArgs(args any) (json.RawMessage, error) {
 
 // InvokeTool runs one call through the pipeline.
 func (h *Host) InvokeTool(ctx context.Context, name string, args any, dedupKey string) (*ResultInfo, error) {
+	ctx, err := nested(ctx)
+	if err != nil {
+		return nil, err
+	}
 	raw, err := RawArgs(args)
 	if err != nil {
 		return nil, fmt.Errorf("args%w", pathErr(err))
@@ -300,6 +304,10 @@ type CallSpec struct {
 // InvokeAll runs a batch. mode "" uses the configured mode; concurrency < 0
 // uses the configured bound.
 func (h *Host) InvokeAll(ctx context.Context, specs []CallSpec, mode string, concurrency int) ([]*ResultInfo, error) {
+	ctx, err := nested(ctx)
+	if err != nil {
+		return nil, err
+	}
 	var opts []executor.BatchOption
 	if mode != "" {
 		m, err := executor.ParseMode(mode)

@@ -187,6 +187,11 @@ func hookOptions(L *lua.LState, fn string) (tools []string, name string) {
 		return []string{string(o)}, ""
 	case *lua.LTable:
 		if o.RawGetInt(1) != lua.LNil {
+			o.ForEach(func(k, _ lua.LValue) {
+				if _, isIndex := k.(lua.LNumber); !isIndex {
+					L.RaiseError("%s: options are a list of tools or {tools = {...}, name = ...}, not both (found key %s)", fn, keyText(k))
+				}
+			})
 			return stringList(L, fn, "tools", o), ""
 		}
 		f := fields(L, fn, o, "tools", "name")
@@ -311,7 +316,11 @@ func (in *Interp) builtinInvokeTool(L *lua.LState) int {
 		dedup = string(o)
 	case *lua.LTable:
 		if k, ok := fields(L, "invoke_tool", o, "dedup_key")["dedup_key"]; ok {
-			dedup = lua.LVAsString(k)
+			s, isString := k.(lua.LString)
+			if !isString {
+				L.RaiseError("invoke_tool: dedup_key must be a string, got %s", typeName(k))
+			}
+			dedup = string(s)
 		}
 	default:
 		L.RaiseError("invoke_tool: options must be {dedup_key = \"...\"}, got %s", typeName(o))

@@ -2,6 +2,7 @@ package lua
 
 import (
 	"errors"
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -71,7 +72,7 @@ func wrapError(err error) error {
 	if ae.Type == lua.ApiErrorSyntax {
 		return syntaxError(err)
 	}
-	e := &Error{Traceback: strings.TrimSuffix(strings.TrimSpace(ae.StackTrace), "\n\t[G]: ?"), cause: err}
+	e := &Error{Traceback: ae.StackTrace, cause: err}
 	if ud, ok := ae.Object.(*lua.LUserData); ok {
 		if g, ok := ud.Value.(goError); ok {
 			e.cause = g.err
@@ -137,4 +138,59 @@ func renameOuterFrame(err error, name string) error {
 		}
 	}
 	return err
+}
+
+// maxTraceFrames bounds a traceback: the innermost and outermost frames are
+// kept, the middle elided.
+const maxTraceFrames = 20
+
+// traceback lists L's frames below the running error handler, innermost
+// first, in Lua's format.
+func traceback(L *lua.LState) string {
+	var lines []string
+	for level := 1; ; level++ {
+		dbg, ok := L.GetStack(level)
+		if !ok {
+			break
+		}
+		if _, err := L.GetInfo("Sln", dbg, lua.LNil); err != nil {
+			break
+		}
+		lines = append(lines, "\t"+frameText(dbg))
+		if dbg.What == "main" {
+			// The outermost frame. (Past it, GetStack keeps answering with
+			// the bottom frame, once for every tail call made.)
+			break
+		}
+	}
+	if len(lines) > maxTraceFrames {
+		head, tail := lines[:maxTraceFrames/2], lines[len(lines)-maxTraceFrames/2:]
+		lines = append(append(head[:len(head):len(head)], "\t..."), tail...)
+	}
+	return "stack traceback:\n" + strings.Join(lines, "\n")
+}
+
+func frameText(dbg *lua.Debug) string {
+	where := "[G]:"
+	if dbg.What != "G" {
+		where = fmt.Sprintf("%s:%d:", dbg.Source, dbg.CurrentLine)
+	}
+	switch {
+	case dbg.What == "main":
+		return where + " in main chunk"
+	case dbg.Name != "" && !strings.ContainsAny(dbg.Name[:1], "(<"):
+		return where + " in function '" + dbg.Name + "'"
+	case dbg.What == "G":
+		return where + " in a Go function"
+	}
+	return fmt.Sprintf("%s in function <%s:%d>", where, dbg.Source, dbg.LineDefined)
+}
+
+// overflowError is the error of a PCall that panicked because the value
+// stack was full.
+func overflowError(r any) error {
+	if ae, ok := r.(*lua.ApiError); ok {
+		return ae
+	}
+	return &lua.ApiError{Type: lua.ApiErrorRun, Object: lua.LString(fmt.Sprint(r))}
 }

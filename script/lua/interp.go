@@ -14,6 +14,9 @@ import (
 	lua "github.com/yuin/gopher-lua"
 )
 
+// errClosed is the error of using an interpreter after Close.
+var errClosed = errors.New("the Lua interpreter is closed")
+
 // Options configures an Interp. The zero value is usable.
 type Options struct {
 	// Argv is visible to scripts as the array argv (argv[1] is the script).
@@ -55,6 +58,10 @@ type Interp struct {
 	predeclared *lua.LTable // the shared globals: libraries and the API
 	metatables
 
+	onError *lua.LFunction         // records a traceback before the stack unwinds
+	traces  map[*lua.LState]string // what onError recorded, by thread
+	broken  map[*lua.LState]bool   // threads a failed PCall left unusable
+
 	modules map[string]*module // require()d files, by absolute path
 	repl    *lua.LTable        // REPL and Exec globals, created on first use
 	closed  bool
@@ -68,8 +75,13 @@ type module struct {
 
 // New returns an interpreter for host.
 func New(host *script.Host, opts Options) *Interp {
-	in := &Interp{host: host, opts: opts, gil: make(chan struct{}, 1), modules: map[string]*module{}}
+	in := &Interp{host: host, opts: opts, gil: make(chan struct{}, 1), modules: map[string]*module{},
+		traces: map[*lua.LState]string{}, broken: map[*lua.LState]bool{}}
 	in.main = lua.NewState(stateOptions)
+	in.onError = in.main.NewFunction(func(L *lua.LState) int {
+		in.traces[L] = traceback(L)
+		return 1 // the error value, unchanged
+	})
 	in.predeclared = in.main.G.Global
 	in.initMetatables(in.main)
 	if err := openSandbox(in.main); err != nil {
@@ -152,6 +164,11 @@ func (in *Interp) thread(ctx context.Context) *lua.LState {
 
 func (in *Interp) putThread(L *lua.LState) {
 	L.RemoveContext()
+	if in.broken[L] {
+		delete(in.broken, L)
+		L.Close()
+		return
+	}
 	L.SetTop(0)
 	if len(in.idle) < maxIdleThreads && !in.closed {
 		in.idle = append(in.idle, L)
@@ -190,6 +207,17 @@ func (in *Interp) ExecSource(ctx context.Context, filename string, src []byte) (
 		return nil, err
 	}
 	defer in.release()
+	if in.closed {
+		return nil, errClosed
+	}
+	if filename != "" && filename[0] != '<' {
+		// While it runs, the entry file counts as being required, so a
+		// require cycle back to it is caught instead of running it twice.
+		if abs, err := filepath.Abs(filename); err == nil && in.modules[abs] == nil {
+			in.modules[abs] = &module{loading: true}
+			defer delete(in.modules, abs)
+		}
+	}
 	L := in.thread(ctx)
 	defer in.putThread(L)
 	env := in.newEnv(L)
@@ -209,7 +237,7 @@ func (in *Interp) runChunk(ctx context.Context, L *lua.LState, filename string, 
 	fn.Env = env
 	top := L.GetTop()
 	L.Push(fn)
-	if err := L.PCall(0, nret, nil); err != nil {
+	if err := in.pcall(L, 0, nret); err != nil {
 		return nil, in.runError(ctx, err)
 	}
 	n := L.GetTop() - top
@@ -219,6 +247,31 @@ func (in *Interp) runChunk(ctx context.Context, L *lua.LState, filename string, 
 	}
 	L.SetTop(top)
 	return out, nil
+}
+
+// pcall is L.PCall with the interpreter's error handler: the traceback is
+// taken while the failing frames are still there, and bounded, where
+// gopher-lua's own would list every tail call of a long loop.
+func (in *Interp) pcall(L *lua.LState, nargs, nret int) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			// With the value stack full (a registry overflow), PCall
+			// cannot push the handler and panics instead of returning.
+			// The thread's stacks are left inconsistent: retire it.
+			err = overflowError(r)
+			in.broken[L] = true
+		}
+	}()
+	err = L.PCall(nargs, nret, in.onError)
+	if err == nil {
+		return nil
+	}
+	var ae *lua.ApiError
+	if errors.As(err, &ae) && ae.StackTrace == "" {
+		ae.StackTrace = in.traces[L]
+	}
+	delete(in.traces, L)
+	return err
 }
 
 // runError converts a Lua error, noting the context when it ended the run.
@@ -308,7 +361,7 @@ func (in *Interp) callFunction(ctx context.Context, fn *lua.LFunction, name stri
 	}
 	defer in.release()
 	if in.closed {
-		return nil, errors.New("the Lua interpreter is closed")
+		return nil, errClosed
 	}
 	L := in.thread(ctx)
 	defer in.putThread(L)
@@ -320,7 +373,7 @@ func (in *Interp) callFunction(ctx context.Context, fn *lua.LFunction, name stri
 		}
 		L.Push(lv)
 	}
-	if err := L.PCall(len(args), 1, nil); err != nil {
+	if err := in.pcall(L, len(args), 1); err != nil {
 		err = renameOuterFrame(wrapError(err), name)
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%w (%v)", ctx.Err(), err)

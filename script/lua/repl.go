@@ -86,6 +86,9 @@ func (in *Interp) EvalChunk(ctx context.Context, c *Chunk) (string, error) {
 		return "", err
 	}
 	defer in.release()
+	if in.closed {
+		return "", errClosed
+	}
 	L := in.thread(ctx)
 	defer in.putThread(L)
 	env := in.replEnv()

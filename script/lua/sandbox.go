@@ -36,7 +36,46 @@ func openSandbox(L *lua.LState) error {
 		}))
 	}
 	L.SetGlobal("_GOPHER_LUA_VERSION", lua.LNil)
+	guardCoroutines(L)
 	return nil
+}
+
+// maxCoroutineNesting bounds coroutines resumed inside each other. Every
+// level is a Lua thread and a Go stack frame that the call-stack limit
+// does not see, so runaway recursion through coroutine.wrap would
+// otherwise grow until memory is gone.
+const maxCoroutineNesting = 500
+
+// guardCoroutines wraps coroutine.resume and coroutine.wrap so that
+// resumes nest at most maxCoroutineNesting deep.
+func guardCoroutines(L *lua.LState) {
+	co := L.GetGlobal(lua.CoroutineLibName).(*lua.LTable)
+	depth := 0
+	enter := func(L *lua.LState) {
+		if depth >= maxCoroutineNesting {
+			L.RaiseError("coroutines nested more than %d deep", maxCoroutineNesting)
+		}
+		depth++
+	}
+	leave := func() { depth-- }
+	// call runs fn with the arguments on L's stack, returning all its
+	// results; leave runs even when fn raises (an unwinding panic).
+	call := func(L *lua.LState, fn lua.LValue) int {
+		enter(L)
+		defer leave()
+		L.Insert(fn, 1)
+		L.Call(L.GetTop()-1, lua.MultRet)
+		return L.GetTop()
+	}
+	resume, wrap := co.RawGetString("resume"), co.RawGetString("wrap")
+	co.RawSetString("resume", L.NewFunction(func(L *lua.LState) int { return call(L, resume) }))
+	co.RawSetString("wrap", L.NewFunction(func(L *lua.LState) int {
+		L.Insert(wrap, 1)
+		L.Call(L.GetTop()-1, 1)
+		wrapped := L.Get(-1)
+		L.Push(L.NewFunction(func(L *lua.LState) int { return call(L, wrapped) }))
+		return 1
+	}))
 }
 
 // RunSandboxed runs code in a fresh Lua state with only the sandbox's
@@ -64,11 +103,29 @@ func RunSandboxed(ctx context.Context, code string) (string, error) {
 		return 0
 	}))
 	L.SetContext(ctx)
-	if err := L.DoString(code); err != nil {
+	fn, err := L.LoadString(code)
+	if err != nil {
+		return "", err
+	}
+	L.Push(fn)
+	if err := pcallNoTrace(L); err != nil {
 		if ctx.Err() != nil {
 			return out.String(), fmt.Errorf("lua code stopped: %w", ctx.Err())
 		}
 		return out.String(), err
 	}
 	return out.String(), nil
+}
+
+// pcallNoTrace runs the function on top of L's stack, protected. A
+// handler, even one that only passes the error on, keeps PCall from
+// building a traceback, which after a long tail-call loop costs seconds;
+// with the value stack full PCall panics instead, and that is an error too.
+func pcallNoTrace(L *lua.LState) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = overflowError(r)
+		}
+	}()
+	return L.PCall(0, 0, L.NewFunction(func(L *lua.LState) int { return 1 }))
 }

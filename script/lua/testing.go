@@ -68,7 +68,7 @@ func (in *Interp) installTesting(L *lua.LState) {
 			pattern := L.OptString(2, "")
 			L.Push(fn)
 			var raised error
-			if err := L.PCall(0, 0, nil); err != nil {
+			if err := in.pcall(L, 0, 0); err != nil {
 				raised = errors.New(bareMessage(err))
 			}
 			msg, err := script.AssertFails(raised, pattern)

@@ -9,7 +9,9 @@ import (
 
 // timeValue and durationValue are the Values of the time module's
 // userdata: Starlark's time.time and time.duration, with the same fields
-// and the same tostring.
+// and the same tostring. Being Lua numbers, t.unix_nano and d.nanoseconds
+// are exact only up to 2^53 (about 104 days of nanoseconds); beyond that
+// they are the nearest float, within about a microsecond today.
 type (
 	timeValue     time.Time
 	durationValue time.Duration

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/script"
+	"github.com/agentsh/agentsh/stdlib"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -36,6 +37,9 @@ func (in *Interp) toGoDepth(v lua.LValue, path string, depth int) (any, error) {
 		return string(x), nil
 	case *lua.LTable:
 		if depth >= maxDepth {
+			if len(path) > 60 {
+				path = path[:60] + "…"
+			}
 			return nil, &script.ValueError{Path: path, Msg: fmt.Sprintf("tables nest more than %d deep (does a table contain itself?)", maxDepth)}
 		}
 		return in.tableToGo(x, path, depth+1)
@@ -131,6 +135,8 @@ func typeName(v lua.LValue) string {
 			return "a result"
 		case core.Middleware:
 			return "a middleware"
+		case *stdlib.Match:
+			return "a match"
 		}
 	}
 	t := v.Type().String()

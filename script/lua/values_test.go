@@ -79,7 +79,7 @@ func TestValueErrors(t *testing.T) {
 		{`{n = -1/0}`, `args["n"]: number -Inf is not finite`},
 		{`{n = 0/0}`, `args["n"]: number NaN is not finite`},
 		{`{t = time.now()}`, `args["t"]: cannot convert a time to JSON`},
-		{`{m = re.search("a", "a")}`, `args["m"]: cannot convert userdata to JSON`},
+		{`{m = re.search("a", "a")}`, `args["m"]: cannot convert a match to JSON`},
 		{`(function() local t = {} t.self = t return t end)()`, `args["self"]["self"]`},
 		{`(function() local t = {} t[1] = t return t end)()`, "args[1][1][1]"},
 	} {

@@ -106,55 +106,80 @@ func BenchmarkLuaToolParallel(b *testing.B) {
 	})
 }
 
-func batch64() []core.Call {
+// The batch benchmarks run 64 calls of a tiny tool ("hello") and of a tool
+// that computes for a while ("work", a loop of 5000 additions), in parallel
+// and in serial mode. The tiny tool shows the overhead; the busy one shows
+// what serializing Lua costs: Starlark's parallel batch can use every core,
+// Lua's cannot.
+const (
+	luaBatchTools = helloTool + `
+tool{name = "work", concurrency_safe = true, fn = function(args)
+  local s = 0
+  for i = 1, 5000 do s = s + i end
+  return "hello"
+end}
+`
+	starlarkBatchTools = `
+def hello(args):
+    return "hello"
+tool(name = "hello", fn = hello, concurrency_safe = True)
+
+def work(args):
+    s = 0
+    for i in range(5000):
+        s += i
+    return "hello"
+tool(name = "work", fn = work, concurrency_safe = True)
+`
+)
+
+func batch64(name string) []core.Call {
 	calls := make([]core.Call, 64)
 	for i := range calls {
-		calls[i] = core.Call{Name: "hello", Args: benchArgs}
+		calls[i] = core.Call{Name: name, Args: benchArgs}
 	}
 	return calls
 }
 
-func benchBatch(b *testing.B, ex *executor.Executor, mode executor.Mode) {
+func benchBatch(b *testing.B, ex *executor.Executor, name string, mode executor.Mode) {
 	b.Helper()
 	ctx := context.Background()
-	calls := batch64()
+	calls := batch64(name)
 	b.ReportAllocs()
 	for b.Loop() {
 		for _, r := range ex.ExecuteAll(ctx, calls, executor.InMode(mode)) {
 			if r.ForLLM != "hello" {
-				b.Fatalf("hello: %q, %v", r.ForLLM, r.Err)
+				b.Fatalf("%s: %q, %v", name, r.ForLLM, r.Err)
 			}
 		}
 	}
 }
 
-// BenchmarkExecuteAllLua64: 64 Lua tool calls in one ExecuteAll, in
-// parallel mode and in serial mode. Lua execution is serialized, so the
-// parallel batch gains little over the serial one.
-func BenchmarkExecuteAllLua64(b *testing.B) {
-	for _, mode := range []executor.Mode{executor.ModeParallel, executor.ModeSerial} {
-		b.Run(mode.String(), func(b *testing.B) {
-			e := benchEnv(b, helloTool)
-			benchBatch(b, e.ex, mode)
-		})
+// runBatches runs the batch sub-benchmarks on the host that setup makes.
+func runBatches(b *testing.B, setup func(b *testing.B) *env) {
+	for _, tool := range []string{"hello", "work"} {
+		for _, mode := range []executor.Mode{executor.ModeParallel, executor.ModeSerial} {
+			b.Run(tool+"/"+mode.String(), func(b *testing.B) {
+				benchBatch(b, setup(b).ex, tool, mode)
+			})
+		}
 	}
 }
 
-// BenchmarkExecuteAllStarlark64: the same batch of a Starlark tool, whose
+// BenchmarkExecuteAllLua64: 64 Lua tool calls in one ExecuteAll.
+func BenchmarkExecuteAllLua64(b *testing.B) {
+	runBatches(b, func(b *testing.B) *env { return benchEnv(b, luaBatchTools) })
+}
+
+// BenchmarkExecuteAllStarlark64: the same batches of Starlark tools, whose
 // calls do run in parallel, for comparison.
 func BenchmarkExecuteAllStarlark64(b *testing.B) {
-	for _, mode := range []executor.Mode{executor.ModeParallel, executor.ModeSerial} {
-		b.Run(mode.String(), func(b *testing.B) {
-			e := benchEnv(b, "")
-			st := starlark.New(e.host, starlark.Options{})
-			if _, err := st.ExecSource(context.Background(), "bench.star", []byte(`
-def hello(args):
-    return "hello"
-tool(name = "hello", fn = hello, concurrency_safe = True)
-`)); err != nil {
-				b.Fatal(err)
-			}
-			benchBatch(b, e.ex, mode)
-		})
-	}
+	runBatches(b, func(b *testing.B) *env {
+		e := benchEnv(b, "")
+		st := starlark.New(e.host, starlark.Options{})
+		if _, err := st.ExecSource(context.Background(), "bench.star", []byte(starlarkBatchTools)); err != nil {
+			b.Fatal(err)
+		}
+		return e
+	})
 }

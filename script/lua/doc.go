@@ -76,6 +76,20 @@
 //
 // Every call runs under its context (LState.SetContext): a deadline or
 // Ctrl-C stops an infinite loop in a tool, a hook or top-level code. The
-// call stack and the value stack (registry) of each thread are bounded.
-// There is no memory limit.
+// call stack and the value stack (registry) of each thread are bounded,
+// coroutines nest at most 500 deep, and calls through invoke_tool at most
+// script.MaxNesting deep. There is no memory limit.
+//
+// # Errors
+//
+// A script error is an *Error: file:line (Lua keeps no columns), the
+// message, and a traceback of at most 20 frames, taken before the stack
+// unwinds.
+//
+// # Modules
+//
+// json, re, time and state behave as in Starlark. re reports positions as
+// byte offsets from 0; since end is a Lua keyword, a match has m:span(n)
+// (start and end) besides m:start(n), m:group(n), m:groups() and
+// m:groupdict(). time values have Starlark's fields, format and tostring.
 package lua

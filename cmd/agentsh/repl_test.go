@@ -225,3 +225,39 @@ func TestComplete(t *testing.T) {
 		}
 	}
 }
+
+// Ctrl-C stops a runaway Lua loop (in a tool called from the REPL) without
+// ending the session, and the Lua interpreter stays usable.
+func TestREPLInterruptStopsLuaLoop(t *testing.T) {
+	input := "tool{name = \"spin\", fn = function() invoke_tool(\"ready\") while true do end end}\n" +
+		"invoke_tool(\"spin\").error_kind\nprint(\"still here\")\n"
+	s, sig, ready, out, errb := newTestREPL(t, input)
+	s.lang = langLua
+	interruptWhenReady(t, ready, sig)
+	if code := runLoop(t, s); code != 0 {
+		t.Fatalf("exit %d, want 0 (Ctrl-D at the end)", code)
+	}
+	if !strings.Contains(errb.String(), "interrupted") {
+		t.Errorf("stderr %q does not report the interrupt", errb.String())
+	}
+	if out.String() != "still here\n" {
+		t.Errorf("stdout %q; want the session to go on after the interrupt", out.String())
+	}
+}
+
+// A Lua syntax error is reported and the session goes on; a block still
+// open when input ends is dropped quietly; :star switches languages.
+func TestREPLLuaInput(t *testing.T) {
+	input := "print(1)\nlocal x = = 2\nfunction f()\n  return 2\nend\nf()\n:star\n1 + 2\n:lua\nfor i = 1, 2 do\n"
+	s, _, _, out, errb := newTestREPL(t, input)
+	s.lang = langLua
+	if code := runLoop(t, s); code != 0 {
+		t.Fatalf("exit %d, want 0", code)
+	}
+	if out.String() != "1\n2\n3\n" {
+		t.Errorf("stdout %q", out.String())
+	}
+	if errb.String() != "<stdin>:1: syntax error near '='\nnow Starlark\nnow Lua\n" {
+		t.Errorf("stderr %q; want the syntax error's position and the switches", errb.String())
+	}
+}

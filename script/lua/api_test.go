@@ -426,7 +426,7 @@ func TestInvokeAll(t *testing.T) {
 			}
 		}
 		if args["wait"] == true {
-			return "met", g.wait(ctx)
+			return "met", g.Wait(ctx)
 		}
 		return "ran", nil
 	})

@@ -78,7 +78,7 @@ func TestParallelLuaToolsWaitInHost(t *testing.T) {
 	e := newEnv(t, Options{})
 	g := newGate(n)
 	e.goTool("meet", core.Bool(true), func(ctx context.Context, args map[string]any) (any, error) {
-		return "met", g.wait(ctx)
+		return "met", g.Wait(ctx)
 	})
 	e.runBounded("parallel", `
 tool{name = "worker", concurrency_safe = true, fn = function(args)

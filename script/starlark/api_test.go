@@ -206,7 +206,7 @@ func TestInvokeAllModes(t *testing.T) {
 	e.goTool("undeclared_wait", nil, func(ctx context.Context, args map[string]any) (any, error) {
 		undeclared.enter()
 		defer undeclared.leave()
-		return "ok", g.wait(ctx)
+		return "ok", g.Wait(ctx)
 	})
 	// linger keeps a call in flight for a moment, so that any call the
 	// scheduler wrongly lets run alongside it is seen overlapping. A correct
@@ -255,7 +255,7 @@ print("parallel unsafe", all([r.ok for r in rs]))
 	e.goTool("pair", core.Bool(true), func(ctx context.Context, args map[string]any) (any, error) {
 		bounded2.enter()
 		defer bounded2.leave()
-		return "ok", g2.wait(ctx)
+		return "ok", g2.Wait(ctx)
 	})
 	e.out.Reset()
 	e.runBounded("bounded pool", `

@@ -83,7 +83,7 @@ func TestParallelInvokeAllStarlarkTool(t *testing.T) {
 	e.goTool("meet", core.Bool(true), func(ctx context.Context, args map[string]any) (any, error) {
 		f.enter()
 		defer f.leave()
-		return "met", g.wait(ctx)
+		return "met", g.Wait(ctx)
 	})
 	e.runBounded("parallel invoke_all", `
 def worker(args):

@@ -1,49 +1,18 @@
 package starlark
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/executor"
 	"github.com/agentsh/agentsh/script"
+	"github.com/agentsh/agentsh/script/internal/scripttest"
 )
-
-// watchdog bounds how long a test waits for something that must not hang.
-// It only turns a hang into a failure; no assertion depends on timing.
-const watchdog = 20 * time.Second
-
-// syncBuffer collects print() output; Host.Print serializes writers, the
-// mutex also makes reads from the test goroutine safe.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
-func (b *syncBuffer) Reset() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf.Reset()
-}
 
 // env is one executor + host + interpreter, with print output captured.
 type env struct {
@@ -51,13 +20,13 @@ type env struct {
 	ex   *executor.Executor
 	host *script.Host
 	in   *Interp
-	out  *syncBuffer
+	out  *scripttest.Buffer
 }
 
 func newEnv(t testing.TB, opts Options, exOpts ...executor.Option) *env {
 	t.Helper()
 	ex := executor.New(nil, exOpts...)
-	out := &syncBuffer{}
+	out := &scripttest.Buffer{}
 	host := script.NewHost(ex, out)
 	return &env{t: t, ex: ex, host: host, in: New(host, opts), out: out}
 }
@@ -134,77 +103,6 @@ func (e *env) invoke(name, args string) *core.Result {
 	return res
 }
 
-// wantLines compares output lines exactly.
-func wantLines(t testing.TB, got []string, want ...string) {
-	t.Helper()
-	if strings.Join(got, "\n") != strings.Join(want, "\n") {
-		t.Fatalf("output mismatch\n--- got:\n%s\n--- want:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
-}
-
-func wantContains(t testing.TB, s string, subs ...string) {
-	t.Helper()
-	for _, sub := range subs {
-		if !strings.Contains(s, sub) {
-			t.Errorf("%q does not contain %q", s, sub)
-		}
-	}
-}
-
-func wantKind(t testing.TB, res *core.Result, kind core.Kind) {
-	t.Helper()
-	if res.Kind() != kind {
-		t.Fatalf("kind = %q, want %q (error: %v, output %q)", res.Kind(), kind, res.Err, res.ForLLM)
-	}
-}
-
-// bounded runs fn, failing the test (instead of hanging) if it does not
-// return within the watchdog.
-func bounded(t testing.TB, what string, fn func()) {
-	t.Helper()
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		fn()
-	}()
-	select {
-	case <-done:
-	case <-time.After(watchdog):
-		t.Fatalf("%s: still running after %v (deadlock or runaway)", what, watchdog)
-	}
-}
-
-// gate is a reusable barrier: wait returns once n callers are waiting, or
-// an error after the watchdog (so a missing overlap fails, never hangs).
-type gate struct {
-	mu      sync.Mutex
-	n       int
-	waiting int
-	ch      chan struct{}
-}
-
-func newGate(n int) *gate { return &gate{n: n, ch: make(chan struct{})} }
-
-func (g *gate) wait(ctx context.Context) error {
-	g.mu.Lock()
-	ch := g.ch
-	g.waiting++
-	if g.waiting == g.n {
-		close(g.ch)
-		g.ch = make(chan struct{})
-		g.waiting = 0
-	}
-	g.mu.Unlock()
-	select {
-	case <-ch:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-time.After(watchdog):
-		return errors.New("gate: peers never arrived (calls did not overlap)")
-	}
-}
-
 // inflight measures how many calls overlap.
 type inflight struct {
 	mu       sync.Mutex
@@ -235,3 +133,14 @@ func (f *inflight) stats() (max, total int) {
 }
 
 func q(s string) string { return fmt.Sprintf("%q", s) }
+
+// The shared helpers, under the names these tests use.
+const watchdog = scripttest.Watchdog
+
+var (
+	bounded      = scripttest.Bounded
+	newGate      = scripttest.NewGate
+	wantLines    = scripttest.WantLines
+	wantContains = scripttest.WantContains
+	wantKind     = scripttest.WantKind
+)

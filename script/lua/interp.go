@@ -69,7 +69,6 @@ type Interp struct {
 
 type module struct {
 	value   lua.LValue
-	err     error
 	loading bool
 }
 
@@ -102,8 +101,8 @@ var stateOptions = lua.Options{
 // Host returns the interpreter's host.
 func (in *Interp) Host() *script.Host { return in.host }
 
-// Close releases the Lua states. Registered functions must not be called
-// afterwards.
+// Close releases the Lua states. Afterwards registered functions fail with
+// an error, and nothing runs.
 func (in *Interp) Close() {
 	in.lock()
 	defer in.release()

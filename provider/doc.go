@@ -1,0 +1,11 @@
+// Package provider is the vocabulary the agent speaks to models: a
+// conversation of Messages, the tools the model may call (ToolDef), a
+// Request and the model's Response, and the Provider interface every
+// adapter implements. Adapters live in sub-packages: openai (Chat
+// Completions, also Ollama, vLLM, llama.cpp and LM Studio), anthropic
+// (Messages API) and replay (answers from a recording). Func adapts a Go
+// function, which is how scripts supply a model.
+//
+// Messages are plain data with JSON tags, so a conversation can be
+// recorded, replayed and compared byte for byte.
+package provider

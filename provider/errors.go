@@ -1,0 +1,75 @@
+package provider
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Kind classifies provider errors; a Kind is itself an error, so
+// errors.Is(err, provider.ErrAuth) works on any *Error.
+type Kind string
+
+func (k Kind) Error() string { return string(k) }
+
+// The kinds of provider errors.
+const (
+	ErrAuth            Kind = "auth"             // missing or rejected credentials (401, 403)
+	ErrUnknownModel    Kind = "unknown_model"    // the model does not exist (404, model_not_found)
+	ErrContextOverflow Kind = "context_overflow" // the conversation is longer than the model's context
+	ErrRateLimited     Kind = "rate_limited"     // 429, after the retries
+	ErrServer          Kind = "server"           // 5xx or overloaded, after the retries
+	ErrBadRequest      Kind = "bad_request"      // any other 4xx
+	ErrProtocol        Kind = "protocol"         // a response that cannot be understood
+	ErrDiverged        Kind = "diverged"         // replay: the conversation left the recording
+)
+
+// Error is a failed model request.
+type Error struct {
+	Kind     Kind
+	Provider string // such as "openai"
+	Status   int    // HTTP status, 0 when there was none
+	Message  string // what the provider said, or what went wrong
+	Err      error  // the underlying error, if any
+}
+
+func (e *Error) Error() string {
+	s := e.Provider + ": "
+	if e.Status != 0 {
+		s += fmt.Sprintf("HTTP %d: ", e.Status)
+	}
+	s += e.Message
+	if hint := e.Kind.hint(); hint != "" {
+		s += " (" + hint + ")"
+	}
+	return s
+}
+
+// Unwrap returns the kind and the underlying error.
+func (e *Error) Unwrap() []error {
+	if e.Err == nil {
+		return []error{e.Kind}
+	}
+	return []error{e.Kind, e.Err}
+}
+
+// hint tells the user what to do next.
+func (k Kind) hint() string {
+	switch k {
+	case ErrAuth:
+		return "check the API key: OPENAI_API_KEY or ANTHROPIC_API_KEY"
+	case ErrUnknownModel:
+		return "check the model name in --model PROVIDER:MODEL"
+	case ErrContextOverflow:
+		return "the conversation is too long for the model; start a new one or use a model with a larger context"
+	}
+	return ""
+}
+
+// KindOf returns the kind of a provider error, or "" for other errors.
+func KindOf(err error) Kind {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return ""
+}

@@ -1,0 +1,114 @@
+package provider
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/agentsh/agentsh/core"
+)
+
+// Roles of a Message.
+const (
+	RoleSystem    = "system"
+	RoleUser      = "user"
+	RoleAssistant = "assistant"
+	RoleTool      = "tool"
+)
+
+// Message is one entry of a conversation.
+type Message struct {
+	Role    string `json:"role"`
+	Content string `json:"content,omitempty"`
+	// ToolCalls are the calls an assistant message asks for.
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// ToolCallID, Name and IsError describe a tool message: the result of
+	// the call with that ID, to the tool of that name, and whether it
+	// failed (Content is then the error message, for the model to correct).
+	ToolCallID string `json:"tool_call_id,omitempty"`
+	Name       string `json:"name,omitempty"`
+	IsError    bool   `json:"is_error,omitempty"`
+	// Blocks are a tool result's images and other non-text parts, for
+	// providers that accept them.
+	Blocks []core.Block `json:"blocks,omitempty"`
+	// Cache marks a prompt-cache breakpoint after this message (providers
+	// without prompt caching ignore it).
+	Cache bool `json:"cache,omitempty"`
+}
+
+// ToolCall is one call a model asks for.
+type ToolCall struct {
+	ID   string          `json:"id"`
+	Name string          `json:"name"`
+	Args json.RawMessage `json:"args"`
+}
+
+// ToolDef describes a tool to the model.
+type ToolDef struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"`
+	// Cache marks a prompt-cache breakpoint after this tool definition.
+	Cache bool `json:"cache,omitempty"`
+}
+
+// Request is what the agent sends for one model turn.
+type Request struct {
+	Model       string    `json:"model,omitempty"`
+	System      string    `json:"system,omitempty"`
+	SystemCache bool      `json:"system_cache,omitempty"` // breakpoint after the system prompt
+	Messages    []Message `json:"messages"`
+	Tools       []ToolDef `json:"tools,omitempty"`
+	MaxTokens   int       `json:"max_tokens,omitempty"` // 0: the adapter's default
+}
+
+// Response is the model's answer to a Request: text, tool calls, or both.
+type Response struct {
+	Content    string     `json:"content,omitempty"`
+	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	StopReason string     `json:"stop_reason,omitempty"`
+	Usage      Usage      `json:"usage,omitempty"`
+}
+
+// Usage counts tokens, where the provider reports them.
+type Usage struct {
+	InputTokens      int `json:"input_tokens,omitempty"`
+	OutputTokens     int `json:"output_tokens,omitempty"`
+	CacheReadTokens  int `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int `json:"cache_write_tokens,omitempty"`
+}
+
+// Provider answers requests. Implementations must be safe for concurrent
+// use.
+type Provider interface {
+	// Name identifies the provider and model, such as "openai:gpt-4o".
+	Name() string
+	// Complete sends req and returns the model's response. When stream is
+	// non-nil, text is passed to it as it arrives (the Response still
+	// holds all of it); adapters that cannot stream call it once.
+	Complete(ctx context.Context, req Request, stream func(text string)) (Response, error)
+}
+
+// Func adapts a function to a Provider: the scripted model.
+type Func struct {
+	Label string // Name(); "scripted" when empty
+	Fn    func(ctx context.Context, req Request) (Response, error)
+}
+
+// Name returns the label.
+func (f Func) Name() string {
+	if f.Label == "" {
+		return "scripted"
+	}
+	return f.Label
+}
+
+// Complete calls the function and streams its whole text at once.
+func (f Func) Complete(ctx context.Context, req Request, stream func(string)) (Response, error) {
+	resp, err := f.Fn(ctx, req)
+	if err == nil && stream != nil && resp.Content != "" {
+		stream(resp.Content)
+	}
+	return resp, err
+}
+
+var _ Provider = Func{}

@@ -1,0 +1,214 @@
+// Package replay records a provider's requests and responses as JSON
+// lines and answers from such a recording offline, failing clearly when
+// the conversation leaves it. A recorded run replays byte for byte.
+package replay
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/agentsh/agentsh/provider"
+)
+
+// Entry is one line of a recording: a request and what answered it.
+type Entry struct {
+	Provider string             `json:"provider"`
+	Request  provider.Request   `json:"request"`
+	Response *provider.Response `json:"response,omitempty"`
+	Error    *RecordedError     `json:"error,omitempty"`
+}
+
+// RecordedError is a failed request, kept so a replay fails the same way.
+type RecordedError struct {
+	Kind    provider.Kind `json:"kind,omitempty"`
+	Message string        `json:"message"`
+}
+
+// Recorder wraps a provider and writes every exchange to a writer.
+type Recorder struct {
+	p  provider.Provider
+	mu sync.Mutex
+	w  io.Writer
+}
+
+// Record returns p, writing each request and its response to w as one
+// JSON line. Writes are serialized; a write error fails the request.
+func Record(p provider.Provider, w io.Writer) *Recorder { return &Recorder{p: p, w: w} }
+
+// Name is the wrapped provider's.
+func (r *Recorder) Name() string { return r.p.Name() }
+
+// Complete asks the wrapped provider and records the exchange.
+func (r *Recorder) Complete(ctx context.Context, req provider.Request, stream func(string)) (provider.Response, error) {
+	resp, err := r.p.Complete(ctx, req, stream)
+	if ctx.Err() != nil {
+		return resp, err // an interrupted exchange is not part of the conversation
+	}
+	e := Entry{Provider: r.p.Name(), Request: req}
+	if err != nil {
+		e.Error = &RecordedError{Kind: provider.KindOf(err), Message: err.Error()}
+	} else {
+		e.Response = &resp
+	}
+	line, merr := json.Marshal(e)
+	if merr != nil {
+		return resp, fmt.Errorf("record: %w", merr)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if _, werr := r.w.Write(append(line, '\n')); werr != nil {
+		return resp, fmt.Errorf("record: %w", werr)
+	}
+	return resp, err
+}
+
+// Player answers requests from a recording, in order.
+type Player struct {
+	name    string
+	mu      sync.Mutex
+	entries []Entry
+	next    int
+}
+
+// Open loads the recording at path.
+func Open(path string) (*Player, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("replay: %w", err)
+	}
+	defer f.Close()
+	return Load(f, path)
+}
+
+// Load reads a recording; name identifies it in messages.
+func Load(r io.Reader, name string) (*Player, error) {
+	p := &Player{name: name}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for n := 1; sc.Scan(); n++ {
+		line := bytes.TrimSpace(sc.Bytes())
+		if len(line) == 0 {
+			continue
+		}
+		var e Entry
+		if err := json.Unmarshal(line, &e); err != nil {
+			return nil, fmt.Errorf("replay %s:%d: %v", name, n, err)
+		}
+		if e.Response == nil && e.Error == nil {
+			return nil, fmt.Errorf("replay %s:%d: an entry without a response or an error", name, n)
+		}
+		p.entries = append(p.entries, e)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("replay %s: %w", name, err)
+	}
+	return p, nil
+}
+
+// Name is "replay:PATH".
+func (p *Player) Name() string { return "replay:" + p.name }
+
+// Remaining counts the exchanges not yet replayed.
+func (p *Player) Remaining() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.entries) - p.next
+}
+
+// Complete returns the recorded answer to req, which must equal the
+// recorded request byte for byte (as JSON); otherwise it fails with
+// provider.ErrDiverged, saying where the conversations part.
+func (p *Player) Complete(ctx context.Context, req provider.Request, stream func(string)) (provider.Response, error) {
+	if err := ctx.Err(); err != nil {
+		return provider.Response{}, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	turn := p.next + 1
+	if p.next >= len(p.entries) {
+		return provider.Response{}, p.diverged(fmt.Sprintf("request %d is past the end of the recording (%d requests)", turn, len(p.entries)))
+	}
+	e := p.entries[p.next]
+	if why := difference(e.Request, req); why != "" {
+		return provider.Response{}, p.diverged(fmt.Sprintf("request %d differs from the recording: %s", turn, why))
+	}
+	p.next++
+	if e.Error != nil {
+		kind := e.Error.Kind
+		if kind == "" {
+			kind = provider.ErrProtocol
+		}
+		return provider.Response{}, &provider.Error{Kind: kind, Provider: p.Name(), Message: "recorded error: " + e.Error.Message}
+	}
+	if stream != nil && e.Response.Content != "" {
+		stream(e.Response.Content)
+	}
+	return *e.Response, nil
+}
+
+func (p *Player) diverged(msg string) error {
+	return &provider.Error{Kind: provider.ErrDiverged, Provider: p.Name(),
+		Message: msg + "; the conversation has left the recording (record it again with --record)"}
+}
+
+// difference names the first part of got that differs from want, or "".
+func difference(want, got provider.Request) string {
+	if equalJSON(want, got) {
+		return ""
+	}
+	switch {
+	case want.Model != got.Model:
+		return fmt.Sprintf("model %q, recorded %q", got.Model, want.Model)
+	case want.System != got.System:
+		return fmt.Sprintf("the system prompt differs (%s)", firstDiff(want.System, got.System))
+	case !equalJSON(want.Tools, got.Tools):
+		return "the tool definitions differ"
+	}
+	for i := 0; i < max(len(want.Messages), len(got.Messages)); i++ {
+		switch {
+		case i >= len(want.Messages):
+			return fmt.Sprintf("message %d (%s) is not in the recording", i+1, got.Messages[i].Role)
+		case i >= len(got.Messages):
+			return fmt.Sprintf("message %d (%s) of the recording is missing", i+1, want.Messages[i].Role)
+		case !equalJSON(want.Messages[i], got.Messages[i]):
+			w, _ := json.Marshal(want.Messages[i])
+			g, _ := json.Marshal(got.Messages[i])
+			return fmt.Sprintf("message %d (%s): %s", i+1, got.Messages[i].Role, firstDiff(string(w), string(g)))
+		}
+	}
+	return "the request options differ"
+}
+
+func equalJSON(a, b any) bool {
+	x, err1 := json.Marshal(a)
+	y, err2 := json.Marshal(b)
+	return err1 == nil && err2 == nil && bytes.Equal(x, y)
+}
+
+// firstDiff shows where two texts part, with a little context.
+func firstDiff(want, got string) string {
+	i := 0
+	for i < len(want) && i < len(got) && want[i] == got[i] {
+		i++
+	}
+	from := max(i-20, 0)
+	clip := func(s string) string {
+		end := min(i+40, len(s))
+		if from > len(s) {
+			return ""
+		}
+		return s[from:end]
+	}
+	return fmt.Sprintf("at byte %d: got %q, recorded %q", i, clip(got), clip(want))
+}
+
+var (
+	_ provider.Provider = (*Recorder)(nil)
+	_ provider.Provider = (*Player)(nil)
+)

@@ -1,0 +1,145 @@
+package replay
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/agentsh/agentsh/provider"
+)
+
+// echo answers with the number of messages, or fails on "fail".
+var echo = provider.Func{Label: "test:echo", Fn: func(_ context.Context, req provider.Request) (provider.Response, error) {
+	last := req.Messages[len(req.Messages)-1].Content
+	if last == "fail" {
+		return provider.Response{}, &provider.Error{Kind: provider.ErrRateLimited, Provider: "test", Message: "slow down"}
+	}
+	return provider.Response{Content: fmt.Sprintf("%d: %s", len(req.Messages), last),
+		ToolCalls: []provider.ToolCall{{ID: "c1", Name: "t", Args: json.RawMessage(`{"a": 1}`)}}}, nil
+}}
+
+func conversation(turns ...string) []provider.Request {
+	var reqs []provider.Request
+	var msgs []provider.Message
+	for _, t := range turns {
+		msgs = append(msgs, provider.Message{Role: provider.RoleUser, Content: t})
+		reqs = append(reqs, provider.Request{Model: "m", System: "be brief", Messages: append([]provider.Message(nil), msgs...),
+			Tools: []provider.ToolDef{{Name: "t", Parameters: json.RawMessage(`{"type":"object"}`)}}})
+	}
+	return reqs
+}
+
+func TestRecordThenReplay(t *testing.T) {
+	var buf bytes.Buffer
+	rec := Record(echo, &buf)
+	var live []provider.Response
+	for _, req := range conversation("hello", "fail", "again") {
+		resp, err := rec.Complete(context.Background(), req, nil)
+		if err != nil && !errors.Is(err, provider.ErrRateLimited) {
+			t.Fatal(err)
+		}
+		live = append(live, resp)
+	}
+	if n := strings.Count(buf.String(), "\n"); n != 3 {
+		t.Fatalf("%d lines recorded, want 3:\n%s", n, buf.String())
+	}
+	p, err := Load(strings.NewReader(buf.String()), "run.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var streamed []string
+	for i, req := range conversation("hello", "fail", "again") {
+		resp, err := p.Complete(context.Background(), req, func(s string) { streamed = append(streamed, s) })
+		if i == 1 {
+			if !errors.Is(err, provider.ErrRateLimited) || !strings.Contains(err.Error(), "slow down") {
+				t.Errorf("replayed error %v, want the recorded rate limit", err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("turn %d: %v", i+1, err)
+		}
+		if !equalJSON(resp, live[i]) {
+			t.Errorf("turn %d: replayed %+v, recorded %+v", i+1, resp, live[i])
+		}
+	}
+	if len(streamed) != 2 || streamed[0] != "1: hello" {
+		t.Errorf("streamed %q", streamed)
+	}
+	if p.Remaining() != 0 || p.Name() != "replay:run.jsonl" {
+		t.Errorf("remaining %d, name %q", p.Remaining(), p.Name())
+	}
+	// Past the end.
+	_, err = p.Complete(context.Background(), conversation("x")[0], nil)
+	if !errors.Is(err, provider.ErrDiverged) || !strings.Contains(err.Error(), "past the end of the recording (3 requests)") {
+		t.Errorf("past the end: %v", err)
+	}
+}
+
+func TestReplayDivergence(t *testing.T) {
+	var buf bytes.Buffer
+	rec := Record(echo, &buf)
+	for _, req := range conversation("hello", "world") {
+		rec.Complete(context.Background(), req, nil)
+	}
+	for _, tc := range []struct {
+		name string
+		edit func(*provider.Request)
+		want string
+	}{
+		{"message", func(r *provider.Request) { r.Messages[1].Content = "word" }, `request 2 differs from the recording: message 2 (user): at byte`},
+		{"extra message", func(r *provider.Request) {
+			r.Messages = append(r.Messages, provider.Message{Role: "user", Content: "more"})
+		}, "message 3 (user) is not in the recording"},
+		{"model", func(r *provider.Request) { r.Model = "other" }, `model "other", recorded "m"`},
+		{"system", func(r *provider.Request) { r.System = "be long" }, "the system prompt differs"},
+		{"tools", func(r *provider.Request) { r.Tools = nil }, "the tool definitions differ"},
+	} {
+		p, err := Load(strings.NewReader(buf.String()), "run.jsonl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		reqs := conversation("hello", "world")
+		if _, err := p.Complete(context.Background(), reqs[0], nil); err != nil {
+			t.Fatalf("%s: turn 1: %v", tc.name, err)
+		}
+		tc.edit(&reqs[1])
+		_, err = p.Complete(context.Background(), reqs[1], nil)
+		if !errors.Is(err, provider.ErrDiverged) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "--record") {
+			t.Errorf("%s: err %v, want one containing %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+func TestLoadErrors(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"{not json\n", "run.jsonl:1:"},
+		{`{"provider":"x","request":{"messages":[]}}` + "\n", "without a response or an error"},
+	} {
+		if _, err := Load(strings.NewReader(tc.in), "run.jsonl"); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Load(%q): %v, want %q", tc.in, err, tc.want)
+		}
+	}
+	if _, err := Open("/nonexistent/run.jsonl"); err == nil {
+		t.Error("Open of a missing file: no error")
+	}
+}
+
+func TestCancelledExchangeIsNotRecorded(t *testing.T) {
+	var buf bytes.Buffer
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	slow := provider.Func{Fn: func(ctx context.Context, _ provider.Request) (provider.Response, error) {
+		return provider.Response{}, ctx.Err()
+	}}
+	if _, err := Record(slow, &buf).Complete(ctx, conversation("x")[0], nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v", err)
+	}
+	if buf.Len() != 0 {
+		t.Errorf("recorded %q", buf.String())
+	}
+}

@@ -1,0 +1,258 @@
+package agent
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/executor"
+	"github.com/agentsh/agentsh/provider"
+)
+
+// DefaultMaxTurns bounds a Run when WithMaxTurns is not given.
+const DefaultMaxTurns = 20
+
+type config struct {
+	model      string
+	provider   provider.Provider
+	extensions []core.Extension
+	exec       *executor.Executor
+	execOpts   []executor.Option
+	mode       *executor.Mode
+	limit      int // 0: the executor's bound
+	maxTurns   int
+	system     string
+	observer   func(Event)
+	offload    *offload
+}
+
+type offload struct {
+	store     core.ArtifactStore
+	threshold int
+}
+
+// Option configures an Agent.
+type Option func(*config)
+
+// WithModel names the model sent in each request.
+func WithModel(model string) Option { return func(c *config) { c.model = model } }
+
+// WithProvider sets the provider that answers requests.
+func WithProvider(p provider.Provider) Option { return func(c *config) { c.provider = p } }
+
+// WithExtensions installs extensions when the agent is created.
+func WithExtensions(exts ...core.Extension) Option {
+	return func(c *config) { c.extensions = append(c.extensions, exts...) }
+}
+
+// WithExecutor runs tools through ex (and its registry, hooks and
+// middleware) instead of a new executor; a shell shares its scripts'
+// executor this way.
+func WithExecutor(ex *executor.Executor) Option { return func(c *config) { c.exec = ex } }
+
+// WithValidateArguments validates tool arguments against their schemas.
+func WithValidateArguments(on bool) Option {
+	return func(c *config) { c.execOpts = append(c.execOpts, executor.WithValidateArguments(on)) }
+}
+
+// WithArtifactOffload stores tool outputs over threshold bytes in store
+// and gives the model a reference it can page through with artifact_read.
+func WithArtifactOffload(store core.ArtifactStore, threshold int) Option {
+	return func(c *config) { c.offload = &offload{store, threshold} }
+}
+
+// WithExecutionMode runs the tool calls of one model turn in mode m.
+func WithExecutionMode(m executor.Mode) Option { return func(c *config) { c.mode = &m } }
+
+// WithConcurrency bounds the parallel tool calls of one turn (0: no bound).
+func WithConcurrency(n int) Option { return func(c *config) { c.limit = n } }
+
+// WithMaxTurns bounds the model turns of one Run.
+func WithMaxTurns(n int) Option { return func(c *config) { c.maxTurns = n } }
+
+// WithSystemPrompt sets the first section of the system prompt;
+// extensions add theirs after it.
+func WithSystemPrompt(s string) Option { return func(c *config) { c.system = s } }
+
+// WithObserver receives the agent's events (model requests and
+// responses, streamed text, what tools showed the person). It is called
+// from the goroutine running Run.
+func WithObserver(fn func(Event)) Option { return func(c *config) { c.observer = fn } }
+
+// Agent is one conversation with a model over a registry of tools.
+type Agent struct {
+	cfg  config
+	exec *executor.Executor
+
+	runMu    sync.Mutex // one Run at a time
+	mu       sync.Mutex // guards the fields below
+	messages []provider.Message
+	hooks    []LifecycleHook
+	prompts  []core.PromptProvider
+	started  bool
+	closed   bool
+}
+
+// New returns an agent. Extensions are installed into the executor; if one
+// fails to install, those before it are closed and New fails.
+func New(opts ...Option) (*Agent, error) {
+	c := config{maxTurns: DefaultMaxTurns}
+	for _, o := range opts {
+		o(&c)
+	}
+	if c.maxTurns <= 0 {
+		return nil, fmt.Errorf("agent: max turns got %d, want 1 or more", c.maxTurns)
+	}
+	a := &Agent{cfg: c, exec: c.exec}
+	if a.exec == nil {
+		execOpts := c.execOpts
+		if c.mode != nil {
+			execOpts = append(execOpts, executor.WithExecutionMode(*c.mode))
+		}
+		if c.offload != nil {
+			execOpts = append(execOpts, executor.WithArtifactOffload(c.offload.store, c.offload.threshold))
+		}
+		a.exec = executor.New(core.NewRegistry(), execOpts...)
+	} else if c.offload != nil {
+		if err := a.exec.SetArtifactOffload(c.offload.store, c.offload.threshold); err != nil {
+			return nil, fmt.Errorf("agent: %w", err)
+		}
+	}
+	if err := a.install(context.Background(), c.extensions...); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// Install adds extensions to a running agent: their tools, hooks and
+// middleware go to the executor, their prompt sections and lifecycle
+// hooks to the agent.
+func (a *Agent) Install(ctx context.Context, exts ...core.Extension) error {
+	return a.install(ctx, exts...)
+}
+
+func (a *Agent) install(ctx context.Context, exts ...core.Extension) error {
+	for _, ext := range exts {
+		if err := a.exec.Install(ctx, ext); err != nil {
+			return fmt.Errorf("agent: %w", err)
+		}
+		a.mu.Lock()
+		if p, ok := ext.(core.PromptProvider); ok {
+			a.prompts = append(a.prompts, p)
+		}
+		if l, ok := ext.(LifecycleProvider); ok {
+			a.hooks = append(a.hooks, l.LifecycleHooks()...)
+		}
+		a.mu.Unlock()
+	}
+	return nil
+}
+
+// Executor returns the executor the agent runs tools through.
+func (a *Agent) Executor() *executor.Executor { return a.exec }
+
+// Provider returns the provider, or nil.
+func (a *Agent) Provider() provider.Provider {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.cfg.provider
+}
+
+// SetProvider changes the provider (and, when model is not "", the model)
+// for the next requests.
+func (a *Agent) SetProvider(p provider.Provider, model string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.cfg.provider = p
+	if model != "" {
+		a.cfg.model = model
+	}
+}
+
+// InvokeTool runs one call through the executor's pipeline.
+func (a *Agent) InvokeTool(ctx context.Context, name string, args json.RawMessage) (*core.Result, error) {
+	return a.exec.InvokeTool(ctx, name, args)
+}
+
+// RegisterTools adds tools to the registry.
+func (a *Agent) RegisterTools(tools ...core.Tool) error { return a.exec.Registry().RegisterTools(tools...) }
+
+// UnregisterTools removes tools from the registry.
+func (a *Agent) UnregisterTools(names ...string) error {
+	return a.exec.Registry().UnregisterTools(names...)
+}
+
+// ToolNames lists the registered tools, sorted.
+func (a *Agent) ToolNames() []string { return a.exec.Registry().ToolNames() }
+
+// GetTool returns the tool called name, or nil.
+func (a *Agent) GetTool(name string) *core.Tool { return a.exec.Registry().GetTool(name) }
+
+// Messages returns a copy of the conversation so far.
+func (a *Agent) Messages() []provider.Message {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]provider.Message(nil), a.messages...)
+}
+
+// Reset forgets the conversation; the next Run starts a new session.
+func (a *Agent) Reset(ctx context.Context) error {
+	err := a.endSession(ctx)
+	a.mu.Lock()
+	a.messages = nil
+	a.mu.Unlock()
+	return err
+}
+
+// Close ends the session (session_end hooks) and closes the extensions
+// the agent installed into its executor.
+func (a *Agent) Close() error {
+	err := a.endSession(context.Background())
+	a.mu.Lock()
+	closed := a.closed
+	a.closed = true
+	a.mu.Unlock()
+	if closed {
+		return err
+	}
+	return errors.Join(err, a.exec.Close())
+}
+
+// systemPrompt joins the configured prompt and the extensions' sections.
+func (a *Agent) systemPrompt() string {
+	a.mu.Lock()
+	parts := []string{a.cfg.system}
+	prompts := append([]core.PromptProvider(nil), a.prompts...)
+	a.mu.Unlock()
+	for _, p := range prompts {
+		parts = append(parts, p.SystemPrompt())
+	}
+	var kept []string
+	for _, s := range parts {
+		if s = strings.TrimSpace(s); s != "" {
+			kept = append(kept, s)
+		}
+	}
+	return strings.Join(kept, "\n\n")
+}
+
+// toolDefs describes the registered tools to the model, sorted by name.
+func (a *Agent) toolDefs() []provider.ToolDef {
+	reg := a.exec.Registry()
+	names := reg.ToolNames()
+	sort.Strings(names)
+	defs := make([]provider.ToolDef, 0, len(names))
+	for _, n := range names {
+		t := reg.GetTool(n)
+		if t == nil {
+			continue // removed meanwhile
+		}
+		defs = append(defs, provider.ToolDef{Name: t.Name, Description: t.Description, Parameters: t.Schema().JSON()})
+	}
+	return defs
+}

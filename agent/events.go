@@ -1,0 +1,30 @@
+package agent
+
+// Event is something the agent did, for displays and logs (--json). The
+// JSON form has sorted keys and omits what does not apply.
+type Event struct {
+	// Type is model_request, model_response, text (streamed text),
+	// tool_output (what a tool showed the person) or turn_end.
+	Type string `json:"event"`
+	Turn int    `json:"turn,omitempty"`
+	// model_request: the conversation length and the number of tools.
+	Messages int `json:"messages,omitempty"`
+	Tools    int `json:"tools,omitempty"`
+	// model_response: the number of tool calls, why the model stopped,
+	// and token counts.
+	ToolCalls    int    `json:"tool_calls,omitempty"`
+	StopReason   string `json:"stop_reason,omitempty"`
+	InputTokens  int    `json:"input_tokens,omitempty"`
+	OutputTokens int    `json:"output_tokens,omitempty"`
+	// text, tool_output: the text.
+	Text string `json:"text,omitempty"`
+	// tool_output: the call.
+	Tool   string `json:"tool,omitempty"`
+	CallID string `json:"call_id,omitempty"`
+}
+
+func (a *Agent) emit(e Event) {
+	if a.cfg.observer != nil {
+		a.cfg.observer(e)
+	}
+}

@@ -1,0 +1,166 @@
+package agent
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/executor"
+	"github.com/agentsh/agentsh/provider"
+)
+
+// Reply is the outcome of Run.
+type Reply struct {
+	// Text is the model's last text: the final answer, or what it said
+	// last when the run stopped early.
+	Text string
+	// Turns counts the model requests made.
+	Turns int
+	// ToolCalls counts the tool calls run.
+	ToolCalls int
+	// Stop says why the run ended: "final" (an answer without tool
+	// calls), "max_turns" or "canceled".
+	Stop string
+}
+
+// Stop reasons of a Reply.
+const (
+	StopFinal    = "final"
+	StopMaxTurns = "max_turns"
+	StopCanceled = "canceled"
+)
+
+// ErrNoProvider is the error of Run on an agent without a provider.
+var ErrNoProvider = errors.New("no model: set one with --model PROVIDER:MODEL, model(fn) in a script, or agent.WithProvider")
+
+// Run sends prompt and loops until the model answers without tool calls,
+// the turn limit is reached, or ctx ends. Cancellation ends the run
+// cleanly: every tool call the model made gets a result, so the
+// conversation stays usable, and the reply has Stop "canceled" with ctx's
+// error. A lifecycle hook that refuses a step ends the run with its error.
+func (a *Agent) Run(ctx context.Context, prompt string) (*Reply, error) {
+	a.runMu.Lock()
+	defer a.runMu.Unlock()
+	reply := &Reply{}
+	p := a.Provider()
+	if p == nil {
+		return reply, ErrNoProvider
+	}
+	if err := a.startSession(ctx); err != nil {
+		return reply, err
+	}
+	pd := &LifecycleData{Event: UserPrompt, Prompt: prompt}
+	if err := a.fire(ctx, pd); err != nil {
+		return reply, err
+	}
+	a.append(provider.Message{Role: provider.RoleUser, Content: pd.Prompt})
+
+	for turn := 1; ; turn++ {
+		if turn > a.cfg.maxTurns {
+			reply.Stop = StopMaxTurns
+			return reply, nil
+		}
+		if err := ctx.Err(); err != nil {
+			reply.Stop = StopCanceled
+			return reply, err
+		}
+		resp, err := a.ask(ctx, p, turn)
+		reply.Turns = turn
+		if err != nil {
+			if ctx.Err() != nil {
+				reply.Stop = StopCanceled
+				return reply, fmt.Errorf("%w (%v)", ctx.Err(), err)
+			}
+			return reply, err
+		}
+		reply.Text = resp.Content
+		if len(resp.ToolCalls) == 0 {
+			reply.Stop = StopFinal
+			return reply, a.endTurn(ctx, turn, resp, reply)
+		}
+		reply.ToolCalls += len(resp.ToolCalls)
+		a.runTools(ctx, turn, resp.ToolCalls)
+		if err := a.endTurn(ctx, turn, resp, reply); err != nil {
+			return reply, err
+		}
+	}
+}
+
+// ask makes one model request: before_model, the request, after_model;
+// the answer joins the conversation only if after_model accepts it.
+func (a *Agent) ask(ctx context.Context, p provider.Provider, turn int) (*provider.Response, error) {
+	a.mu.Lock()
+	req := provider.Request{Model: a.cfg.model, Messages: append([]provider.Message(nil), a.messages...)}
+	a.mu.Unlock()
+	req.System = a.systemPrompt()
+	req.Tools = a.toolDefs()
+	d := &LifecycleData{Event: BeforeModel, Turn: turn, Request: &req}
+	if err := a.fire(ctx, d); err != nil {
+		return nil, err
+	}
+	a.emit(Event{Type: "model_request", Turn: turn, Messages: len(req.Messages), Tools: len(req.Tools)})
+	var stream func(string)
+	if a.cfg.observer != nil {
+		stream = func(s string) { a.emit(Event{Type: "text", Turn: turn, Text: s}) }
+	}
+	resp, err := p.Complete(ctx, req, stream)
+	if err != nil {
+		return nil, err
+	}
+	a.emit(Event{Type: "model_response", Turn: turn, ToolCalls: len(resp.ToolCalls), StopReason: resp.StopReason,
+		InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens})
+	for i := range resp.ToolCalls { // every call needs an ID to pair with its result
+		if resp.ToolCalls[i].ID == "" {
+			resp.ToolCalls[i].ID = fmt.Sprintf("call_%d_%d", turn, i+1)
+		}
+	}
+	d = &LifecycleData{Event: AfterModel, Turn: turn, Request: &req, Response: &resp}
+	if err := a.fire(ctx, d); err != nil {
+		return nil, err
+	}
+	a.append(provider.Message{Role: provider.RoleAssistant, Content: resp.Content, ToolCalls: resp.ToolCalls})
+	return &resp, nil
+}
+
+// runTools runs one turn's tool calls as a batch and adds their results
+// to the conversation, in call order. Calls cut short by cancellation
+// still get their (canceled) results, so every call is answered.
+func (a *Agent) runTools(ctx context.Context, turn int, tcs []provider.ToolCall) {
+	calls := make([]core.Call, len(tcs))
+	for i, tc := range tcs {
+		calls[i] = core.Call{ID: tc.ID, Name: tc.Name, Args: tc.Args}
+	}
+	var opts []executor.BatchOption
+	if a.cfg.mode != nil {
+		opts = append(opts, executor.InMode(*a.cfg.mode))
+	}
+	if a.cfg.limit > 0 {
+		opts = append(opts, executor.WithLimit(a.cfg.limit))
+	}
+	results := a.exec.ExecuteAll(ctx, calls, opts...)
+	for i, res := range results {
+		msg := provider.Message{Role: provider.RoleTool, ToolCallID: tcs[i].ID, Name: tcs[i].Name, Content: res.ForLLM, Blocks: res.Blocks}
+		if !res.OK() {
+			msg.Content = fmt.Sprintf("error (%s): %v", res.Kind(), res.Err)
+			msg.IsError = true
+			msg.Blocks = nil
+		} else if !res.Silent {
+			if shown := res.Display(); shown != "" {
+				a.emit(Event{Type: "tool_output", Turn: turn, Tool: tcs[i].Name, CallID: tcs[i].ID, Text: shown})
+			}
+		}
+		a.append(msg)
+	}
+}
+
+func (a *Agent) endTurn(ctx context.Context, turn int, resp *provider.Response, reply *Reply) error {
+	a.emit(Event{Type: "turn_end", Turn: turn})
+	return a.fire(ctx, &LifecycleData{Event: TurnEnd, Turn: turn, Response: resp, Reply: reply})
+}
+
+func (a *Agent) append(m provider.Message) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.messages = append(a.messages, m)
+}

@@ -180,7 +180,9 @@ func (a *Agent) InvokeTool(ctx context.Context, name string, args json.RawMessag
 }
 
 // RegisterTools adds tools to the registry.
-func (a *Agent) RegisterTools(tools ...core.Tool) error { return a.exec.Registry().RegisterTools(tools...) }
+func (a *Agent) RegisterTools(tools ...core.Tool) error {
+	return a.exec.Registry().RegisterTools(tools...)
+}
 
 // UnregisterTools removes tools from the registry.
 func (a *Agent) UnregisterTools(names ...string) error {

@@ -39,6 +39,7 @@ type Host struct {
 	cfgMu     sync.Mutex
 	threshold int // artifact offload threshold; 0 is off
 	settings  map[string]Setting
+	builtins  map[string]Builtin
 }
 
 // NewHost returns a host for exec that prints to out. Artifacts offloaded
@@ -422,6 +423,10 @@ func describe(v any) string {
 		return "a rewrite(...) value"
 	case *CallInfo:
 		return "a call"
+	case Func:
+		return "a function"
+	case Record:
+		return "a record"
 	}
 	return "a Go " + strings.TrimPrefix(fmt.Sprintf("%T", v), "*")
 }

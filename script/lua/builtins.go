@@ -59,9 +59,86 @@ func (in *Interp) installAPI(L *lua.LState) {
 	} {
 		g.RawSetString(name, m)
 	}
+	for _, b := range in.host.Builtins() {
+		g.RawSetString(b.Name, L.NewFunction(in.hostBuiltin(b)))
+	}
 	if in.opts.Testing {
 		in.installTesting(L)
 	}
+}
+
+// hostBuiltin exposes a builtin a Go program added to the host. Arguments
+// are positional; after the required ones, a last table whose keys all
+// name optional parameters passes them by name, as in
+// ask("hi", {max_turns = 3}). Lua functions among the arguments become
+// script.Funcs. The builtin runs without the interpreter lock, since it
+// may call back into scripts.
+func (in *Interp) hostBuiltin(b script.Builtin) lua.LGFunction {
+	params := b.Parameters()
+	required := 0
+	optional := map[string]bool{}
+	for _, p := range params {
+		if p.Optional {
+			optional[p.Name] = true
+		} else {
+			required++
+		}
+	}
+	return func(L *lua.LState) int {
+		n := L.GetTop()
+		var named map[string]any
+		if t, ok := L.Get(n).(*lua.LTable); ok && n > required && n <= len(params) && isOptions(t, optional) {
+			named = map[string]any{}
+			t.ForEach(func(k, v lua.LValue) { named[string(k.(lua.LString))] = in.builtinArg(L, b.Name, v, string(k.(lua.LString))) })
+			n--
+		}
+		positional := make([]any, n)
+		for i := range positional {
+			name := "argument"
+			if i < len(params) {
+				name = params[i].Name
+			}
+			positional[i] = in.builtinArg(L, b.Name, L.Get(i+1), name)
+		}
+		args, err := b.Bind(positional, named)
+		if err != nil {
+			L.RaiseError("%v", err)
+		}
+		var out any
+		in.unlocked(func() { out, err = b.Fn(L.Context(), args) })
+		if err != nil {
+			L.RaiseError("%v", err)
+		}
+		if r, ok := out.(script.Record); ok {
+			out = map[string]any(r)
+		}
+		L.Push(in.mustLua(L, out))
+		return 1
+	}
+}
+
+// isOptions reports whether every key of t names an optional parameter.
+func isOptions(t *lua.LTable, optional map[string]bool) bool {
+	ok, any := true, false
+	t.ForEach(func(k, _ lua.LValue) {
+		any = true
+		if s, isString := k.(lua.LString); !isString || !optional[string(s)] {
+			ok = false
+		}
+	})
+	return ok && any
+}
+
+// builtinArg converts one argument of a host builtin.
+func (in *Interp) builtinArg(L *lua.LState, fn string, v lua.LValue, name string) any {
+	if f, ok := v.(*lua.LFunction); ok {
+		return in.register(L, f, "")
+	}
+	g, err := in.toGo(v, name)
+	if err != nil {
+		L.RaiseError("%s: %v", fn, err)
+	}
+	return g
 }
 
 // stdlibModules are the names require() answers from the predeclared

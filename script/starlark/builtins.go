@@ -45,6 +45,9 @@ func (in *Interp) builtins() star.StringDict {
 		"math":            math.Module,
 		"state":           in.stateModule(),
 	}
+	for _, b := range in.host.Builtins() {
+		d[b.Name] = star.NewBuiltin(b.Name, in.hostBuiltin(b))
+	}
 	if in.opts.Testing {
 		for k, v := range in.testingBuiltins() {
 			d[k] = v
@@ -429,4 +432,51 @@ func builtinRetry(t *star.Thread, b *star.Builtin, args star.Tuple, kwargs []sta
 		return nil, err
 	}
 	return &middlewareValue{mw: mw}, nil
+}
+
+// hostBuiltin exposes a builtin a Go program added to the host: script
+// functions among the arguments become script.Funcs (registered, so
+// frozen), results come back as Starlark values (a Record as a struct).
+func (in *Interp) hostBuiltin(b script.Builtin) builtinFunc {
+	arg := func(v star.Value, name string) (any, error) {
+		if c, ok := v.(star.Callable); ok {
+			if _, isNext := v.(*nextValue); !isNext {
+				return in.register(c), nil
+			}
+		}
+		return toGo(v, name)
+	}
+	return func(t *star.Thread, _ *star.Builtin, args star.Tuple, kwargs []star.Tuple) (star.Value, error) {
+		params := b.Parameters()
+		positional := make([]any, len(args))
+		for i, v := range args {
+			name := "argument"
+			if i < len(params) {
+				name = params[i].Name
+			}
+			g, err := arg(v, name)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", b.Name, err)
+			}
+			positional[i] = g
+		}
+		named := make(map[string]any, len(kwargs))
+		for _, kv := range kwargs {
+			k := string(kv[0].(star.String))
+			g, err := arg(kv[1], k)
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", b.Name, err)
+			}
+			named[k] = g
+		}
+		bound, err := b.Bind(positional, named)
+		if err != nil {
+			return nil, err
+		}
+		out, err := b.Fn(threadContext(t), bound)
+		if err != nil {
+			return nil, err
+		}
+		return fromGo(out), nil
+	}
 }

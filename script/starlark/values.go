@@ -144,6 +144,12 @@ func fromGo(v any) star.Value {
 		return &resultValue{info: x}
 	case *script.CallInfo:
 		return &callValue{info: x}
+	case script.Record:
+		d := star.StringDict{}
+		for k, e := range x {
+			d[k] = fromGo(e)
+		}
+		return starlarkstruct.FromStringDict(starlarkstruct.Default, d)
 	}
 	return star.String(fmt.Sprintf("<%T>", v))
 }

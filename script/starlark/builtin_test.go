@@ -1,0 +1,58 @@
+package starlark
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/agentsh/agentsh/executor"
+	"github.com/agentsh/agentsh/script"
+	"github.com/agentsh/agentsh/script/internal/scripttest"
+)
+
+// TestHostBuiltins: a builtin added to the host is a Starlark global that
+// takes positional and keyword arguments; functions pass as script.Funcs;
+// a Record comes back as a struct.
+func TestHostBuiltins(t *testing.T) {
+	out := &scripttest.Buffer{}
+	h := script.NewHost(executor.New(nil), out)
+	h.AddBuiltin(script.Builtin{Name: "apply", Params: []string{"fn", "value", "times?"},
+		Fn: func(ctx context.Context, args script.Args) (any, error) {
+			fn, err := args.Func("apply", "fn")
+			if err != nil {
+				return nil, err
+			}
+			times, err := args.Int("apply", "times", 1)
+			if err != nil {
+				return nil, err
+			}
+			v := args["value"]
+			for i := 0; i < times; i++ {
+				if v, err = fn.Call(ctx, v); err != nil {
+					return nil, err
+				}
+			}
+			return script.Record{"result": v, "calls": int64(times)}, nil
+		}})
+	in := New(h, Options{})
+	_, err := in.ExecSource(context.Background(), "b.star", []byte(`
+r = apply(lambda x: x * 2, 3, times = 4)
+print(r.result, r.calls)
+print(apply(fn = lambda x: x + "!", value = "hi").result)
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantLines(t, strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n"), "48 4", "hi!")
+	for _, tc := range []struct{ src, want string }{
+		{`apply(1, 2)`, "apply: fn must be a function, got an int"},
+		{`apply(lambda x: x, 1, tims = 2)`, `apply: unexpected argument "tims"`},
+		{`apply(lambda x: x, 1, 2, 3)`, "apply: got 4 arguments, want at most 3"},
+		{`apply(lambda x: fail("inner"), 1)`, "inner"},
+	} {
+		_, err := in.ExecSource(context.Background(), "bad.star", []byte(tc.src))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.src, err, tc.want)
+		}
+	}
+}

@@ -89,7 +89,9 @@ func (in *Interp) hostBuiltin(b script.Builtin) lua.LGFunction {
 		var named map[string]any
 		if t, ok := L.Get(n).(*lua.LTable); ok && n > required && n <= len(params) && isOptions(t, optional) {
 			named = map[string]any{}
-			t.ForEach(func(k, v lua.LValue) { named[string(k.(lua.LString))] = in.builtinArg(L, b.Name, v, string(k.(lua.LString))) })
+			t.ForEach(func(k, v lua.LValue) {
+				named[string(k.(lua.LString))] = in.builtinArg(L, b.Name, v, string(k.(lua.LString)))
+			})
 			n--
 		}
 		positional := make([]any, n)

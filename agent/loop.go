@@ -31,6 +31,20 @@ const (
 	StopCanceled = "canceled"
 )
 
+// RunOption adjusts one Run.
+type RunOption func(*runConfig)
+
+type runConfig struct{ maxTurns int }
+
+// MaxTurns bounds this Run's model turns (n <= 0 keeps the agent's bound).
+func MaxTurns(n int) RunOption {
+	return func(c *runConfig) {
+		if n > 0 {
+			c.maxTurns = n
+		}
+	}
+}
+
 // ErrNoProvider is the error of Run on an agent without a provider.
 var ErrNoProvider = errors.New("no model: set one with --model PROVIDER:MODEL, model(fn) in a script, or agent.WithProvider")
 
@@ -39,9 +53,13 @@ var ErrNoProvider = errors.New("no model: set one with --model PROVIDER:MODEL, m
 // cleanly: every tool call the model made gets a result, so the
 // conversation stays usable, and the reply has Stop "canceled" with ctx's
 // error. A lifecycle hook that refuses a step ends the run with its error.
-func (a *Agent) Run(ctx context.Context, prompt string) (*Reply, error) {
+func (a *Agent) Run(ctx context.Context, prompt string, opts ...RunOption) (*Reply, error) {
 	a.runMu.Lock()
 	defer a.runMu.Unlock()
+	rc := runConfig{maxTurns: a.cfg.maxTurns}
+	for _, o := range opts {
+		o(&rc)
+	}
 	reply := &Reply{}
 	p := a.Provider()
 	if p == nil {
@@ -57,7 +75,7 @@ func (a *Agent) Run(ctx context.Context, prompt string) (*Reply, error) {
 	a.append(provider.Message{Role: provider.RoleUser, Content: pd.Prompt})
 
 	for turn := 1; ; turn++ {
-		if turn > a.cfg.maxTurns {
+		if turn > rc.maxTurns {
 			reply.Stop = StopMaxTurns
 			return reply, nil
 		}

@@ -1,0 +1,483 @@
+package agentapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"sync"
+
+	"github.com/agentsh/agentsh/agent"
+	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/provider"
+	"github.com/agentsh/agentsh/provider/replay"
+	"github.com/agentsh/agentsh/script"
+)
+
+// Config sets up the agent of a host.
+type Config struct {
+	// Provider answers ask() until a script calls model() or provider();
+	// nil means none yet.
+	Provider provider.Provider
+	// Record, when set, receives every exchange with the provider as JSON
+	// lines (--record), for replay:FILE.
+	Record io.Writer
+	// Observer receives the agent's events (streamed text, tool output).
+	Observer func(agent.Event)
+	// SystemPrompt is the first section of the system prompt.
+	SystemPrompt string
+	// Extensions add prompt sections, tools and hooks (rules, skills,
+	// prompt caching).
+	Extensions []core.Extension
+	// MaxTurns bounds each ask(); 0 means agent.DefaultMaxTurns.
+	MaxTurns int
+	// Open opens provider("SPEC"); nil means agent.OpenProvider.
+	Open func(spec string) (provider.Provider, error)
+	// MCP connects mcp_server(...); nil leaves mcp_server out.
+	MCP MCPConnector
+}
+
+// MCPConnector connects an MCP server and registers its tools, returning
+// their names.
+type MCPConnector interface {
+	Add(ctx context.Context, cfg MCPServer) ([]string, error)
+}
+
+// MCPServer is what mcp_server(name, command=[...], url=..., env=[...])
+// asks for.
+type MCPServer struct {
+	Name    string
+	Command []string
+	URL     string
+	Env     []string
+}
+
+// Session is the agent of one host.
+type Session struct {
+	cfg   Config
+	agent *agent.Agent
+
+	mu   sync.Mutex
+	name string // the provider's name, for :model
+}
+
+// Install creates the host's agent on its executor and adds model,
+// provider, ask, on (and mcp_server when cfg.MCP is set) to its script
+// API. Call it before creating interpreters on the host.
+func Install(h *script.Host, cfg Config) (*Session, error) {
+	if cfg.Open == nil {
+		cfg.Open = agent.OpenProvider
+	}
+	opts := []agent.Option{agent.WithExecutor(h.Executor()), agent.WithExtensions(cfg.Extensions...),
+		agent.WithSystemPrompt(cfg.SystemPrompt)}
+	if cfg.MaxTurns > 0 {
+		opts = append(opts, agent.WithMaxTurns(cfg.MaxTurns))
+	}
+	if cfg.Observer != nil {
+		opts = append(opts, agent.WithObserver(cfg.Observer))
+	}
+	a, err := agent.New(opts...)
+	if err != nil {
+		return nil, err
+	}
+	s := &Session{cfg: cfg, agent: a}
+	if cfg.Provider != nil {
+		s.use(cfg.Provider)
+	}
+	h.AddBuiltin(script.Builtin{Name: "model", Params: []string{"fn"}, Fn: s.builtinModel})
+	h.AddBuiltin(script.Builtin{Name: "provider", Params: []string{"spec"}, Fn: s.builtinProvider})
+	h.AddBuiltin(script.Builtin{Name: "ask", Params: []string{"prompt", "max_turns?"}, Fn: s.builtinAsk})
+	h.AddBuiltin(script.Builtin{Name: "on", Params: []string{"event", "fn"}, Fn: s.builtinOn})
+	if cfg.MCP != nil {
+		h.AddBuiltin(script.Builtin{Name: "mcp_server", Params: []string{"name", "command?", "url?", "env?"}, Fn: s.builtinMCP})
+	}
+	return s, nil
+}
+
+// Agent returns the session's agent.
+func (s *Session) Agent() *agent.Agent { return s.agent }
+
+// use makes p the provider, recording its exchanges when asked to.
+func (s *Session) use(p provider.Provider) {
+	s.mu.Lock()
+	s.name = p.Name()
+	s.mu.Unlock()
+	if s.cfg.Record != nil {
+		p = replay.Record(p, s.cfg.Record)
+	}
+	s.agent.SetProvider(p, "")
+}
+
+// ProviderName names the provider in use, or "".
+func (s *Session) ProviderName() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.name
+}
+
+// SetProvider opens spec and uses it (the REPL's :model).
+func (s *Session) SetProvider(spec string) error {
+	p, err := s.cfg.Open(spec)
+	if err != nil {
+		return err
+	}
+	s.use(p)
+	return nil
+}
+
+// Ask runs one prompt (the REPL's :ask).
+func (s *Session) Ask(ctx context.Context, prompt string, maxTurns int) (*agent.Reply, error) {
+	return s.agent.Run(ctx, prompt, agent.MaxTurns(maxTurns))
+}
+
+// Close ends the session and closes the extensions the agent installed.
+func (s *Session) Close() error { return s.agent.Close() }
+
+func (s *Session) builtinModel(ctx context.Context, args script.Args) (any, error) {
+	fn, err := args.Func("model", "fn")
+	if err != nil {
+		return nil, err
+	}
+	s.use(provider.Func{Label: "scripted:" + fn.Name(), Fn: func(ctx context.Context, req provider.Request) (provider.Response, error) {
+		out, err := fn.Call(ctx, messagesValue(req), toolsValue(req.Tools))
+		if err != nil {
+			return provider.Response{}, err
+		}
+		return responseOf(out)
+	}})
+	return nil, nil
+}
+
+func (s *Session) builtinProvider(ctx context.Context, args script.Args) (any, error) {
+	spec, err := args.String("provider", "spec")
+	if err != nil {
+		return nil, err
+	}
+	if err := s.SetProvider(spec); err != nil {
+		return nil, fmt.Errorf("provider: %w", err)
+	}
+	return s.ProviderName(), nil
+}
+
+func (s *Session) builtinAsk(ctx context.Context, args script.Args) (any, error) {
+	prompt, err := args.String("ask", "prompt")
+	if err != nil {
+		return nil, err
+	}
+	n, err := args.Int("ask", "max_turns", 0)
+	if err != nil {
+		return nil, err
+	}
+	reply, err := s.Ask(ctx, prompt, n)
+	if err != nil {
+		return nil, fmt.Errorf("ask: %w", err)
+	}
+	return script.Record{"text": reply.Text, "turns": int64(reply.Turns), "tool_calls": int64(reply.ToolCalls), "stop": reply.Stop}, nil
+}
+
+func (s *Session) builtinOn(ctx context.Context, args script.Args) (any, error) {
+	name, err := args.String("on", "event")
+	if err != nil {
+		return nil, err
+	}
+	ev, err := agent.ParseLifecycleEvent(name)
+	if err != nil {
+		return nil, fmt.Errorf("on: %w", err)
+	}
+	fn, err := args.Func("on", "fn")
+	if err != nil {
+		return nil, err
+	}
+	return nil, s.agent.On(agent.LifecycleHook{Name: fn.Name(), Event: ev, Func: func(ctx context.Context, d *agent.LifecycleData) error {
+		out, err := fn.Call(ctx, eventValue(d))
+		if err != nil {
+			return err
+		}
+		return apply(d, out)
+	}})
+}
+
+func (s *Session) builtinMCP(ctx context.Context, args script.Args) (any, error) {
+	name, err := args.String("mcp_server", "name")
+	if err != nil {
+		return nil, err
+	}
+	cfg := MCPServer{Name: name}
+	if cfg.URL, err = args.String("mcp_server", "url"); err != nil {
+		return nil, err
+	}
+	if cfg.Command, err = stringList(args["command"], "mcp_server", "command"); err != nil {
+		return nil, err
+	}
+	if cfg.Env, err = stringList(args["env"], "mcp_server", "env"); err != nil {
+		return nil, err
+	}
+	if (len(cfg.Command) == 0) == (cfg.URL == "") {
+		return nil, fmt.Errorf("mcp_server %s: give either command = [PROGRAM, ARGS...] or url = \"http://...\"", name)
+	}
+	names, err := s.cfg.MCP.Add(ctx, cfg)
+	if err != nil {
+		return nil, fmt.Errorf("mcp_server %s: %w", name, err)
+	}
+	out := make([]any, len(names))
+	for i, n := range names {
+		out[i] = n
+	}
+	return out, nil
+}
+
+func stringList(v any, fn, name string) ([]string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	list, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("%s: %s must be a list of strings", fn, name)
+	}
+	out := make([]string, len(list))
+	for i, e := range list {
+		s, ok := e.(string)
+		if !ok {
+			return nil, fmt.Errorf("%s: %s[%d] must be a string", fn, name, i)
+		}
+		out[i] = s
+	}
+	return out, nil
+}
+
+// messagesValue is the conversation as scripts see it, the system prompt
+// first.
+func messagesValue(req provider.Request) []any {
+	out := make([]any, 0, len(req.Messages)+1)
+	if req.System != "" {
+		out = append(out, map[string]any{"role": provider.RoleSystem, "content": req.System})
+	}
+	for _, m := range req.Messages {
+		out = append(out, messageValue(m))
+	}
+	return out
+}
+
+func messageValue(m provider.Message) map[string]any {
+	v := map[string]any{"role": m.Role, "content": m.Content}
+	if len(m.ToolCalls) > 0 {
+		calls := make([]any, len(m.ToolCalls))
+		for i, tc := range m.ToolCalls {
+			args, err := script.DecodeJSON(tc.Args)
+			if err != nil || tc.Args == nil {
+				args = map[string]any{}
+			}
+			calls[i] = map[string]any{"id": tc.ID, "name": tc.Name, "args": args}
+		}
+		v["tool_calls"] = calls
+	}
+	if m.Role == provider.RoleTool {
+		v["tool_call_id"] = m.ToolCallID
+		v["name"] = m.Name
+		v["is_error"] = m.IsError
+	}
+	return v
+}
+
+func toolsValue(tools []provider.ToolDef) []any {
+	out := make([]any, len(tools))
+	for i, t := range tools {
+		params, err := script.DecodeJSON(t.Parameters)
+		if err != nil || t.Parameters == nil {
+			params = map[string]any{"type": "object"}
+		}
+		out[i] = map[string]any{"name": t.Name, "description": t.Description, "parameters": params}
+	}
+	return out
+}
+
+// responseOf reads what a scripted model returned: a string (the answer),
+// or {"content": ..., "tool_calls": [{"name", "args", "id"?}]}.
+func responseOf(v any) (provider.Response, error) {
+	switch x := v.(type) {
+	case string:
+		return provider.Response{Content: x}, nil
+	case map[string]any:
+		var resp provider.Response
+		for k := range x {
+			if k != "content" && k != "tool_calls" {
+				return resp, fmt.Errorf("model returned a key %q; want content and tool_calls", k)
+			}
+		}
+		if c, ok := x["content"]; ok && c != nil {
+			s, ok := c.(string)
+			if !ok {
+				return resp, fmt.Errorf("model returned content %s; want a string", script.Quote(c))
+			}
+			resp.Content = s
+		}
+		calls, _ := x["tool_calls"].([]any)
+		if tc, ok := x["tool_calls"]; ok && tc != nil && calls == nil {
+			return resp, fmt.Errorf("model returned tool_calls %s; want a list", script.Quote(tc))
+		}
+		for i, c := range calls {
+			call, err := toolCallOf(c, i)
+			if err != nil {
+				return resp, err
+			}
+			resp.ToolCalls = append(resp.ToolCalls, call)
+		}
+		return resp, nil
+	case nil:
+		return provider.Response{}, errors.New(`model returned None; return the answer text or {"content": ..., "tool_calls": [...]}`)
+	}
+	return provider.Response{}, fmt.Errorf("model returned %s; want the answer text or {\"content\": ..., \"tool_calls\": [...]}", script.Quote(v))
+}
+
+func toolCallOf(v any, i int) (provider.ToolCall, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return provider.ToolCall{}, fmt.Errorf("model returned tool_calls[%d] = %s; want {\"name\": ..., \"args\": {...}}", i, script.Quote(v))
+	}
+	name, _ := m["name"].(string)
+	if name == "" {
+		return provider.ToolCall{}, fmt.Errorf("model returned tool_calls[%d] without a name", i)
+	}
+	id, _ := m["id"].(string)
+	var args json.RawMessage
+	switch a := m["args"].(type) {
+	case nil:
+		args = json.RawMessage(`{}`)
+	case string:
+		args = json.RawMessage(a)
+	default:
+		raw, err := script.EncodeJSON(a)
+		if err != nil {
+			return provider.ToolCall{}, fmt.Errorf("model returned tool_calls[%d].args: %w", i, err)
+		}
+		args = raw
+	}
+	return provider.ToolCall{ID: id, Name: name, Args: args}, nil
+}
+
+// eventValue is what an on() hook receives.
+func eventValue(d *agent.LifecycleData) map[string]any {
+	v := map[string]any{"event": string(d.Event), "turn": int64(d.Turn)}
+	if d.Event == agent.UserPrompt {
+		v["prompt"] = d.Prompt
+	}
+	if d.Request != nil {
+		v["request"] = map[string]any{"system": d.Request.System, "messages": messagesValue(provider.Request{Messages: d.Request.Messages}),
+			"tools": toolsValue(d.Request.Tools)}
+	}
+	if d.Response != nil {
+		v["response"] = responseValue(*d.Response)
+	}
+	if d.Reply != nil {
+		v["reply"] = map[string]any{"text": d.Reply.Text, "turns": int64(d.Reply.Turns), "tool_calls": int64(d.Reply.ToolCalls)}
+	}
+	return v
+}
+
+func responseValue(r provider.Response) map[string]any {
+	m := messageValue(provider.Message{Role: provider.RoleAssistant, Content: r.Content, ToolCalls: r.ToolCalls})
+	delete(m, "role")
+	if _, ok := m["tool_calls"]; !ok {
+		m["tool_calls"] = []any{}
+	}
+	return m
+}
+
+// apply carries out what an on() hook returned.
+func apply(d *agent.LifecycleData, out any) error {
+	switch x := out.(type) {
+	case nil:
+		return nil
+	case script.Deny:
+		return errors.New(x.Reason)
+	case string:
+		if d.Event == agent.UserPrompt {
+			d.Prompt = x
+			return nil
+		}
+	case map[string]any:
+		if d.Event == agent.BeforeModel {
+			return editRequest(d.Request, x)
+		}
+	}
+	return fmt.Errorf("%s hook returned %s; want None, deny(reason)%s", d.Event, script.Quote(out), allowed(d.Event))
+}
+
+func allowed(ev agent.LifecycleEvent) string {
+	switch ev {
+	case agent.UserPrompt:
+		return " or a new prompt"
+	case agent.BeforeModel:
+		return ` or {"system": ..., "messages": [...]}`
+	}
+	return ""
+}
+
+// editRequest applies a before_model hook's {"system", "messages"}.
+func editRequest(req *provider.Request, edit map[string]any) error {
+	keys := make([]string, 0, len(edit))
+	for k := range edit {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		switch k {
+		case "system":
+			s, ok := edit[k].(string)
+			if !ok {
+				return fmt.Errorf("before_model: system must be a string")
+			}
+			req.System = s
+		case "messages":
+			list, ok := edit[k].([]any)
+			if !ok {
+				return fmt.Errorf("before_model: messages must be a list")
+			}
+			msgs := make([]provider.Message, 0, len(list))
+			for i, e := range list {
+				m, err := messageOf(e, i)
+				if err != nil {
+					return err
+				}
+				if m.Role == provider.RoleSystem {
+					continue // the system prompt travels as "system"
+				}
+				msgs = append(msgs, m)
+			}
+			req.Messages = msgs
+		default:
+			return fmt.Errorf("before_model: unexpected key %q; want system and messages", k)
+		}
+	}
+	return nil
+}
+
+func messageOf(v any, i int) (provider.Message, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return provider.Message{}, fmt.Errorf("before_model: messages[%d] must be a dict", i)
+	}
+	var msg provider.Message
+	msg.Role, _ = m["role"].(string)
+	msg.Content, _ = m["content"].(string)
+	msg.ToolCallID, _ = m["tool_call_id"].(string)
+	msg.Name, _ = m["name"].(string)
+	msg.IsError, _ = m["is_error"].(bool)
+	switch msg.Role {
+	case provider.RoleSystem, provider.RoleUser, provider.RoleAssistant, provider.RoleTool:
+	default:
+		return msg, fmt.Errorf("before_model: messages[%d] has role %q; want system, user, assistant or tool", i, msg.Role)
+	}
+	if calls, ok := m["tool_calls"].([]any); ok {
+		for j, c := range calls {
+			tc, err := toolCallOf(c, j)
+			if err != nil {
+				return msg, fmt.Errorf("before_model: messages[%d]: %w", i, err)
+			}
+			msg.ToolCalls = append(msg.ToolCalls, tc)
+		}
+	}
+	return msg, nil
+}

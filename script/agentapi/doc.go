@@ -1,0 +1,21 @@
+// Package agentapi adds the agent to the script API of every language:
+//
+//	model(fn)                  the scripted model: fn(messages, tools) returns
+//	                           {"content": ..., "tool_calls": [{"name", "args"}]}
+//	provider("openai:MODEL")   a live or replayed provider (anthropic:, ollama:, replay:FILE)
+//	reply = ask(prompt, max_turns = 10)   reply.text .turns .tool_calls .stop
+//	on(event, fn)              lifecycle hooks: session_start, user_prompt,
+//	                           before_model, after_model, turn_end, session_end
+//	mcp_server(name, command = [...])     remote MCP tools as mcp__NAME__TOOL
+//
+// Messages are plain dicts (tables in Lua): {"role", "content",
+// "tool_calls": [{"id", "name", "args"}], "tool_call_id", "name",
+// "is_error"}. The model's tool calls run through the host's executor, so
+// every tool, hook and middleware of every language applies to them.
+//
+// A lifecycle hook fn(event) receives {"event", "turn", and "prompt",
+// "request" or "response" where they apply}. It returns None for no
+// change, deny(reason) (or raises) to refuse a gating step, a string to
+// rewrite the prompt (user_prompt), or {"system": ..., "messages": [...]}
+// to edit the request (before_model).
+package agentapi

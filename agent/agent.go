@@ -89,8 +89,8 @@ type Agent struct {
 	cfg  config
 	exec *executor.Executor
 
-	runMu    sync.Mutex // one Run at a time
-	mu       sync.Mutex // guards the fields below
+	running  chan struct{} // holds a token while a Run is in progress
+	mu       sync.Mutex    // guards the fields below
 	messages []provider.Message
 	hooks    []LifecycleHook
 	prompts  []core.PromptProvider
@@ -108,7 +108,7 @@ func New(opts ...Option) (*Agent, error) {
 	if c.maxTurns <= 0 {
 		return nil, fmt.Errorf("agent: max turns got %d, want 1 or more", c.maxTurns)
 	}
-	a := &Agent{cfg: c, exec: c.exec}
+	a := &Agent{cfg: c, exec: c.exec, running: make(chan struct{}, 1)}
 	if a.exec == nil {
 		execOpts := c.execOpts
 		if c.mode != nil {

@@ -489,3 +489,57 @@ func TestPromptCachingMarks(t *testing.T) {
 		}
 	}
 }
+
+// TestRunsTakeTurns: a Run from inside a Run of the same agent fails with
+// ErrNestedRun; a Run from elsewhere waits for the one in progress, or
+// gives up when its context ends.
+func TestRunsTakeTurns(t *testing.T) {
+	release, entered := make(chan struct{}), make(chan struct{})
+	var a *Agent
+	var nestedErr error
+	s := &script{steps: []func(provider.Request) provider.Response{
+		calls(tc("a", "inner", `{}`)), answer("outer done"), answer("second done"),
+	}}
+	a = newAgent(t, s)
+	a.RegisterTools(goTool("inner", func(ctx context.Context, _ json.RawMessage) (any, error) {
+		_, nestedErr = a.Run(ctx, "nested")
+		close(entered)
+		<-release
+		return "", nil
+	}))
+	first := make(chan error, 1)
+	go func() {
+		_, err := a.Run(context.Background(), "outer")
+		first <- err
+	}()
+	// A second caller gives up when its context ends while the first runs.
+	<-entered
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := a.Run(ctx, "impatient"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("waiting Run: %v, want the deadline", err)
+	}
+	// A patient one waits its turn.
+	second := make(chan error, 1)
+	go func() {
+		r, err := a.Run(context.Background(), "second")
+		if err == nil && r.Text != "second done" {
+			err = fmt.Errorf("reply %q", r.Text)
+		}
+		second <- err
+	}()
+	close(release)
+	for _, ch := range []chan error{first, second} {
+		select {
+		case err := <-ch:
+			if err != nil {
+				t.Error(err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("a Run did not finish")
+		}
+	}
+	if !errors.Is(nestedErr, ErrNestedRun) {
+		t.Errorf("nested Run: %v, want ErrNestedRun", nestedErr)
+	}
+}

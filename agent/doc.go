@@ -17,5 +17,7 @@
 // through LifecycleProvider.
 //
 // An Agent is safe for concurrent use, but one conversation runs one
-// prompt at a time: Run calls are serialized.
+// prompt at a time: Run calls wait for each other (or for their context),
+// and a Run started from inside another — by a tool, hook or model
+// function — fails with ErrNestedRun.
 package agent

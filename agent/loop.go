@@ -45,6 +45,14 @@ func MaxTurns(n int) RunOption {
 	}
 }
 
+// runKey marks the context of a Run, so a Run started from inside it (by a
+// tool, hook or model function) is refused instead of waiting for itself.
+type runKey struct{}
+
+// ErrNestedRun is the error of a Run started from inside a Run of the same
+// agent.
+var ErrNestedRun = errors.New("the agent is already answering a prompt: a tool, hook or model function cannot ask it another one (use a second agent)")
+
 // ErrNoProvider is the error of Run on an agent without a provider.
 var ErrNoProvider = errors.New("no model: set one with --model PROVIDER:MODEL, model(fn) in a script, or agent.WithProvider")
 
@@ -54,8 +62,16 @@ var ErrNoProvider = errors.New("no model: set one with --model PROVIDER:MODEL, m
 // conversation stays usable, and the reply has Stop "canceled" with ctx's
 // error. A lifecycle hook that refuses a step ends the run with its error.
 func (a *Agent) Run(ctx context.Context, prompt string, opts ...RunOption) (*Reply, error) {
-	a.runMu.Lock()
-	defer a.runMu.Unlock()
+	if ctx.Value(runKey{}) == a {
+		return &Reply{}, ErrNestedRun
+	}
+	select {
+	case a.running <- struct{}{}:
+	case <-ctx.Done():
+		return &Reply{Stop: StopCanceled}, ctx.Err()
+	}
+	defer func() { <-a.running }()
+	ctx = context.WithValue(ctx, runKey{}, a)
 	rc := runConfig{maxTurns: a.cfg.maxTurns}
 	for _, o := range opts {
 		o(&rc)

@@ -228,11 +228,25 @@ func (s *Session) builtinMCP(ctx context.Context, args script.Args) (any, error)
 	return out, nil
 }
 
+// asList reads a list argument. An empty Lua table arrives as an empty
+// object, which here can only mean an empty list.
+func asList(v any) ([]any, bool) {
+	switch x := v.(type) {
+	case []any:
+		return x, true
+	case map[string]any:
+		if len(x) == 0 {
+			return []any{}, true
+		}
+	}
+	return nil, false
+}
+
 func stringList(v any, fn, name string) ([]string, error) {
 	if v == nil {
 		return nil, nil
 	}
-	list, ok := v.([]any)
+	list, ok := asList(v)
 	if !ok {
 		return nil, fmt.Errorf("%s: %s must be a list of strings", fn, name)
 	}
@@ -313,9 +327,12 @@ func responseOf(v any) (provider.Response, error) {
 			}
 			resp.Content = s
 		}
-		calls, _ := x["tool_calls"].([]any)
-		if tc, ok := x["tool_calls"]; ok && tc != nil && calls == nil {
-			return resp, fmt.Errorf("model returned tool_calls %s; want a list", script.Quote(tc))
+		var calls []any
+		if tc := x["tool_calls"]; tc != nil {
+			var ok bool
+			if calls, ok = asList(tc); !ok {
+				return resp, fmt.Errorf("model returned tool_calls %s; want a list", script.Quote(tc))
+			}
 		}
 		for i, c := range calls {
 			call, err := toolCallOf(c, i)
@@ -346,6 +363,9 @@ func toolCallOf(v any, i int) (provider.ToolCall, error) {
 	case nil:
 		args = json.RawMessage(`{}`)
 	case string:
+		if !json.Valid([]byte(a)) {
+			return provider.ToolCall{}, fmt.Errorf("model returned tool_calls[%d].args %q, which is not valid JSON; give a dict or a JSON object", i, a)
+		}
 		args = json.RawMessage(a)
 	default:
 		raw, err := script.EncodeJSON(a)
@@ -431,10 +451,11 @@ func editRequest(req *provider.Request, edit map[string]any) error {
 			}
 			req.System = s
 		case "messages":
-			list, ok := edit[k].([]any)
+			list, ok := asList(edit[k])
 			if !ok {
 				return fmt.Errorf("before_model: messages must be a list")
 			}
+			before := req.Messages
 			msgs := make([]provider.Message, 0, len(list))
 			for i, e := range list {
 				m, err := messageOf(e, i)
@@ -444,6 +465,11 @@ func editRequest(req *provider.Request, edit map[string]any) error {
 				if m.Role == provider.RoleSystem {
 					continue // the system prompt travels as "system"
 				}
+				// Scripts see no blocks or cache marks; a message passed
+				// through unchanged keeps them.
+				if n := len(msgs); n < len(before) && sameMessage(before[n], m) {
+					m.Blocks, m.Cache = before[n].Blocks, before[n].Cache
+				}
 				msgs = append(msgs, m)
 			}
 			req.Messages = msgs
@@ -452,6 +478,12 @@ func editRequest(req *provider.Request, edit map[string]any) error {
 		}
 	}
 	return nil
+}
+
+// sameMessage compares what scripts see of two messages.
+func sameMessage(a, b provider.Message) bool {
+	a.Blocks, a.Cache = nil, false
+	return script.Quote(messageValue(a)) == script.Quote(messageValue(b))
 }
 
 func messageOf(v any, i int) (provider.Message, error) {
@@ -470,7 +502,7 @@ func messageOf(v any, i int) (provider.Message, error) {
 	default:
 		return msg, fmt.Errorf("before_model: messages[%d] has role %q; want system, user, assistant or tool", i, msg.Role)
 	}
-	if calls, ok := m["tool_calls"].([]any); ok {
+	if calls, ok := asList(m["tool_calls"]); ok {
 		for j, c := range calls {
 			tc, err := toolCallOf(c, j)
 			if err != nil {

@@ -10,8 +10,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentsh/agentsh/agent"
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/executor"
+	"github.com/agentsh/agentsh/provider"
 	"github.com/agentsh/agentsh/script"
 	"github.com/agentsh/agentsh/script/lua"
 	sl "github.com/agentsh/agentsh/script/starlark"
@@ -30,8 +32,13 @@ type app struct {
 	host   *script.Host
 	interp *sl.Interp
 	lua    *lua.Interp // created on first use
-	argv   []string    // what scripts see as argv
-	events *events     // nil unless --json
+	agent  *agentSetup
+	// provider answers ask() from the start (--model); record receives
+	// the exchanges (--record).
+	provider provider.Provider
+	record   *os.File
+	argv     []string // what scripts see as argv
+	events   *events  // nil unless --json
 
 	runCtx context.Context // the non-interactive run's context
 }
@@ -52,18 +59,34 @@ func newApp(o *options, std stdio, argv []string) (*app, error) {
 		out = a.events.printer()
 		extra = append(extra, executor.WithOnStart(a.events.toolStart), executor.WithOnEnd(a.events.toolEnd))
 	}
-	host, err := a.newHost(out, extra...)
+	if o.model != "" {
+		p, err := agent.OpenProvider(o.model)
+		if err != nil {
+			return nil, fmt.Errorf("--model: %w", err)
+		}
+		a.provider = p
+	}
+	if o.record != "" {
+		f, err := openRecord(o.record)
+		if err != nil {
+			return nil, err
+		}
+		a.record = f
+	}
+	host, setup, err := a.newHost(out, true, extra...)
 	if err != nil {
+		a.close()
 		return nil, err
 	}
-	a.host, a.exec = host, host.Executor()
+	a.host, a.exec, a.agent = host, host.Executor(), setup
 	a.interp = sl.New(a.host, sl.Options{MaxSteps: o.maxSteps, Argv: argv})
 	return a, nil
 }
 
 // newHost returns a host on a new executor configured by the flags, with
-// the built-in tools unless --no-builtins. agentsh test makes one per test.
-func (a *app) newHost(out io.Writer, extra ...executor.Option) (*script.Host, error) {
+// the built-in tools unless --no-builtins, and the agent. agentsh test
+// makes one per test (main false: no --model, --record or --mcp).
+func (a *app) newHost(out io.Writer, main bool, extra ...executor.Option) (*script.Host, *agentSetup, error) {
 	o := a.opts
 	execOpts := []executor.Option{executor.WithValidateArguments(true)}
 	if o.mode != "" {
@@ -78,14 +101,27 @@ func (a *app) newHost(out io.Writer, extra ...executor.Option) (*script.Host, er
 	if !o.noBuiltins {
 		if err := a.installTools(host); err != nil {
 			_ = exec.Close()
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return host, nil
+	setup, err := a.installAgent(host, out, main)
+	if err != nil {
+		_ = exec.Close()
+		return nil, nil, err
+	}
+	return host, setup, nil
 }
 
 func (a *app) close() {
-	_ = a.exec.Close()
+	if a.agent != nil {
+		_ = a.agent.close()
+	}
+	if a.exec != nil {
+		_ = a.exec.Close()
+	}
+	if a.record != nil {
+		_ = a.record.Close()
+	}
 	if a.lua != nil {
 		a.lua.Close()
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentsh/agentsh/executor"
+	"github.com/agentsh/agentsh/tools/mcp"
 )
 
 // options are the parsed command line.
@@ -24,6 +25,11 @@ type options struct {
 	interactive bool   // -i: REPL even when stdin is not a terminal
 	lang        string // --lang: of -c, piped stdin, the REPL and files without .star/.lua
 	verbose     bool   // -v: agentsh test shows the output of passing tests
+
+	model      string             // --model PROVIDER:MODEL
+	record     string             // --record FILE
+	maxTurns   int                // --max-turns N (0: the agent's default)
+	mcpServers []mcp.ServerConfig // --mcp NAME=COMMAND|URL
 
 	workdir     string // --workdir: where the built-in tools work
 	noBuiltins  bool
@@ -99,6 +105,30 @@ var valueFlags = map[string]func(o *options, v string) error{
 			return usagef("--exec-backend: got %q, want local or bwrap", v)
 		}
 		o.execBackend = v
+		return nil
+	},
+	"model": func(o *options, v string) error {
+		o.model = v
+		return nil
+	},
+	"record": func(o *options, v string) error {
+		o.record = v
+		return nil
+	},
+	"max-turns": func(o *options, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return usagef("--max-turns: got %q, want a positive number", v)
+		}
+		o.maxTurns = n
+		return nil
+	},
+	"mcp": func(o *options, v string) error {
+		s, err := parseMCPFlag(v)
+		if err != nil {
+			return err
+		}
+		o.mcpServers = append(o.mcpServers, s)
 		return nil
 	},
 	"lang": func(o *options, v string) error {
@@ -210,6 +240,13 @@ Flags:
   --grep-backend B    native or ripgrep (default native)
   --glob-backend B    native, ripgrep or fd (default native)
   --exec-backend B    local or bwrap: run bash and run_code in Bubblewrap
+  --model SPEC        the model of ask() and :ask: openai:MODEL, anthropic:MODEL,
+                      ollama:MODEL or replay:FILE (scripts may set model(fn))
+  --record FILE       write every model request and response to FILE (JSON lines)
+                      for --model replay:FILE
+  --max-turns N       bound the model turns of one ask (default 20)
+  --mcp NAME=CMD      connect an MCP server (a command, or an http URL); its tools
+                      register as mcp__NAME__TOOL (repeatable)
   --lang LANG         star (default) or lua: the language of -c, piped stdin,
                       the REPL and files that end in neither .star nor .lua
   --load FILE         run a policy or tool file (.star or .lua) first (repeatable)
@@ -221,5 +258,6 @@ Flags:
   -i                  interactive REPL even when stdin is not a terminal
 
 Exit codes: 0 ok, 1 script error or failed call, 2 usage, 130 interrupted.
-REPL commands: :help, :tools, :load FILE, :star, :lua, :quit (Ctrl-D also exits).
+REPL commands: :help, :tools, :load FILE, :star, :lua, :ask PROMPT, :model [SPEC],
+:quit (Ctrl-D also exits).
 `

@@ -52,7 +52,8 @@ func TestExamples(t *testing.T) {
 			golden := filepath.Join(root, "testdata", "examples", name+".golden")
 			var first string
 			for _, mode := range []string{"serial", "parallel", "mixed", "serial"} {
-				out, errOut, code := runInProcess(t, "", "--mode", mode, "run", f)
+				// Each run works in an empty directory of its own.
+				out, errOut, code := runInProcess(t, "", "--workdir", t.TempDir(), "--mode", mode, "run", f)
 				if code != 0 {
 					t.Fatalf("--mode %s: exit %d\nstderr:\n%s", mode, code, errOut)
 				}

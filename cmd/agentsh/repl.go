@@ -125,6 +125,12 @@ func (s *replSession) loop() int {
 // eval runs one chunk; an interrupt cancels it (and its tool calls), not
 // the session.
 func (s *replSession) eval(chunk chunk) {
+	s.interruptible(func(ctx context.Context) (string, error) { return s.a.language(s.lang).eval(ctx, chunk) })
+}
+
+// interruptible runs fn under a context that an interrupt cancels (and
+// --timeout bounds), then prints its value or error.
+func (s *replSession) interruptible(fn func(ctx context.Context) (string, error)) {
 	ctx, cancel := context.WithCancel(context.Background())
 	if s.a.opts.timeout > 0 {
 		ctx, cancel = context.WithTimeout(context.Background(), s.a.opts.timeout)
@@ -142,7 +148,7 @@ func (s *replSession) eval(chunk chunk) {
 		case <-done:
 		}
 	}()
-	v, err := s.a.language(s.lang).eval(ctx, chunk)
+	v, err := fn(ctx)
 	close(done)
 	<-watching // so this watcher cannot take the next chunk's interrupt
 	switch {
@@ -161,6 +167,9 @@ const replHelp = `Type Starlark (>>>) or Lua (lua>) statements; blocks continue 
 until they are complete (Starlark: until a blank line). The value of an
 expression is printed and kept in _.
   :star, :lua  switch the language of what you type (both share the tools)
+  :ask PROMPT  ask the model (it works with the tools, under your policies)
+  :model [SPEC] show or set the model: openai:MODEL, anthropic:MODEL, ollama:MODEL,
+               replay:FILE
   :tools       list the registered tools
   :load FILE   run FILE (.star or .lua) and keep its globals
   :help        this text
@@ -168,7 +177,8 @@ expression is printed and kept in _.
 Ctrl-C cancels a running evaluation and its tool calls.
 Script API: tool, before, after, middleware, deny, rewrite, invoke_tool,
 invoke_all, tool_names, get_tool, unregister_tool, config, dual, silent,
-timeout, retry; modules json, re, time, math, state.
+timeout, retry, model, provider, ask, on, mcp_server; modules json, re,
+time, math, state.
 `
 
 // command runs a ':' command and reports whether to quit.
@@ -191,6 +201,28 @@ func (s *replSession) command(line string) bool {
 		defer cancel()
 		if err := s.a.language(s.a.langOf(arg)).load(ctx, arg); err != nil {
 			fmt.Fprintln(s.a.io.err, detail(err))
+		}
+	case ":ask":
+		if arg == "" {
+			fmt.Fprintln(s.a.io.err, ":ask needs a prompt: :ask find the TODOs")
+			return false
+		}
+		s.interruptible(func(ctx context.Context) (string, error) {
+			_, err := s.a.agent.session.Ask(ctx, arg, 0)
+			return "", err
+		})
+	case ":model":
+		sess := s.a.agent.session
+		if arg != "" {
+			if err := sess.SetProvider(arg); err != nil {
+				fmt.Fprintln(s.a.io.err, detail(err))
+				return false
+			}
+		}
+		if name := sess.ProviderName(); name != "" {
+			fmt.Fprintln(s.a.io.out, name)
+		} else {
+			fmt.Fprintln(s.a.io.err, "no model yet: :model PROVIDER:MODEL, --model, or model(fn) in a script")
 		}
 	case ":star", ":starlark", ":lua":
 		s.lang = langStarlark

@@ -15,11 +15,11 @@ import (
 func (a *app) test(ctx context.Context) int {
 	opts := testrunner.Options{
 		NewHost: func(out io.Writer) (*script.Host, func(), error) {
-			h, err := a.newHost(out)
+			h, setup, err := a.newHost(out, false)
 			if err != nil {
 				return nil, nil, err
 			}
-			return h, func() { _ = h.Executor().Close() }, nil
+			return h, func() { _ = setup.close(); _ = h.Executor().Close() }, nil
 		},
 		MaxSteps: a.opts.maxSteps,
 		Out:      a.io.out,

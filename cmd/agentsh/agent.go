@@ -1,0 +1,153 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/agentsh/agentsh/agent"
+	"github.com/agentsh/agentsh/agent/rules"
+	"github.com/agentsh/agentsh/agent/skills"
+	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/script"
+	"github.com/agentsh/agentsh/script/agentapi"
+	"github.com/agentsh/agentsh/tools/mcp"
+)
+
+// agentSetup is what one host's agent holds beyond the host.
+type agentSetup struct {
+	session *agentapi.Session
+	mcp     *mcp.Client
+}
+
+func (s *agentSetup) close() error {
+	return errors.Join(s.session.Close(), s.mcp.Close())
+}
+
+// installAgent adds the agent to host: project rules and skills of the
+// workdir, prompt caching, model/provider/ask/on/mcp_server for scripts,
+// and the display of what the agent does on out (or JSON events). The
+// main host also gets the --model provider, --record and the --mcp
+// servers; the hosts of agentsh test start without them.
+func (a *app) installAgent(h *script.Host, out io.Writer, main bool) (*agentSetup, error) {
+	o := a.opts
+	dir := o.workdir
+	if dir == "" {
+		dir = "."
+	}
+	warn := func(msg string) { fmt.Fprintf(a.io.err, "agentsh: %s\n", msg) }
+	exts := []core.Extension{
+		rules.New(rules.Config{WorkDir: dir, Warn: warn}),
+		skills.New(skills.Config{Dirs: skills.DefaultDirs(dir), Warn: warn}),
+		agent.PromptCaching(),
+	}
+	setup := &agentSetup{mcp: mcp.NewClient(h.Executor().Registry())}
+	cfg := agentapi.Config{
+		SystemPrompt: systemPrompt,
+		Extensions:   exts,
+		MaxTurns:     o.maxTurns,
+		MCP:          mcpConnector{setup.mcp},
+		Observer:     newDisplay(out).event,
+	}
+	if a.events != nil {
+		cfg.Observer = a.events.agent
+	}
+	if main {
+		cfg.Provider = a.provider
+		if a.record != nil {
+			cfg.Record = a.record
+		}
+	}
+	sess, err := agentapi.Install(h, cfg)
+	if err != nil {
+		return nil, err
+	}
+	setup.session = sess
+	if main {
+		for _, spec := range o.mcpServers {
+			if _, err := setup.mcp.Add(context.Background(), spec); err != nil {
+				setup.close()
+				return nil, fmt.Errorf("--mcp %s: %w", spec.Name, err)
+			}
+		}
+	}
+	return setup, nil
+}
+
+// systemPrompt opens every conversation; rules and skills follow it.
+const systemPrompt = "You are agentsh, an agent working in a shell through tools. " +
+	"Every tool call goes through the user's policies; a refused call says why."
+
+// mcpConnector lets scripts add MCP servers with mcp_server(...).
+type mcpConnector struct{ c *mcp.Client }
+
+func (m mcpConnector) Add(ctx context.Context, s agentapi.MCPServer) ([]string, error) {
+	return m.c.Add(ctx, mcp.ServerConfig{Name: s.Name, Command: s.Command, URL: s.URL, Env: s.Env})
+}
+
+// parseMCPFlag reads --mcp NAME=COMMAND ARGS... or --mcp NAME=URL.
+func parseMCPFlag(v string) (mcp.ServerConfig, error) {
+	name, target, ok := strings.Cut(v, "=")
+	if !ok || name == "" || strings.TrimSpace(target) == "" {
+		return mcp.ServerConfig{}, usagef("--mcp: got %q, want NAME=COMMAND [ARGS...] or NAME=http://HOST/PATH", v)
+	}
+	if strings.HasPrefix(target, "http://") || strings.HasPrefix(target, "https://") {
+		return mcp.ServerConfig{Name: name, URL: target}, nil
+	}
+	return mcp.ServerConfig{Name: name, Command: strings.Fields(target)}, nil
+}
+
+// display shows people what the agent does: the model's text as it
+// streams, and what tools show (ForUser, unless silent).
+type display struct {
+	mu      sync.Mutex
+	w       io.Writer
+	midLine bool
+}
+
+func newDisplay(w io.Writer) *display { return &display{w: w} }
+
+func (d *display) event(e agent.Event) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	switch e.Type {
+	case "text":
+		io.WriteString(d.w, e.Text)
+		d.midLine = !strings.HasSuffix(e.Text, "\n")
+	case "model_response":
+		d.endLine()
+	case "tool_output":
+		d.endLine()
+		text := strings.TrimSuffix(e.Text, "\n")
+		fmt.Fprintf(d.w, "[%s] %s\n", e.Tool, strings.ReplaceAll(text, "\n", "\n    "))
+	}
+}
+
+func (d *display) endLine() {
+	if d.midLine {
+		io.WriteString(d.w, "\n")
+		d.midLine = false
+	}
+}
+
+// agent emits an agent event as a JSON line.
+func (e *events) agent(ev agent.Event) {
+	b, _ := json.Marshal(ev)
+	var m map[string]any
+	json.Unmarshal(b, &m)
+	e.emit(m)
+}
+
+// openRecord creates the --record file.
+func openRecord(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("--record: %w", err)
+	}
+	return f, nil
+}

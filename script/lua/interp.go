@@ -406,6 +406,13 @@ func funcName(L *lua.LState, fn *lua.LFunction) string {
 				return name
 			}
 		}
+		// After a for loop gopher-lua can misnumber the locals; find the
+		// local that the caller declared on the line fn was defined.
+		if caller, err := L.GetInfo("f", dbg, lua.LNil); err == nil {
+			if name := localDefinedAt(caller, fn); name != "" {
+				return name
+			}
+		}
 	}
 	var found string
 	if fn.Env != nil {
@@ -422,6 +429,38 @@ func funcName(L *lua.LState, fn *lua.LFunction) string {
 		return fmt.Sprintf("function@%s:%d", fn.Proto.SourceName, fn.Proto.LineDefined)
 	}
 	return "function"
+}
+
+// localDefinedAt names the one local of the caller's function that comes
+// into scope on the line where fn is defined (local function NAME, or
+// local NAME = function), or "".
+func localDefinedAt(caller lua.LValue, fn *lua.LFunction) string {
+	c, ok := caller.(*lua.LFunction)
+	if !ok || c.Proto == nil || fn.Proto == nil {
+		return ""
+	}
+	p := c.Proto
+	found := ""
+	line := func(pc int) int {
+		if pc < 0 || pc >= len(p.DbgSourcePositions) {
+			return -1
+		}
+		return p.DbgSourcePositions[pc]
+	}
+	for _, l := range p.DbgLocals {
+		if strings.HasPrefix(l.Name, "(") {
+			continue
+		}
+		// The local's StartPc is the instruction after the closure, or
+		// (as gopher-lua numbers them) the closure itself.
+		if def := fn.Proto.LineDefined; line(l.StartPc) == def || line(l.StartPc-1) == def {
+			if found != "" && found != l.Name {
+				return "" // two locals on that line: do not guess
+			}
+			found = l.Name
+		}
+	}
+	return found
 }
 
 // Names returns the predeclared names, for completion.

@@ -174,3 +174,18 @@ func TestSelfContainingTableMessage(t *testing.T) {
 	}
 	wantContains(t, err.Error(), `["self"]["self"]`, "…", "does a table contain itself?")
 }
+
+// TestHookNameAfterLoop: a local function declared after a for loop (where
+// gopher-lua misnumbers locals) is still named after its local.
+func TestHookNameAfterLoop(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.run(`
+local FILES = {a = 1, b = 2}
+for path in pairs(FILES) do end
+for i = 1, 2 do end
+local function writes_in_src(call) return deny("no") end
+before(writes_in_src)
+print(invoke_tool("x").error)
+`)
+	wantLines(t, e.lines(), `rejected by "writes_in_src": no`)
+}

@@ -211,15 +211,16 @@ func (a *Agent) Reset(ctx context.Context) error {
 	return err
 }
 
-// Close ends the session (session_end hooks) and closes the extensions
-// the agent installed into its executor.
+// Close ends the session (session_end hooks) and closes the executor's
+// extensions — unless the executor came from WithExecutor, whose owner
+// closes it.
 func (a *Agent) Close() error {
 	err := a.endSession(context.Background())
 	a.mu.Lock()
 	closed := a.closed
 	a.closed = true
 	a.mu.Unlock()
-	if closed {
+	if closed || a.cfg.exec != nil {
 		return err
 	}
 	return errors.Join(err, a.exec.Close())

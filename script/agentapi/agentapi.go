@@ -132,7 +132,8 @@ func (s *Session) Ask(ctx context.Context, prompt string, maxTurns int) (*agent.
 	return s.agent.Run(ctx, prompt, agent.MaxTurns(maxTurns))
 }
 
-// Close ends the session and closes the extensions the agent installed.
+// Close ends the session (session_end hooks). The executor, and the
+// extensions the agent installed into it, belong to the host's owner.
 func (s *Session) Close() error { return s.agent.Close() }
 
 func (s *Session) builtinModel(ctx context.Context, args script.Args) (any, error) {

@@ -65,6 +65,23 @@ func (k Kind) hint() string {
 	return ""
 }
 
+// StatusKind is the kind an HTTP error status means when the body says
+// nothing more specific: 401 and 403 auth, 429 rate limited, 5xx server,
+// other 4xx bad request, anything else a protocol error.
+func StatusKind(status int) Kind {
+	switch {
+	case status == 401 || status == 403:
+		return ErrAuth
+	case status == 429:
+		return ErrRateLimited
+	case status >= 500:
+		return ErrServer
+	case status >= 400:
+		return ErrBadRequest
+	}
+	return ErrProtocol
+}
+
 // KindOf returns the kind of a provider error, or "" for other errors.
 func KindOf(err error) Kind {
 	var e *Error

@@ -72,19 +72,10 @@ func errorKind(status int, typ, msg string) provider.Kind {
 	case "api_error", "overloaded_error", "timeout_error":
 		return provider.ErrServer
 	}
-	switch {
-	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return provider.ErrAuth
-	case status == http.StatusTooManyRequests:
-		return provider.ErrRateLimited
-	case status >= 500:
-		return provider.ErrServer
-	case status >= 400:
-		return provider.ErrBadRequest
-	case status == 0:
+	if status == 0 {
 		return provider.ErrServer // an unknown error event mid-stream
 	}
-	return provider.ErrProtocol
+	return provider.StatusKind(status)
 }
 
 // isOverflow reports whether an invalid_request_error's message says the

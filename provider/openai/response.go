@@ -379,14 +379,8 @@ func classify(status int, e apiError) provider.Kind {
 		return provider.ErrUnknownModel
 	case (status == http.StatusBadRequest || status == 0) && isOverflow(code, e.Message):
 		return provider.ErrContextOverflow
-	case status == http.StatusTooManyRequests:
-		return provider.ErrRateLimited
-	case status >= 500:
-		return provider.ErrServer
-	case status >= 400:
-		return provider.ErrBadRequest
 	case status != 0:
-		return provider.ErrProtocol
+		return provider.StatusKind(status)
 	}
 	// An error object without a status: from a stream, or inside a 200.
 	typ := strings.ToLower(e.Type)

@@ -248,6 +248,10 @@ func agentsh(args []string, std stdio) int {
 	}
 	a, err := newApp(o, std, argv)
 	if err != nil {
+		if o.jsonOut {
+			newEvents(std.out).error(err, 2)
+			return 2
+		}
 		fmt.Fprintf(std.err, "agentsh: %v\n", err)
 		return 2
 	}

@@ -17,7 +17,7 @@ var (
 // TestDependencyDirection enforces DESIGN §1: core ← executor ← agent;
 // tools and script depend on core/executor, never the reverse; core,
 // executor, agent and tools import no interpreter and no terminal library;
-// only cmd/agentsh imports liner.
+// only cmd/agentsh imports liner; provider adapters import only core.
 func TestDependencyDirection(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("the go command is not on PATH; it lists the packages' dependencies")
@@ -60,6 +60,9 @@ func TestDependencyDirection(t *testing.T) {
 			forbidden(pkg, append(append(interpreters, terminal...), internal("/tools", "/script")...)...)
 		case pkg == "/tools" || strings.HasPrefix(pkg, "/tools/"):
 			forbidden(pkg, append(append(interpreters, terminal...), internal("/agent", "/script")...)...)
+		case pkg == "/provider" || strings.HasPrefix(pkg, "/provider/"):
+			// Model adapters speak HTTP; they know nothing of the shell.
+			forbidden(pkg, append(append(interpreters, terminal...), internal("/executor", "/agent", "/tools", "/script")...)...)
 		case pkg == "/script" || pkg == "/stdlib":
 			// The host API is language-neutral: bindings live below it.
 			forbidden(pkg, append(append(interpreters, terminal...), internal("/agent", "/tools")...)...)

@@ -204,7 +204,7 @@ func (s *replSession) command(line string) bool {
 		}
 	case ":ask":
 		if arg == "" {
-			fmt.Fprintln(s.a.io.err, ":ask needs a prompt: :ask find the TODOs")
+			fmt.Fprintln(s.a.io.err, ":ask needs a prompt, such as :ask which files mention the config?")
 			return false
 		}
 		s.interruptible(func(ctx context.Context) (string, error) {

@@ -2,7 +2,6 @@ package lua
 
 import (
 	"context"
-	"strings"
 	"testing"
 
 	"github.com/agentsh/agentsh/executor"
@@ -53,7 +52,7 @@ print(pcall(apply, function(x) error("inner") end, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantLines(t, strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n"),
+	wantLines(t, out.Lines(),
 		"48\t4",
 		"hi!",
 		"false\tb.lua:5: apply: fn must be a function, got an int",

@@ -43,7 +43,7 @@ print(apply(fn = lambda x: x + "!", value = "hi").result)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantLines(t, strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n"), "48 4", "hi!")
+	wantLines(t, out.Lines(), "48 4", "hi!")
 	for _, tc := range []struct{ src, want string }{
 		{`apply(1, 2)`, "apply: fn must be a function, got an int"},
 		{`apply(lambda x: x, 1, tims = 2)`, `apply: unexpected argument "tims"`},

@@ -2,9 +2,7 @@ package starlark
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"strings"
 	"sync"
 	"testing"
 
@@ -72,36 +70,16 @@ func (e *env) runErr(src string) error {
 }
 
 // lines returns the print() output as lines.
-func (e *env) lines() []string {
-	s := strings.TrimSuffix(e.out.String(), "\n")
-	if s == "" {
-		return nil
-	}
-	return strings.Split(s, "\n")
-}
+func (e *env) lines() []string { return e.out.Lines() }
 
 // goTool registers a Go tool on the executor's registry.
 func (e *env) goTool(name string, safe *bool, fn func(ctx context.Context, args map[string]any) (any, error)) {
 	e.t.Helper()
-	err := e.ex.Registry().RegisterTools(core.Tool{Name: name, ConcurrencySafe: safe,
-		Func: func(ctx context.Context, raw json.RawMessage) (any, error) {
-			v, err := script.DecodeJSON(raw)
-			if err != nil {
-				return nil, err
-			}
-			m, _ := v.(map[string]any)
-			return fn(ctx, m)
-		}})
-	if err != nil {
-		e.t.Fatal(err)
-	}
+	scripttest.GoTool(e.t, e.ex.Registry(), name, safe, fn)
 }
 
 // invoke calls a tool through the pipeline from Go.
-func (e *env) invoke(name, args string) *core.Result {
-	res, _ := e.ex.InvokeTool(context.Background(), name, json.RawMessage(args))
-	return res
-}
+func (e *env) invoke(name, args string) *core.Result { return scripttest.Invoke(e.ex, name, args) }
 
 // inflight measures how many calls overlap.
 type inflight struct {

@@ -7,6 +7,7 @@ package scripttest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"sync"
@@ -14,6 +15,8 @@ import (
 	"time"
 
 	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/executor"
+	"github.com/agentsh/agentsh/script"
 )
 
 // Watchdog bounds how long a test waits for something that must not hang.
@@ -44,6 +47,38 @@ func (b *Buffer) Reset() {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.buf.Reset()
+}
+
+// Lines returns what was written, as lines without the final newline.
+func (b *Buffer) Lines() []string {
+	s := strings.TrimSuffix(b.String(), "\n")
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
+
+// GoTool registers a Go tool whose function gets the decoded arguments.
+func GoTool(t testing.TB, reg *core.Registry, name string, safe *bool, fn func(ctx context.Context, args map[string]any) (any, error)) {
+	t.Helper()
+	err := reg.RegisterTools(core.Tool{Name: name, ConcurrencySafe: safe,
+		Func: func(ctx context.Context, raw json.RawMessage) (any, error) {
+			v, err := script.DecodeJSON(raw)
+			if err != nil {
+				return nil, err
+			}
+			m, _ := v.(map[string]any)
+			return fn(ctx, m)
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Invoke calls a tool through ex's pipeline with raw JSON arguments.
+func Invoke(ex *executor.Executor, name, args string) *core.Result {
+	res, _ := ex.InvokeTool(context.Background(), name, json.RawMessage(args))
+	return res
 }
 
 // Bounded runs fn, failing the test (instead of hanging) if it does not

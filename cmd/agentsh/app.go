@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
-	"syscall"
-	"time"
 
 	"github.com/agentsh/agentsh/agent"
 	"github.com/agentsh/agentsh/core"
@@ -138,57 +135,22 @@ func (a *app) loadPolicies(ctx context.Context) error {
 	return nil
 }
 
-// errInterrupted is the cause of a run cancelled by SIGINT or SIGTERM.
-var errInterrupted = errors.New("interrupted")
-
-// runContext bounds a non-interactive run by --timeout and cancels it, with
-// cause errInterrupted, on the first interrupt; a second one exits at once.
-func runContext(timeout time.Duration) (context.Context, func()) {
-	base, interrupt := context.WithCancelCause(context.Background())
-	ctx, cancelTimeout := base, context.CancelFunc(func() {})
-	if timeout > 0 {
-		ctx, cancelTimeout = context.WithTimeout(base, timeout)
-	}
-	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() {
-		select {
-		case <-sig:
-			interrupt(errInterrupted)
-		case <-done:
-			return
-		}
-		select {
-		case <-sig:
-			os.Exit(130)
-		case <-done:
-		}
-	}()
-	return ctx, func() { signal.Stop(sig); close(done); cancelTimeout(); interrupt(nil) }
-}
-
-// interrupted reports whether the user stopped the run.
-func interrupted(ctx context.Context) bool {
-	return ctx != nil && errors.Is(context.Cause(ctx), errInterrupted)
-}
-
 // report prints err and returns the exit code for it.
-func (a *app) report(err error, interrupted bool) int {
+func (a *app) report(err error, stop *stopped) int {
 	code := 1
 	var ue *usageError
 	switch {
 	case errors.As(err, &ue):
 		code = 2
-	case interrupted:
-		code = 130
+	case stop != nil:
+		code = stop.exitCode()
 	}
 	if a.events != nil {
 		a.events.error(err, code)
 		return code
 	}
 	switch {
-	case code == 130:
+	case stop != nil && code != 2:
 		fmt.Fprintln(a.io.err, "agentsh: interrupted")
 	case errors.Is(err, context.DeadlineExceeded) && a.opts.timeout > 0:
 		fmt.Fprintf(a.io.err, "agentsh: run timed out after %s\n%s\n", a.opts.timeout, detail(err))
@@ -261,7 +223,7 @@ func agentsh(args []string, std stdio) int {
 		return a.repl()
 	}
 
-	ctx, stop := runContext(o.timeout)
+	ctx, stop := runContext(o.timeout, std.err)
 	defer stop()
 	a.runCtx = ctx
 	code := a.dispatch(ctx)
@@ -304,5 +266,5 @@ func (a *app) dispatch(ctx context.Context) int {
 
 // fail reports err and returns its exit code.
 func (a *app) fail(err error) int {
-	return a.report(err, interrupted(a.runCtx))
+	return a.report(err, stopCause(a.runCtx))
 }

@@ -257,7 +257,8 @@ Flags:
   --max-steps N       Starlark step budget per run and per call
   -i                  interactive REPL even when stdin is not a terminal
 
-Exit codes: 0 ok, 1 script error or failed call, 2 usage, 130 interrupted.
+Exit codes: 0 ok, 1 script error or failed call, 2 usage, 128+N stopped by
+signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP; agentsh exits within 2 s).
 REPL commands: :help, :tools, :load FILE, :star, :lua, :ask PROMPT, :model [SPEC],
 :quit (Ctrl-D also exits).
 `

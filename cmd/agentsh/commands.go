@@ -53,18 +53,18 @@ func (a *app) call(ctx context.Context) int {
 	res := a.exec.Invoke(ctx, core.Call{Name: args[0], Args: raw})
 	if a.events != nil {
 		a.events.emit(resultJSON(res))
-		if res.OK() {
-			return 0
+	}
+	if !res.OK() {
+		if stop := stopCause(a.runCtx); stop != nil {
+			return a.report(stop, stop)
+		}
+		if a.events == nil {
+			fmt.Fprintf(a.io.err, "error (%s): %s\n", res.Kind(), res.Err)
 		}
 		return 1
 	}
-	if !res.OK() {
-		if interrupted(a.runCtx) {
-			fmt.Fprintln(a.io.err, "agentsh: interrupted")
-			return 130
-		}
-		fmt.Fprintf(a.io.err, "error (%s): %s\n", res.Kind(), res.Err)
-		return 1
+	if a.events != nil {
+		return 0
 	}
 	if !res.Silent {
 		out := res.Display()

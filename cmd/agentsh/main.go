@@ -9,7 +9,8 @@
 //	agentsh tools [--json]          list the registered tools
 //
 // Run "agentsh help" for the flags. Exit codes: 0 ok, 1 script error or
-// failed call, 2 usage, 130 interrupted.
+// failed call, 2 usage, 128+N stopped by signal N (130 for Ctrl-C, 143 for
+// SIGTERM, 129 for SIGHUP).
 package main
 
 import "os"

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
+	"syscall"
 
 	"github.com/peterh/liner"
 )
@@ -37,6 +39,11 @@ type replSession struct {
 	lang    string // the language of what is typed: star or lua
 	lines   lineReader
 	signals <-chan os.Signal // interrupts cancel the running evaluation
+	exit    func(code int)   // os.Exit; ends a session stopped at the prompt
+
+	mu     sync.Mutex
+	cancel context.CancelFunc // of the running evaluation; nil at the prompt
+	ending *stopped           // SIGTERM or SIGHUP: the session ends
 }
 
 // prompt is the primary prompt of the session's language.
@@ -60,7 +67,11 @@ func (a *app) repl() int {
 	sig := make(chan os.Signal, 1)
 	signal.Notify(sig, os.Interrupt)
 	defer signal.Stop(sig)
-	s := &replSession{a: a, lang: a.opts.lang, signals: sig}
+	s := &replSession{a: a, lang: a.opts.lang, signals: sig, exit: os.Exit}
+	// SIGTERM and SIGHUP end the session as they end a run.
+	term := newStopper(s.end, a.io.err, syscall.SIGTERM, syscall.SIGHUP)
+	term.start()
+	defer term.stop()
 	if isTerminal(a.io.in) && isTerminal(os.Stdout) {
 		s.lines = newLinerReader(a, func() []string { return a.language(s.lang).names() })
 		fmt.Fprintf(a.io.out, "agentsh — %s. :help for help, Ctrl-D to exit.\n", langTitle(s.lang))
@@ -69,13 +80,16 @@ func (a *app) repl() int {
 	}
 	defer s.lines.close()
 	if err := a.loadPolicies(context.Background()); err != nil {
-		a.report(err, false)
+		a.report(err, nil)
 	}
 	return s.loop()
 }
 
 func (s *replSession) loop() int {
 	for {
+		if stop := s.stopped(); stop != nil {
+			return stop.exitCode()
+		}
 		// Commands start with ':' and take the whole line.
 		line, err := s.lines.prompt(s.prompt())
 		switch {
@@ -139,6 +153,18 @@ func (s *replSession) interruptible(fn func(ctx context.Context) (string, error)
 	for len(s.signals) > 0 { // interrupts typed before this chunk ran
 		<-s.signals
 	}
+	s.mu.Lock()
+	if s.ending != nil {
+		s.mu.Unlock()
+		return
+	}
+	s.cancel = cancel
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.cancel = nil
+		s.mu.Unlock()
+	}()
 	done, watching := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(watching)
@@ -161,6 +187,30 @@ func (s *replSession) interruptible(fn func(ctx context.Context) (string, error)
 	default:
 		s.a.printValue(v)
 	}
+}
+
+// stopped returns the signal that ends the session, or nil.
+func (s *replSession) stopped() *stopped {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ending
+}
+
+// end stops the session for a signal (see stopper): it cancels the
+// running evaluation, after which loop returns the signal's exit code, or,
+// at the prompt, closes the line reader (saving history and restoring the
+// terminal) and exits.
+func (s *replSession) end(cause error) {
+	s.mu.Lock()
+	s.ending, _ = cause.(*stopped)
+	cancel := s.cancel
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
+		return
+	}
+	s.lines.close()
+	s.exit(s.ending.exitCode())
 }
 
 const replHelp = `Type Starlark (>>>) or Lua (lua>) statements; blocks continue with "... "
@@ -257,6 +307,7 @@ func (p *plainReader) close() {}
 type linerReader struct {
 	st      *liner.State
 	history string
+	closed  sync.Once // a signal may close it while the loop does too
 }
 
 func newLinerReader(a *app, globals func() []string) *linerReader {
@@ -286,12 +337,14 @@ func (r *linerReader) prompt(p string) (string, error) {
 }
 
 func (r *linerReader) close() {
-	if r.history != "" {
-		if err := saveHistory(r.history, r.st.WriteHistory); err != nil {
-			fmt.Fprintf(os.Stderr, "agentsh: %v\n", err)
+	r.closed.Do(func() {
+		if r.history != "" {
+			if err := saveHistory(r.history, r.st.WriteHistory); err != nil {
+				fmt.Fprintf(os.Stderr, "agentsh: %v\n", err)
+			}
 		}
-	}
-	r.st.Close()
+		r.st.Close()
+	})
 }
 
 // saveHistory writes the history file with mode 0600 (it may hold secrets

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
 
 	"github.com/agentsh/agentsh/script"
@@ -29,9 +28,8 @@ func (a *app) test(ctx context.Context) int {
 	if err != nil {
 		return a.fail(err)
 	}
-	if interrupted(a.runCtx) {
-		fmt.Fprintln(a.io.err, "agentsh: interrupted")
-		return 130
+	if stop := stopCause(a.runCtx); stop != nil {
+		return a.report(stop, stop)
 	}
 	if sum.Failed > 0 {
 		return 1

@@ -368,6 +368,7 @@ func run(ctx context.Context, cmd *exec.Cmd, req ExecRequest, cfg runConfig, st 
 		return res, fmt.Errorf("process: cannot start %s: %w", name, err)
 	}
 	pid := cmd.Process.Pid
+	track(pid, st)
 
 	buf := newCapBuffer(cfg.maxOutput)
 	readDone := make(chan struct{})
@@ -407,6 +408,7 @@ func run(ctx context.Context, cmd *exec.Cmd, req ExecRequest, cfg runConfig, st 
 	// the group's id, cannot be reused: whatever is left in the group is
 	// ours to kill.
 	sweepGroup(pid)
+	untrack(pid) // before reaping, while pid cannot be reused
 	werr := reap(cmd)
 
 	// Every writer in the group is gone; read what is left in the pipe.

@@ -1,0 +1,302 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// stopBound is how long agentsh may take to exit after a stop signal.
+const stopBound = 2 * time.Second
+
+// signalCase is an agentsh command to stop with a signal once it is busy.
+type signalCase struct {
+	name  string
+	args  []string
+	files map[string]string // written to the command's directory first
+	stdin string            // what the command reads; stdin stays open
+	// ready is a line on stdout, or a file whose appearance in the
+	// directory shows that the command is busy.
+	readyLine, readyFile string
+}
+
+// childPIDCommand is a bash command that writes its pid to child.pid and
+// then sleeps, ignoring SIGTERM, so that only SIGKILL stops it.
+const childPIDCommand = `trap '' TERM; echo $$ > child.pid; exec sleep 60`
+
+var signalCases = []signalCase{
+	{
+		name:      "run starlark loop",
+		args:      []string{"--max-steps", "100000000000", "run", "spin.star"},
+		files:     map[string]string{"spin.star": "print('ready')\nwhile True:\n    pass\n"},
+		readyLine: "ready",
+	},
+	{
+		name:      "run lua loop",
+		args:      []string{"run", "spin.lua"},
+		files:     map[string]string{"spin.lua": "print('ready')\nwhile true do end\n"},
+		readyLine: "ready",
+	},
+	{
+		name:      "run bash child that ignores SIGTERM",
+		args:      []string{"run", "child.star"},
+		files:     map[string]string{"child.star": fmt.Sprintf("invoke_tool('bash', {'command': %q})\n", childPIDCommand)},
+		readyFile: "child.pid",
+	},
+	{
+		name:      "call bash child that ignores SIGTERM",
+		args:      []string{"call", "bash", fmt.Sprintf(`{"command": %q}`, childPIDCommand)},
+		readyFile: "child.pid",
+	},
+	{
+		name: "test with a bash child",
+		args: []string{"test", "."},
+		files: map[string]string{"child_test.star": fmt.Sprintf(
+			"def test_child():\n    invoke_tool('bash', {'command': %q})\n", childPIDCommand)},
+		readyFile: "child.pid",
+	},
+}
+
+// replCases stop the REPL (on a pipe, -i) with SIGTERM or SIGHUP; SIGINT
+// there cancels an evaluation without ending the session.
+var replCases = []signalCase{
+	{
+		name:      "repl at the prompt",
+		args:      []string{"-i"},
+		stdin:     "print('ready')\n",
+		readyLine: "ready",
+	},
+	{
+		name:      "repl evaluating",
+		args:      []string{"-i", "--max-steps", "100000000000"},
+		stdin:     "print('ready')\nwhile True:\n    pass\n\n",
+		readyLine: "ready",
+	},
+	{
+		name:      "repl with a bash child",
+		args:      []string{"-i"},
+		stdin:     fmt.Sprintf("invoke_tool('bash', {'command': %q})\n", childPIDCommand),
+		readyFile: "child.pid",
+	},
+}
+
+// TestStopSignals checks that SIGINT, SIGTERM and SIGHUP end every
+// command within stopBound, with exit code 128+N, and that no child
+// process is left: a bash child that ignores SIGTERM is killed.
+func TestStopSignals(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts agentsh processes; skipped with -short")
+	}
+	sigs := []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
+	for _, c := range signalCases {
+		for _, sig := range sigs {
+			t.Run(c.name+"/"+signalName(sig), func(t *testing.T) {
+				t.Parallel()
+				stopWithSignal(t, c, sig)
+			})
+		}
+	}
+	for _, c := range replCases {
+		for _, sig := range sigs[1:] {
+			t.Run(c.name+"/"+signalName(sig), func(t *testing.T) {
+				t.Parallel()
+				stopWithSignal(t, c, sig)
+			})
+		}
+	}
+}
+
+func stopWithSignal(t *testing.T, c signalCase, sig syscall.Signal) {
+	cmd := agentshCmd(t, c.args...)
+	for name, content := range c.files {
+		if err := os.WriteFile(filepath.Join(cmd.Dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd.Args = append(cmd.Args[:1], append([]string{"--workdir", cmd.Dir}, cmd.Args[1:]...)...)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := newLockedBuffer()
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	io.WriteString(stdin, c.stdin)
+
+	lines := make(chan string, 16)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	exited := make(chan error, 1)
+	go func() {
+		for range lines { // keep stdout drained after ready
+		}
+		exited <- cmd.Wait()
+	}()
+	childPID := waitReady(t, c, cmd.Dir, lines, exited, stderr)
+
+	sent := time.Now()
+	if err := cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-exited:
+		took := time.Since(sent)
+		if got, want := exitCode(t, err), 128+int(sig); got != want {
+			t.Errorf("exit %d after %s, want %d; stderr:\n%s", got, signalName(sig), want, stderr.String())
+		}
+		if took > stopBound {
+			t.Errorf("agentsh took %s to exit after %s, want at most %s", took, signalName(sig), stopBound)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatalf("agentsh did not exit within 30s of %s; stderr:\n%s", signalName(sig), stderr.String())
+	}
+	if childPID > 0 && alive(childPID) {
+		syscall.Kill(childPID, syscall.SIGKILL)
+		t.Errorf("the bash child (pid %d) outlived agentsh", childPID)
+	}
+}
+
+// waitReady waits until the command is busy and returns the pid its bash
+// child wrote, if any.
+func waitReady(t *testing.T, c signalCase, dir string, lines <-chan string, exited <-chan error, stderr *lockedBuffer) int {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
+	if c.readyLine != "" {
+		for {
+			select {
+			case l, ok := <-lines:
+				if !ok {
+					t.Fatalf("agentsh closed stdout before printing %q; stderr:\n%s", c.readyLine, stderr.String())
+				}
+				if l == c.readyLine {
+					return 0
+				}
+			case <-deadline:
+				t.Fatalf("agentsh did not print %q; stderr:\n%s", c.readyLine, stderr.String())
+			}
+		}
+	}
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case err := <-exited:
+			t.Fatalf("agentsh exited (%v) before %s appeared; stderr:\n%s", err, c.readyFile, stderr.String())
+		case <-deadline:
+			t.Fatalf("%s did not appear; stderr:\n%s", c.readyFile, stderr.String())
+		case <-tick.C:
+		}
+		b, err := os.ReadFile(filepath.Join(dir, c.readyFile))
+		if err != nil || !bytes.HasSuffix(b, []byte("\n")) {
+			continue
+		}
+		pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+		if err != nil {
+			t.Fatalf("%s holds %q, want a pid", c.readyFile, b)
+		}
+		return pid
+	}
+}
+
+// alive reports whether pid is a process that has not exited.
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	// pid (comm) STATE ...: comm may hold spaces and parentheses.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 || i+2 >= len(b) {
+		return false
+	}
+	state := b[i+2]
+	return state != 'Z' && state != 'X'
+}
+
+// A run that ignores its cancelled context still ends: the stopper kills
+// child process groups after killAfter and exits with the signal's code
+// after exitAfter; a second signal exits at once.
+func TestStopperBackstop(t *testing.T) {
+	for _, second := range []bool{false, true} {
+		t.Run(fmt.Sprintf("second signal %v", second), func(t *testing.T) {
+			var mu sync.Mutex
+			var events []string
+			record := func(e string) {
+				mu.Lock()
+				events = append(events, e)
+				mu.Unlock()
+			}
+			exited := make(chan int, 1)
+			var stderr bytes.Buffer
+			s := newStopper(func(cause error) { record("cancel: " + cause.Error()) }, &stderr)
+			s.killAfter, s.exitAfter = 20*time.Millisecond, 40*time.Millisecond
+			if second {
+				s.killAfter, s.exitAfter = time.Hour, time.Hour
+			}
+			s.killAll = func() { record("kill all") }
+			s.exit = func(code int) { exited <- code }
+			go s.watch()
+			s.sig <- syscall.SIGTERM
+			if second {
+				s.sig <- syscall.SIGINT
+			}
+			select {
+			case code := <-exited:
+				if code != 143 {
+					t.Errorf("exit code %d, want 143 (SIGTERM)", code)
+				}
+			case <-time.After(10 * time.Second):
+				t.Fatal("the stopper never exited")
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if len(events) == 0 || events[0] != "cancel: interrupted by SIGTERM" || events[len(events)-1] != "kill all" {
+				t.Errorf("events %q; want the run cancelled first and child groups killed before exit", events)
+			}
+			if !second && !strings.Contains(stderr.String(), "SIGTERM did not stop the run") {
+				t.Errorf("stderr %q does not say why agentsh exited", stderr.String())
+			}
+		})
+	}
+}
+
+// A stopper that was stopped ignores later signals and never exits.
+func TestStopperStopped(t *testing.T) {
+	s := newStopper(func(error) { t.Error("cancelled after stop") }, io.Discard)
+	s.exit = func(int) { t.Error("exited after stop") }
+	done := make(chan struct{})
+	go func() { s.watch(); close(done) }()
+	s.stop()
+	<-done
+}
+
+// The exit code of a stop is 128 + the signal's number.
+func TestStoppedExitCode(t *testing.T) {
+	for sig, want := range map[syscall.Signal]int{syscall.SIGINT: 130, syscall.SIGTERM: 143, syscall.SIGHUP: 129} {
+		if got := (&stopped{sig: sig}).exitCode(); got != want {
+			t.Errorf("%s: exit code %d, want %d", signalName(sig), got, want)
+		}
+	}
+}

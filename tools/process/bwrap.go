@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"runtime"
 	"strings"
@@ -16,7 +17,10 @@ import (
 // /proc of its own with /proc/sys read-only, no network (only a loopback
 // interface of its own), its own PID and IPC namespaces, and no
 // capabilities (--cap-drop ALL, which matters when agentsh runs as root:
-// a root process that kept its capabilities could remount / read-write).
+// a root process that kept its capabilities could remount / read-write),
+// and a seccomp filter that refuses to make setuid or setgid files or
+// device nodes, which the writable root would keep on the host (see
+// nosetid_linux.go).
 // Unix sockets on the read-only file system outside /run and /tmp stay
 // reachable; HOME is read-only unless it is under the root.
 //
@@ -43,8 +47,9 @@ type BubblewrapExec struct {
 	// entries win); nil means DefaultEnv().
 	BaseEnv []string
 
-	root  string
-	bwrap string // path of the bwrap program
+	root   string
+	bwrap  string // path of the bwrap program
+	filter []byte // the seccomp filter (see nosetid_linux.go)
 }
 
 var _ ExecOps = (*BubblewrapExec)(nil)
@@ -67,7 +72,11 @@ func NewBubblewrapExec(root string) (*BubblewrapExec, error) {
 	if realRoot == "/" {
 		return nil, errors.New("process: bubblewrap with working directory / would leave the whole file system writable")
 	}
-	b := &BubblewrapExec{root: root, bwrap: path}
+	filter, err := sandboxFilter()
+	if err != nil {
+		return nil, err
+	}
+	b := &BubblewrapExec{root: root, bwrap: path, filter: filter}
 	if err := b.probe(); err != nil {
 		return nil, err
 	}
@@ -98,6 +107,11 @@ func (b *BubblewrapExec) Exec(ctx context.Context, req ExecRequest) (ExecResult,
 	if err != nil {
 		return ExecResult{ExitCode: -1}, err
 	}
+	filter, err := filterPipe(b.filter)
+	if err != nil {
+		return ExecResult{ExitCode: -1}, err
+	}
+	defer filter.Close()
 	args := append(bwrapArgs(p.root, p.dir), req.Args...)
 	cmd := &exec.Cmd{
 		Path: b.bwrap,
@@ -105,9 +119,28 @@ func (b *BubblewrapExec) Exec(ctx context.Context, req ExecRequest) (ExecResult,
 		// bwrap changes directory itself (--chdir); it starts in the root.
 		Dir:         p.root,
 		Env:         p.env,
+		ExtraFiles:  []*os.File{filter}, // descriptor 3: --seccomp 3
 		SysProcAttr: sysProcAttr(),
 	}
 	return run(ctx, cmd, req, runConfig{grace: b.Grace, maxOutput: b.MaxOutput}, sandboxStopper{})
+}
+
+// filterPipe returns the read end of a pipe that holds filter and is
+// closed for writing, for bwrap to read the seccomp filter from.
+func filterPipe(filter []byte) (*os.File, error) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("process: seccomp filter: %w", err)
+	}
+	_, err = w.Write(filter) // far smaller than a pipe's buffer
+	if cerr := w.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		r.Close()
+		return nil, fmt.Errorf("process: seccomp filter: %w", err)
+	}
+	return r, nil
 }
 
 // bwrapArgs is the bwrap command line up to the program to run. Order
@@ -131,6 +164,9 @@ func bwrapArgs(root, dir string) []string {
 		"--unshare-uts",
 		"--die-with-parent",
 		"--cap-drop", "ALL",
+		// No setuid or setgid files and no device nodes: see
+		// nosetid_linux.go.
+		"--seccomp", "3",
 		"--chdir", dir,
 		"--",
 	}

@@ -76,6 +76,9 @@ func protocolError(format string, args ...any) error {
 func readMessage(r io.Reader) (provider.Response, error) {
 	var m apiResponse
 	if err := json.NewDecoder(r).Decode(&m); err != nil {
+		if provider.KindOf(err) != "" {
+			return provider.Response{}, err // a broken limit
+		}
 		return provider.Response{}, &provider.Error{Kind: provider.ErrProtocol, Provider: name, Message: "decoding the response: " + err.Error(), Err: err}
 	}
 	if m.Type == "error" && m.Error != nil {

@@ -54,5 +54,12 @@
 // provider.ErrProtocol. When the context ends, Complete returns the
 // context's error.
 //
+// Every response is bounded by Config.Limits (provider.Limits): a server
+// that sends nothing for IdleTimeout (10 minutes by default, before the
+// headers or between two reads) or whose response takes longer than
+// MaxDuration (1 hour) fails with provider.ErrTimeout, and a response
+// larger than MaxBytes (64 MiB, a whole stream included) with
+// provider.ErrTooLarge. Neither is retried.
+//
 // A Provider is safe for concurrent use.
 package openai

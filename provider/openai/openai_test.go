@@ -437,7 +437,7 @@ func TestNetworkErrorNamesURL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.retry = (&noWait{}).retry(1)
+	p.http.Retry = (&noWait{}).retry(1)
 	_, err = p.Complete(context.Background(), userRequest("hi"), nil)
 	var pe *provider.Error
 	if !errors.As(err, &pe) || !strings.Contains(pe.Message, "http://"+addr+"/v1/chat/completions") || pe.Err == nil {

@@ -19,6 +19,15 @@
 //   - Tools become {name, description, input_schema}; a tool without
 //     Parameters gets an empty object schema.
 //
+// Answers: text blocks are joined into Content and tool_use blocks become
+// ToolCalls, in order; a tool_use whose input is not JSON keeps it in
+// ToolCall.InvalidArgs (the agent answers such a call with an
+// invalid_arguments result the model can correct). When the stop reason
+// says the answer was cut off (max_tokens, model_context_window_exceeded)
+// and its last block is a tool_use, that call was being written: it goes
+// to Response.Incomplete, not to ToolCalls, so it is never run, even when
+// its input happens to parse.
+//
 // Prompt caching: Request.SystemCache, ToolDef.Cache and Message.Cache
 // become cache_control {"type":"ephemeral"} breakpoints: on the last
 // flagged tool definition (one breakpoint covers every tool before it),

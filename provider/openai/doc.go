@@ -32,9 +32,13 @@
 // # Responses
 //
 // Every tool call of an answer is returned, in order; arguments that are
-// empty become {}, and arguments that are not JSON are a provider.ErrProtocol
-// error naming the tool. StopReason is the API's finish_reason ("stop",
-// "length", "tool_calls", "content_filter"). Usage.InputTokens counts the
+// empty become {}, and arguments that are not JSON are kept in
+// ToolCall.InvalidArgs (the agent answers such a call with an
+// invalid_arguments result the model can correct). StopReason is the
+// API's finish_reason ("stop", "length", "tool_calls", "content_filter").
+// An answer cut off by the token limit ("length") was cut while the model
+// wrote its last tool call: that call goes to Response.Incomplete, not to
+// ToolCalls, so it is never run; the text and the other calls are kept. Usage.InputTokens counts the
 // prompt tokens not read from the cache and Usage.CacheReadTokens those
 // that were, so that their sum is the whole prompt.
 //

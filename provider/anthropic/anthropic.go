@@ -7,7 +7,10 @@
 //   - System, and any messages with the system role, become the top-level
 //     "system" array of text blocks.
 //   - User messages become user turns of content blocks (text, then any
-//     image Blocks).
+//     image Blocks). Images go as the type their bytes show (JPEG, PNG,
+//     GIF or WebP, the types the API accepts); any other image, such as an
+//     SVG, is replaced by a text block saying what was left out, so that
+//     one block cannot make the API refuse the request.
 //   - Assistant messages become assistant turns of [text?, tool_use...]
 //     blocks. A tool call's Args are sent as its input when they are a
 //     JSON object, and as {} otherwise (the API accepts only objects).

@@ -22,8 +22,11 @@
 // whose parameters default to an empty object schema. Images of tool
 // results cannot travel in a tool message: they follow the tool messages
 // of that turn in one user message, each tool's images introduced by a
-// text part "images from tool NAME (call ID)". Blocks that are not images
-// are not sent. Request.MaxTokens is sent as "max_tokens", the field every
+// text part "images from tool NAME (call ID)". Images go as the type
+// their bytes show (JPEG, PNG, GIF or WebP, the types the API accepts);
+// any other image, such as an SVG, is replaced by a text part saying what
+// was left out, so that one block cannot make the API refuse the request.
+// Blocks that are not images are not sent. Request.MaxTokens is sent as "max_tokens", the field every
 // compatible server understands; OpenAI's reasoning models, which accept
 // only "max_completion_tokens", reject it, so leave MaxTokens zero for
 // them. Request.Model, when set, overrides Config.Model. Prompt-cache marks

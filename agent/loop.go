@@ -173,10 +173,6 @@ func (a *Agent) ask(ctx context.Context, p provider.Provider, turn int) (*provid
 	if !resp.CutOff() {
 		resp.Incomplete = nil // only a cut-off answer has a call it could not finish
 	}
-	for _, ic := range resp.Incomplete {
-		a.emit(Event{Type: "tool_call_dropped", Turn: turn, Tool: ic.Name, CallID: ic.ID, StopReason: resp.StopReason,
-			Text: fmt.Sprintf("the answer reached the token limit (%s) while the model was writing this call; it was not run", resp.StopReason)})
-	}
 	for i := range resp.ToolCalls { // every call needs an ID to pair with its result
 		if resp.ToolCalls[i].ID == "" {
 			resp.ToolCalls[i].ID = fmt.Sprintf("call_%d_%d", turn, i+1)
@@ -185,6 +181,10 @@ func (a *Agent) ask(ctx context.Context, p provider.Provider, turn int) (*provid
 	d = &LifecycleData{Event: AfterModel, Turn: turn, Request: &req, Response: &resp}
 	if err := a.fire(ctx, d); err != nil {
 		return nil, err
+	}
+	for _, ic := range resp.Incomplete {
+		a.emit(Event{Type: "tool_call_dropped", Turn: turn, Tool: ic.Name, CallID: ic.ID, StopReason: resp.StopReason,
+			Text: fmt.Sprintf("the answer reached the token limit (%s) while the model was writing this call; it was not run", resp.StopReason)})
 	}
 	a.append(provider.Message{Role: provider.RoleAssistant, Content: resp.Content, ToolCalls: resp.ToolCalls})
 	return &resp, nil

@@ -69,7 +69,8 @@ func WithArtifactOffload(store core.ArtifactStore, threshold int) Option {
 // WithExecutionMode runs the tool calls of one model turn in mode m.
 func WithExecutionMode(m executor.Mode) Option { return func(c *config) { c.mode = &m } }
 
-// WithConcurrency bounds the parallel tool calls of one turn (0: no bound).
+// WithConcurrency bounds the parallel tool calls of one turn (0: the
+// executor's bound, executor.DefaultConcurrency unless set).
 func WithConcurrency(n int) Option { return func(c *config) { c.limit = n } }
 
 // WithMaxTurns bounds the model turns of one Run.

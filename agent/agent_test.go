@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -94,7 +95,7 @@ func TestRunLoop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *reply != (Reply{Text: "42, done", Turns: 3, ToolCalls: 4, Stop: StopFinal}) {
+	if !reflect.DeepEqual(*reply, Reply{Text: "42, done", Turns: 3, ToolCalls: 4, Stop: StopFinal}) {
 		t.Errorf("reply %+v", *reply)
 	}
 	msgs := a.Messages()

@@ -2,8 +2,11 @@
 // a provider and extensions. Run sends the conversation and the tool
 // definitions to the provider, runs the tool calls it answers with through
 // the executor (so every policy applies), returns the results to the
-// model, and stops on a final answer, after the maximum number of turns,
-// or when its context ends — leaving the conversation usable.
+// model, and stops on a final answer, on an answer cut off by the model's
+// token limit, after the maximum number of turns, or when its context
+// ends — leaving the conversation usable. A tool call the model could not
+// finish is dropped and reported; one whose arguments are not JSON gets an
+// invalid_arguments result the model can correct.
 //
 // Lifecycle hooks see and may change each step: session_start,
 // user_prompt (may rewrite or refuse the prompt), before_model (may edit

@@ -4,7 +4,9 @@ package agent
 // JSON form has sorted keys and omits what does not apply.
 type Event struct {
 	// Type is model_request, model_response, text (streamed text),
-	// tool_output (what a tool showed the person) or turn_end.
+	// tool_output (what a tool showed the person), tool_call_dropped (a
+	// call the model could not finish before its token limit: Tool,
+	// CallID, StopReason, and Text saying so) or turn_end.
 	Type string `json:"event"`
 	Turn int    `json:"turn,omitempty"`
 	// model_request: the conversation length and the number of tools.

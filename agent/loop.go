@@ -20,15 +20,21 @@ type Reply struct {
 	// ToolCalls counts the tool calls run.
 	ToolCalls int
 	// Stop says why the run ended: "final" (an answer without tool
-	// calls), "max_turns" or "canceled".
+	// calls), "max_tokens" (an answer cut off by the model's token limit),
+	// "max_turns" or "canceled".
 	Stop string
+	// Dropped are the tool calls the model had begun when its last answer
+	// was cut off by the token limit: they were not run, and are not in the
+	// conversation (see provider.Response.Incomplete).
+	Dropped []provider.ToolCall
 }
 
 // Stop reasons of a Reply.
 const (
-	StopFinal    = "final"
-	StopMaxTurns = "max_turns"
-	StopCanceled = "canceled"
+	StopFinal     = "final"
+	StopMaxTokens = "max_tokens"
+	StopMaxTurns  = "max_turns"
+	StopCanceled  = "canceled"
 )
 
 // RunOption adjusts one Run.
@@ -61,6 +67,15 @@ var ErrNoProvider = errors.New("no model: set one with --model PROVIDER:MODEL, m
 // cleanly: every tool call the model made gets a result, so the
 // conversation stays usable, and the reply has Stop "canceled" with ctx's
 // error. A lifecycle hook that refuses a step ends the run with its error.
+//
+// An answer cut off by the model's token limit ends the run too, with Stop
+// "max_tokens" and the text that arrived: the calls it completed run (each
+// call the conversation holds gets its result), the call it was writing
+// is dropped, reported in Reply.Dropped and a tool_call_dropped event.
+// Asking again would most likely be cut off the same way.
+//
+// A call whose arguments are not valid JSON gets an invalid_arguments
+// result, for the model to correct; the other calls of its turn run.
 func (a *Agent) Run(ctx context.Context, prompt string, opts ...RunOption) (*Reply, error) {
 	if ctx.Value(runKey{}) == a {
 		return &Reply{}, ErrNestedRun
@@ -109,14 +124,25 @@ func (a *Agent) Run(ctx context.Context, prompt string, opts ...RunOption) (*Rep
 			return reply, err
 		}
 		reply.Text = resp.Content
+		cut := resp.CutOff()
+		if cut {
+			reply.Dropped = append(reply.Dropped, resp.Incomplete...)
+		}
 		if len(resp.ToolCalls) == 0 {
 			reply.Stop = StopFinal
+			if cut {
+				reply.Stop = StopMaxTokens
+			}
 			return reply, a.endTurn(ctx, turn, resp, reply)
 		}
 		reply.ToolCalls += len(resp.ToolCalls)
 		a.runTools(ctx, turn, resp.ToolCalls)
 		if err := a.endTurn(ctx, turn, resp, reply); err != nil {
 			return reply, err
+		}
+		if cut {
+			reply.Stop = StopMaxTokens
+			return reply, nil
 		}
 	}
 }
@@ -144,6 +170,9 @@ func (a *Agent) ask(ctx context.Context, p provider.Provider, turn int) (*provid
 	}
 	a.emit(Event{Type: "model_response", Turn: turn, ToolCalls: len(resp.ToolCalls), StopReason: resp.StopReason,
 		InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens})
+	if !resp.CutOff() {
+		resp.Incomplete = nil // only a cut-off answer has a call it could not finish
+	}
 	for i := range resp.ToolCalls { // every call needs an ID to pair with its result
 		if resp.ToolCalls[i].ID == "" {
 			resp.ToolCalls[i].ID = fmt.Sprintf("call_%d_%d", turn, i+1)
@@ -152,6 +181,10 @@ func (a *Agent) ask(ctx context.Context, p provider.Provider, turn int) (*provid
 	d = &LifecycleData{Event: AfterModel, Turn: turn, Request: &req, Response: &resp}
 	if err := a.fire(ctx, d); err != nil {
 		return nil, err
+	}
+	for _, ic := range resp.Incomplete {
+		a.emit(Event{Type: "tool_call_dropped", Turn: turn, Tool: ic.Name, CallID: ic.ID, StopReason: resp.StopReason,
+			Text: fmt.Sprintf("the answer reached the token limit (%s) while the model was writing this call; it was not run", resp.StopReason)})
 	}
 	a.append(provider.Message{Role: provider.RoleAssistant, Content: resp.Content, ToolCalls: resp.ToolCalls})
 	return &resp, nil
@@ -164,6 +197,11 @@ func (a *Agent) runTools(ctx context.Context, turn int, tcs []provider.ToolCall)
 	calls := make([]core.Call, len(tcs))
 	for i, tc := range tcs {
 		calls[i] = core.Call{ID: tc.ID, Name: tc.Name, Args: tc.Args}
+		if tc.InvalidArgs != "" {
+			// The pipeline answers them with invalid_arguments, saying
+			// what is wrong; after hooks see the call.
+			calls[i].Args = []byte(tc.InvalidArgs)
+		}
 	}
 	var opts []executor.BatchOption
 	if a.cfg.mode != nil {

@@ -16,6 +16,14 @@
 // (an after hook, so rejected calls are logged too), Redactor, and artifact
 // offload with memory and file ArtifactStores and the artifact_read tool.
 //
+// # The pool bound
+//
+// A parallel or mixed batch runs its pooled calls at most DefaultConcurrency
+// (64) at a time unless a concurrency setting or WithLimit says otherwise.
+// A concurrency of 0 means that default, not "unlimited": an unbounded pool
+// let one batch of 30,000 calls hold 1.2 GB. Nothing is lost by the bound —
+// a bound at least the batch's size runs all of it at once.
+//
 // # Concurrency
 //
 // An Executor is safe for concurrent use. Hooks, middleware and settings may

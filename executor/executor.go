@@ -45,8 +45,8 @@ type pipeline struct {
 	chain        core.Handler // middleware around execute, built once
 }
 
-// Option configures an Executor. The zero configuration is serial mode,
-// unlimited concurrency, no argument validation and no offload.
+// Option configures an Executor. The zero configuration is serial mode, a
+// pool of DefaultConcurrency, no argument validation and no offload.
 type Option func(*Executor)
 
 // WithValidateArguments validates arguments against the tool's schema
@@ -56,7 +56,8 @@ func WithValidateArguments(on bool) Option { return func(e *Executor) { e.valida
 // WithExecutionMode sets the default mode of ExecuteAll.
 func WithExecutionMode(m Mode) Option { return func(e *Executor) { e.mode.Store(int32(m)) } }
 
-// WithConcurrency bounds the parallel pool of ExecuteAll; 0 is unlimited.
+// WithConcurrency bounds the parallel pool of ExecuteAll; 0 means
+// DefaultConcurrency.
 func WithConcurrency(n int) Option { return func(e *Executor) { e.concurrency.Store(int64(n)) } }
 
 // WithSession shares s with every call (Call.Session).
@@ -131,13 +132,14 @@ func (e *Executor) Mode() Mode { return Mode(e.mode.Load()) }
 // SetMode changes the default mode of ExecuteAll.
 func (e *Executor) SetMode(m Mode) { e.mode.Store(int32(m)) }
 
-// Concurrency returns the pool bound; 0 is unlimited.
+// Concurrency returns the pool bound; 0 means DefaultConcurrency.
 func (e *Executor) Concurrency() int { return int(e.concurrency.Load()) }
 
-// SetConcurrency changes the pool bound; 0 is unlimited, negative is refused.
+// SetConcurrency changes the pool bound; 0 means DefaultConcurrency,
+// negative is refused.
 func (e *Executor) SetConcurrency(n int) error {
 	if n < 0 {
-		return fmt.Errorf("set concurrency: got %d, want 0 (unlimited) or more", n)
+		return fmt.Errorf("set concurrency: got %d, want 0 (the default, %d) or more", n, DefaultConcurrency)
 	}
 	e.concurrency.Store(int64(n))
 	return nil

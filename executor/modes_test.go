@@ -337,7 +337,9 @@ func TestConcurrencyBound(t *testing.T) {
 	}
 }
 
-func TestUnlimitedConcurrency(t *testing.T) {
+// TestZeroConcurrencyIsTheDefault: 0 means DefaultConcurrency, so a batch
+// smaller than that runs all at once; negative is refused.
+func TestZeroConcurrencyIsTheDefault(t *testing.T) {
 	const n = 16
 	exec := newExec(t, []core.Tool{rendezvousTool("t", nil, n)}, executor.WithExecutionMode(executor.ModeParallel), executor.WithConcurrency(0))
 	calls := make([]core.Call, n)
@@ -345,7 +347,7 @@ func TestUnlimitedConcurrency(t *testing.T) {
 		calls[i] = core.Call{Name: "t", Args: indexArgs(i)}
 	}
 	var rs []*core.Result
-	runWithWatchdog(t, "unlimited batch", func() { rs = exec.ExecuteAll(context.Background(), calls) })
+	runWithWatchdog(t, "default-bound batch", func() { rs = exec.ExecuteAll(context.Background(), calls) })
 	checkOwnResults(t, calls, rs)
 	if err := exec.SetConcurrency(-1); err == nil {
 		t.Fatal("negative concurrency accepted")

@@ -8,4 +8,11 @@
 //
 // Messages are plain data with JSON tags, so a conversation can be
 // recorded, replayed and compared byte for byte.
+//
+// The HTTP adapters bound every response by Limits (idle time, total time,
+// size; a broken limit is ErrTimeout or ErrTooLarge) and implement
+// Limited, so the limits of a provider opened from a spec can be changed.
+// A Response cut off by the token limit (CutOff) holds the tool call the
+// model was writing in Incomplete, never in ToolCalls; a call whose
+// arguments are not JSON keeps them in ToolCall.InvalidArgs.
 package provider

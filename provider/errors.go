@@ -20,6 +20,8 @@ const (
 	ErrServer          Kind = "server"           // 5xx or overloaded, after the retries
 	ErrBadRequest      Kind = "bad_request"      // any other 4xx
 	ErrProtocol        Kind = "protocol"         // a response that cannot be understood
+	ErrTimeout         Kind = "timeout"          // the server sent nothing for too long, or took too long (Limits)
+	ErrTooLarge        Kind = "too_large"        // the response is larger than Limits.MaxBytes
 	ErrDiverged        Kind = "diverged"         // replay: the conversation left the recording
 )
 
@@ -61,6 +63,10 @@ func (k Kind) hint() string {
 		return "check the model name in --model PROVIDER:MODEL"
 	case ErrContextOverflow:
 		return "the conversation is too long for the model; start a new one or use a model with a larger context"
+	case ErrTimeout:
+		return "check that the model's server is up; a slow server may be given longer with --model-timeout"
+	case ErrTooLarge:
+		return "no answer needs that much; check the model's server"
 	}
 	return ""
 }

@@ -40,6 +40,11 @@ type ToolCall struct {
 	ID   string          `json:"id"`
 	Name string          `json:"name"`
 	Args json.RawMessage `json:"args"`
+	// InvalidArgs holds the arguments as the model wrote them when they
+	// are not valid JSON; Args is then empty. The agent answers such a
+	// call with an invalid_arguments result the model can correct, and
+	// sends it back to the model with {} as its arguments.
+	InvalidArgs string `json:"invalid_args,omitempty"`
 }
 
 // ToolDef describes a tool to the model.
@@ -63,10 +68,27 @@ type Request struct {
 
 // Response is the model's answer to a Request: text, tool calls, or both.
 type Response struct {
-	Content    string     `json:"content,omitempty"`
-	ToolCalls  []ToolCall `json:"tool_calls,omitempty"`
+	Content   string     `json:"content,omitempty"`
+	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
+	// Incomplete are tool calls the model had begun when the answer was
+	// cut off by the token limit (see CutOff): they are not in ToolCalls,
+	// are never run, and get no result. InvalidArgs (or Args) holds what
+	// arrived of their arguments.
+	Incomplete []ToolCall `json:"incomplete_tool_calls,omitempty"`
 	StopReason string     `json:"stop_reason,omitempty"`
 	Usage      Usage      `json:"usage,omitempty"`
+}
+
+// CutOff reports whether the answer ended because it reached a token
+// limit rather than because the model finished: Anthropic's stop reasons
+// max_tokens and model_context_window_exceeded, OpenAI's finish reason
+// length.
+func (r Response) CutOff() bool {
+	switch r.StopReason {
+	case "max_tokens", "model_context_window_exceeded", "length":
+		return true
+	}
+	return false
 }
 
 // Usage counts tokens, where the provider reports them.

@@ -14,6 +14,7 @@ import (
 	"github.com/agentsh/agentsh/agent/rules"
 	"github.com/agentsh/agentsh/agent/skills"
 	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/provider"
 	"github.com/agentsh/agentsh/script"
 	"github.com/agentsh/agentsh/script/agentapi"
 	"github.com/agentsh/agentsh/tools/mcp"
@@ -53,12 +54,23 @@ func (a *app) installAgent(h *script.Host, out io.Writer, main bool) (*agentSetu
 		MaxTurns:     o.maxTurns,
 		MCP:          mcpConnector{setup.mcp},
 		Observer:     newDisplay(out).event,
+		Open: func(spec string) (provider.Provider, error) {
+			p, err := agent.OpenProvider(spec)
+			if err != nil {
+				return nil, err
+			}
+			return o.modelLimits(p)
+		},
 	}
 	if a.events != nil {
 		cfg.Observer = a.events.agent
 	}
 	if main {
-		cfg.Provider = a.provider
+		p, err := o.modelLimits(a.provider)
+		if err != nil {
+			return nil, fmt.Errorf("--model-timeout: %w", err)
+		}
+		cfg.Provider = p
 		if a.record != nil {
 			cfg.Record = a.record
 		}
@@ -77,6 +89,19 @@ func (a *app) installAgent(h *script.Host, out io.Writer, main bool) (*agentSetu
 		}
 	}
 	return setup, nil
+}
+
+// modelLimits applies --model-timeout to a provider whose responses have
+// limits; a longer timeout raises the limit of a whole response with it.
+func (o *options) modelLimits(p provider.Provider) (provider.Provider, error) {
+	l, ok := p.(provider.Limited)
+	if !ok || o.modelWait == 0 {
+		return p, nil
+	}
+	lim := l.Limits()
+	lim.IdleTimeout = o.modelWait
+	lim.MaxDuration = max(lim.MaxDuration, o.modelWait)
+	return l.WithLimits(lim)
 }
 
 // systemPrompt opens every conversation; rules and skills follow it.

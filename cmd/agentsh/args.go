@@ -29,6 +29,7 @@ type options struct {
 	model      string             // --model PROVIDER:MODEL
 	record     string             // --record FILE
 	maxTurns   int                // --max-turns N (0: the agent's default)
+	modelWait  time.Duration      // --model-timeout: how long a model's server may be silent (0: the default)
 	mcpServers []mcp.ServerConfig // --mcp NAME=COMMAND|URL
 
 	workdir     string // --workdir: where the built-in tools work
@@ -69,7 +70,7 @@ var valueFlags = map[string]func(o *options, v string) error{
 	"concurrency": func(o *options, v string) error {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
-			return usagef("--concurrency: got %q, want 0 (unlimited) or a positive number", v)
+			return usagef("--concurrency: got %q, want a positive number, or 0 for the default (%d)", v, executor.DefaultConcurrency)
 		}
 		o.concurrency = n
 		return nil
@@ -121,6 +122,14 @@ var valueFlags = map[string]func(o *options, v string) error{
 			return usagef("--max-turns: got %q, want a positive number", v)
 		}
 		o.maxTurns = n
+		return nil
+	},
+	"model-timeout": func(o *options, v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return usagef("--model-timeout: got %q, want a duration such as 30s or 20m", v)
+		}
+		o.modelWait = d
 		return nil
 	},
 	"mcp": func(o *options, v string) error {
@@ -245,13 +254,16 @@ Flags:
   --record FILE       write every model request and response to FILE (JSON lines)
                       for --model replay:FILE
   --max-turns N       bound the model turns of one ask (default 20)
+  --model-timeout D   how long a model's server may send nothing before the
+                      request fails (default 10m; a response may also take
+                      at most 1h, or D when longer)
   --mcp NAME=CMD      connect an MCP server (a command, or an http URL); its tools
                       register as mcp__NAME__TOOL (repeatable)
   --lang LANG         star (default) or lua: the language of -c, piped stdin,
                       the REPL and files that end in neither .star nor .lua
   --load FILE         run a policy or tool file (.star or .lua) first (repeatable)
   --mode MODE         execution mode of invoke_all: serial, parallel or mixed
-  --concurrency N     bound parallel calls (0 = unlimited)
+  --concurrency N     bound parallel calls (default and 0: 64)
   --json              JSONL events on stdout (call: the whole result as JSON)
   --timeout DURATION  bound the whole run, e.g. 30s
   --max-steps N       Starlark step budget per run and per call

@@ -7,7 +7,10 @@
 //   - System, and any messages with the system role, become the top-level
 //     "system" array of text blocks.
 //   - User messages become user turns of content blocks (text, then any
-//     image Blocks).
+//     image Blocks). Images go as the type their bytes show (JPEG, PNG,
+//     GIF or WebP, the types the API accepts); any other image, such as an
+//     SVG, is replaced by a text block saying what was left out, so that
+//     one block cannot make the API refuse the request.
 //   - Assistant messages become assistant turns of [text?, tool_use...]
 //     blocks. A tool call's Args are sent as its input when they are a
 //     JSON object, and as {} otherwise (the API accepts only objects).
@@ -18,6 +21,15 @@
 //     the API's strict alternation requires.
 //   - Tools become {name, description, input_schema}; a tool without
 //     Parameters gets an empty object schema.
+//
+// Answers: text blocks are joined into Content and tool_use blocks become
+// ToolCalls, in order; a tool_use whose input is not JSON keeps it in
+// ToolCall.InvalidArgs (the agent answers such a call with an
+// invalid_arguments result the model can correct). When the stop reason
+// says the answer was cut off (max_tokens, model_context_window_exceeded)
+// and its last block is a tool_use, that call was being written: it goes
+// to Response.Incomplete, not to ToolCalls, so it is never run, even when
+// its input happens to parse.
 //
 // Prompt caching: Request.SystemCache, ToolDef.Cache and Message.Cache
 // become cache_control {"type":"ephemeral"} breakpoints: on the last
@@ -30,12 +42,20 @@
 // Errors are *provider.Error values with Provider "anthropic"; 429, 5xx
 // and 529 (overloaded) answers are retried as Config.Retry says, honouring
 // Retry-After.
+//
+// Every response is bounded by Config.Limits (provider.Limits): a server
+// that sends nothing for IdleTimeout (10 minutes by default, before the
+// headers or between two reads; the API's pings count) or whose response
+// takes longer than MaxDuration (1 hour) fails with provider.ErrTimeout,
+// and a response larger than MaxBytes (64 MiB, a whole stream included)
+// with provider.ErrTooLarge. Neither is retried.
 package anthropic
 
 import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"mime"
 	"net/http"
 	"os"
@@ -72,6 +92,10 @@ type Config struct {
 	HTTPClient *http.Client
 	// Retry says how 429, 5xx and 529 answers are retried.
 	Retry wire.Retry
+	// Limits bound each response: idle time, total time and size; zero
+	// fields mean provider.DefaultIdleTimeout, DefaultMaxDuration and
+	// DefaultMaxBytes.
+	Limits provider.Limits
 	// MaxTokens is used when a Request leaves MaxTokens at 0; 0 means
 	// DefaultMaxTokens.
 	MaxTokens int
@@ -86,7 +110,10 @@ type Provider struct {
 	url string
 }
 
-var _ provider.Provider = (*Provider)(nil)
+var (
+	_ provider.Provider = (*Provider)(nil)
+	_ provider.Limited  = (*Provider)(nil)
+)
 
 // New returns a Provider for cfg. It fails when no model is named, and
 // with a provider.ErrAuth error when there is no API key.
@@ -104,6 +131,9 @@ func New(cfg Config) (*Provider, error) {
 			Message:  "no API key: set ANTHROPIC_API_KEY",
 		}
 	}
+	if err := cfg.Limits.Check(); err != nil {
+		return nil, fmt.Errorf("anthropic.New: limits: %v", err)
+	}
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = os.Getenv("ANTHROPIC_BASE_URL")
 	}
@@ -112,6 +142,19 @@ func New(cfg Config) (*Provider, error) {
 	}
 	cfg.BaseURL = strings.TrimRight(cfg.BaseURL, "/")
 	return &Provider{cfg: cfg, url: cfg.BaseURL + "/v1/messages"}, nil
+}
+
+// Limits returns the limits of each response, defaults filled in.
+func (p *Provider) Limits() provider.Limits { return p.cfg.Limits.OrDefaults() }
+
+// WithLimits returns a copy of p whose responses are bounded by l.
+func (p *Provider) WithLimits(l provider.Limits) (provider.Provider, error) {
+	if err := l.Check(); err != nil {
+		return nil, fmt.Errorf("anthropic: limits: %v", err)
+	}
+	q := *p
+	q.cfg.Limits = l
+	return &q, nil
 }
 
 // Name returns Config.Label, or "anthropic:MODEL".
@@ -142,7 +185,8 @@ func (p *Provider) Complete(ctx context.Context, req provider.Request, stream fu
 	if err != nil {
 		return provider.Response{}, &provider.Error{Kind: provider.ErrBadRequest, Provider: name, Message: err.Error(), Err: err}
 	}
-	resp, err := wire.Do(ctx, p.cfg.HTTPClient, func() (*http.Request, error) {
+	client := wire.Client{HTTP: p.cfg.HTTPClient, Retry: p.cfg.Retry, Limits: p.cfg.Limits, Provider: name}
+	resp, err := client.Do(ctx, func() (*http.Request, error) {
 		r, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(body))
 		if err != nil {
 			return nil, err
@@ -154,10 +198,13 @@ func (p *Provider) Complete(ctx context.Context, req provider.Request, stream fu
 			r.Header.Set("accept", "text/event-stream")
 		}
 		return r, nil
-	}, p.cfg.Retry)
+	})
 	if err != nil {
 		if ctx.Err() != nil {
 			return provider.Response{}, ctx.Err()
+		}
+		if provider.KindOf(err) != "" {
+			return provider.Response{}, err // a broken limit
 		}
 		return provider.Response{}, &provider.Error{Kind: provider.ErrServer, Provider: name, Message: "request failed: " + err.Error(), Err: err}
 	}

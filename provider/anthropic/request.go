@@ -5,10 +5,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"net/http"
 
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/provider"
+	"github.com/agentsh/agentsh/provider/internal/images"
 )
 
 // maxBreakpoints is how many cache_control markers the API accepts.
@@ -196,7 +196,8 @@ func encodeRequest(model string, maxTokens int, req provider.Request, stream boo
 }
 
 // appendBlocks appends the image and text Blocks the API accepts; other
-// kinds are left out.
+// kinds are left out. An image of a type the API does not take becomes a
+// text block that says so (see package images).
 func appendBlocks(dst []block, bs []core.Block) []block {
 	for _, b := range bs {
 		switch b.Type {
@@ -204,9 +205,10 @@ func appendBlocks(dst []block, bs []core.Block) []block {
 			if len(b.Data) == 0 {
 				continue
 			}
-			mt := b.MIMEType
-			if mt == "" {
-				mt = http.DetectContentType(b.Data)
+			mt, note := images.Check(b, name, images.Accepted)
+			if note != "" {
+				dst = append(dst, block{Type: "text", Text: note})
+				continue
 			}
 			dst = append(dst, block{Type: "image", Source: &imageSource{
 				Type: "base64", MediaType: mt, Data: base64.StdEncoding.EncodeToString(b.Data),

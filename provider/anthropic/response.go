@@ -76,29 +76,46 @@ func protocolError(format string, args ...any) error {
 func readMessage(r io.Reader) (provider.Response, error) {
 	var m apiResponse
 	if err := json.NewDecoder(r).Decode(&m); err != nil {
+		if provider.KindOf(err) != "" {
+			return provider.Response{}, err // a broken limit
+		}
 		return provider.Response{}, &provider.Error{Kind: provider.ErrProtocol, Provider: name, Message: "decoding the response: " + err.Error(), Err: err}
 	}
 	if m.Type == "error" && m.Error != nil {
 		return provider.Response{}, apiError(0, *m.Error)
 	}
-	var out provider.Response
+	out := provider.Response{StopReason: m.StopReason, Usage: m.Usage.usage()}
 	var text strings.Builder
-	for _, b := range m.Content {
+	for i, b := range m.Content {
 		switch b.Type {
 		case "text":
 			text.WriteString(b.Text)
 		case "tool_use":
-			args, err := compactArgs(b.Input)
-			if err != nil {
-				return provider.Response{}, protocolError("tool_use %s (%s): input is not a JSON object: %v", b.ID, b.Name, err)
-			}
-			out.ToolCalls = append(out.ToolCalls, provider.ToolCall{ID: b.ID, Name: b.Name, Args: args})
+			addToolUse(&out, b.ID, b.Name, b.Input, i == len(m.Content)-1)
 		}
 	}
 	out.Content = text.String()
-	out.StopReason = m.StopReason
-	out.Usage = m.Usage.usage()
 	return out, nil
+}
+
+// addToolUse adds a tool_use block to out. When the answer was cut off by
+// the token limit (see provider.Response.CutOff) and the block is the last
+// of the answer, it was being written when that happened: its input may be
+// cut short even where it parses, so it goes to out.Incomplete, never to
+// be run. Input that is not JSON is kept in InvalidArgs, for the agent to
+// answer with an invalid_arguments result.
+func addToolUse(out *provider.Response, id, tool string, input []byte, last bool) {
+	call := provider.ToolCall{ID: id, Name: tool}
+	if args, err := compactArgs(input); err == nil {
+		call.Args = args
+	} else {
+		call.InvalidArgs = string(input)
+	}
+	if last && out.CutOff() {
+		out.Incomplete = append(out.Incomplete, call)
+		return
+	}
+	out.ToolCalls = append(out.ToolCalls, call)
 }
 
 // compactArgs returns a tool_use input as compact JSON; absent input is {}.
@@ -228,9 +245,9 @@ func readStream(r io.Reader, stream func(string)) (provider.Response, error) {
 		idx = append(idx, i)
 	}
 	sort.Ints(idx)
-	var out provider.Response
+	out := provider.Response{StopReason: stopReason, Usage: usage.usage()}
 	var text strings.Builder
-	for _, i := range idx {
+	for n, i := range idx {
 		b := blocks[i]
 		switch b.typ {
 		case "text":
@@ -240,15 +257,9 @@ func readStream(r io.Reader, stream func(string)) (provider.Response, error) {
 			if b.json.Len() > 0 {
 				in = []byte(b.json.String())
 			}
-			args, err := compactArgs(in)
-			if err != nil {
-				return provider.Response{}, protocolError("tool_use %s (%s): streamed input is not valid JSON (stop reason %q): %v", b.id, b.name, stopReason, err)
-			}
-			out.ToolCalls = append(out.ToolCalls, provider.ToolCall{ID: b.id, Name: b.name, Args: args})
+			addToolUse(&out, b.id, b.name, in, n == len(idx)-1)
 		}
 	}
 	out.Content = text.String()
-	out.StopReason = stopReason
-	out.Usage = usage.usage()
 	return out, nil
 }

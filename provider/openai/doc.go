@@ -22,8 +22,11 @@
 // whose parameters default to an empty object schema. Images of tool
 // results cannot travel in a tool message: they follow the tool messages
 // of that turn in one user message, each tool's images introduced by a
-// text part "images from tool NAME (call ID)". Blocks that are not images
-// are not sent. Request.MaxTokens is sent as "max_tokens", the field every
+// text part "images from tool NAME (call ID)". Images go as the type
+// their bytes show (JPEG, PNG, GIF or WebP, the types the API accepts);
+// any other image, such as an SVG, is replaced by a text part saying what
+// was left out, so that one block cannot make the API refuse the request.
+// Blocks that are not images are not sent. Request.MaxTokens is sent as "max_tokens", the field every
 // compatible server understands; OpenAI's reasoning models, which accept
 // only "max_completion_tokens", reject it, so leave MaxTokens zero for
 // them. Request.Model, when set, overrides Config.Model. Prompt-cache marks
@@ -32,9 +35,13 @@
 // # Responses
 //
 // Every tool call of an answer is returned, in order; arguments that are
-// empty become {}, and arguments that are not JSON are a provider.ErrProtocol
-// error naming the tool. StopReason is the API's finish_reason ("stop",
-// "length", "tool_calls", "content_filter"). Usage.InputTokens counts the
+// empty become {}, and arguments that are not JSON are kept in
+// ToolCall.InvalidArgs (the agent answers such a call with an
+// invalid_arguments result the model can correct). StopReason is the
+// API's finish_reason ("stop", "length", "tool_calls", "content_filter").
+// An answer cut off by the token limit ("length") was cut while the model
+// wrote its last tool call: that call goes to Response.Incomplete, not to
+// ToolCalls, so it is never run; the text and the other calls are kept. Usage.InputTokens counts the
 // prompt tokens not read from the cache and Usage.CacheReadTokens those
 // that were, so that their sum is the whole prompt.
 //
@@ -53,6 +60,13 @@
 // provider.ErrBadRequest; an answer that cannot be understood is
 // provider.ErrProtocol. When the context ends, Complete returns the
 // context's error.
+//
+// Every response is bounded by Config.Limits (provider.Limits): a server
+// that sends nothing for IdleTimeout (10 minutes by default, before the
+// headers or between two reads) or whose response takes longer than
+// MaxDuration (1 hour) fails with provider.ErrTimeout, and a response
+// larger than MaxBytes (64 MiB, a whole stream included) with
+// provider.ErrTooLarge. Neither is retried.
 //
 // A Provider is safe for concurrent use.
 package openai

@@ -25,9 +25,6 @@ const DefaultBaseURL = "https://api.openai.com/v1"
 // otherwise.
 const DefaultOllamaURL = "http://localhost:11434/v1"
 
-// maxBody bounds a whole (non-streamed) answer.
-const maxBody = 64 << 20
-
 // Config configures a Provider. The zero value of every field but Model
 // is a sensible default.
 type Config struct {
@@ -43,6 +40,10 @@ type Config struct {
 	HTTPClient *http.Client
 	// Retry says how 429 and 5xx answers and network errors are retried.
 	Retry wire.Retry
+	// Limits bound each response: idle time, total time and size; zero
+	// fields mean provider.DefaultIdleTimeout, DefaultMaxDuration and
+	// DefaultMaxBytes.
+	Limits provider.Limits
 	// Label replaces Name(); empty means "openai:MODEL".
 	Label string
 }
@@ -53,12 +54,14 @@ type Provider struct {
 	model   string
 	baseURL string
 	apiKey  string
-	client  *http.Client
-	retry   wire.Retry
+	http    wire.Client
 	label   string
 }
 
-var _ provider.Provider = (*Provider)(nil)
+var (
+	_ provider.Provider = (*Provider)(nil)
+	_ provider.Limited  = (*Provider)(nil)
+)
 
 // New returns a Provider for cfg. Without a key it fails with a
 // provider.ErrAuth error when the server is OpenAI's.
@@ -98,19 +101,30 @@ func newProvider(kind string, cfg Config) (*Provider, error) {
 			Message:  "no API key: set OPENAI_API_KEY",
 		}
 	}
-	client := cfg.HTTPClient
-	if client == nil {
-		client = http.DefaultClient
+	if err := cfg.Limits.Check(); err != nil {
+		return nil, fmt.Errorf("%s: limits: %v", kind, err)
 	}
 	return &Provider{
 		kind:    kind,
 		model:   cfg.Model,
 		baseURL: base,
 		apiKey:  cfg.APIKey,
-		client:  client,
-		retry:   cfg.Retry,
+		http:    wire.Client{HTTP: cfg.HTTPClient, Retry: cfg.Retry, Limits: cfg.Limits, Provider: kind},
 		label:   cfg.Label,
 	}, nil
+}
+
+// Limits returns the limits of each response, defaults filled in.
+func (p *Provider) Limits() provider.Limits { return p.http.Limits.OrDefaults() }
+
+// WithLimits returns a copy of p whose responses are bounded by l.
+func (p *Provider) WithLimits(l provider.Limits) (provider.Provider, error) {
+	if err := l.Check(); err != nil {
+		return nil, fmt.Errorf("%s: limits: %v", p.kind, err)
+	}
+	q := *p
+	q.http.Limits = l
+	return &q, nil
 }
 
 // ollamaBaseURL turns OLLAMA_HOST into the root of Ollama's
@@ -170,7 +184,7 @@ func (p *Provider) Complete(ctx context.Context, req provider.Request, stream fu
 		return provider.Response{}, err
 	}
 	endpoint := p.baseURL + "/chat/completions"
-	resp, err := wire.Do(ctx, p.client, func() (*http.Request, error) {
+	resp, err := p.http.Do(ctx, func() (*http.Request, error) {
 		r, err := http.NewRequest(http.MethodPost, endpoint, bytes.NewReader(body))
 		if err != nil {
 			return nil, err
@@ -185,7 +199,7 @@ func (p *Provider) Complete(ctx context.Context, req provider.Request, stream fu
 			r.Header.Set("Authorization", "Bearer "+p.apiKey)
 		}
 		return r, nil
-	}, p.retry)
+	})
 	if err != nil {
 		if ctx.Err() != nil {
 			return provider.Response{}, ctx.Err()
@@ -205,12 +219,12 @@ func (p *Provider) Complete(ctx context.Context, req provider.Request, stream fu
 		if err != nil && ctx.Err() != nil {
 			return provider.Response{}, ctx.Err()
 		}
-		if err != nil && provider.KindOf(err) == "" {
+		if err != nil {
 			err = p.networkError("reading the answer from "+endpoint, err)
 		}
 		return out, err
 	}
-	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody))
+	data, err := io.ReadAll(resp.Body)
 	if err != nil {
 		if ctx.Err() != nil {
 			return provider.Response{}, ctx.Err()
@@ -233,7 +247,11 @@ func isEventStream(h http.Header) bool {
 }
 
 // networkError wraps a failure to reach the server, or to read from it.
+// A broken limit is already a *provider.Error and stays as it is.
 func (p *Provider) networkError(what string, err error) error {
+	if provider.KindOf(err) != "" {
+		return err
+	}
 	cause := err
 	var ue *url.Error
 	if errors.As(err, &ue) {

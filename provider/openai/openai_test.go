@@ -223,10 +223,16 @@ func TestToolCallArguments(t *testing.T) {
 		}
 	})
 	t.Run("invalid", func(t *testing.T) {
+		// Not an error of the answer: the call keeps what the model wrote,
+		// for the agent to answer with invalid_arguments.
 		srv := newServer(t, reply{body: answer(`"{\"path\": \"sr"`)})
-		_, err := newTestProvider(t, srv, wire.Retry{}).Complete(context.Background(), userRequest("ls"), nil)
-		if !errors.Is(err, provider.ErrProtocol) || !strings.Contains(err.Error(), "list_dir") {
-			t.Errorf("got %v, want a protocol error naming list_dir", err)
+		resp, err := newTestProvider(t, srv, wire.Retry{}).Complete(context.Background(), userRequest("ls"), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []provider.ToolCall{{ID: "call_1", Name: "list_dir", InvalidArgs: `{"path": "sr`}}
+		if mustJSON(resp.ToolCalls) != mustJSON(want) {
+			t.Errorf("tool calls %s, want %s", mustJSON(resp.ToolCalls), mustJSON(want))
 		}
 	})
 }
@@ -437,7 +443,7 @@ func TestNetworkErrorNamesURL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.retry = (&noWait{}).retry(1)
+	p.http.Retry = (&noWait{}).retry(1)
 	_, err = p.Complete(context.Background(), userRequest("hi"), nil)
 	var pe *provider.Error
 	if !errors.As(err, &pe) || !strings.Contains(pe.Message, "http://"+addr+"/v1/chat/completions") || pe.Err == nil {

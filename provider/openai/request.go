@@ -4,11 +4,11 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strings"
 
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/provider"
+	"github.com/agentsh/agentsh/provider/internal/images"
 )
 
 // The request body of POST /chat/completions.
@@ -135,7 +135,7 @@ func (p *Provider) encodeMessages(req provider.Request) ([]chatMessage, error) {
 			out = append(out, chatMessage{Role: "system", Content: m.Content})
 		case provider.RoleUser:
 			msg := chatMessage{Role: "user", Content: m.Content}
-			if parts := imageParts(m.Blocks); len(parts) > 0 {
+			if parts := p.imageParts(m.Blocks); len(parts) > 0 {
 				if m.Content != "" {
 					parts = append([]contentPart{{Type: "text", Text: m.Content}}, parts...)
 				}
@@ -166,7 +166,7 @@ func (p *Provider) encodeMessages(req provider.Request) ([]chatMessage, error) {
 				content = "the tool call failed"
 			}
 			out = append(out, chatMessage{Role: "tool", ToolCallID: m.ToolCallID, Content: content})
-			if parts := imageParts(m.Blocks); len(parts) > 0 {
+			if parts := p.imageParts(m.Blocks); len(parts) > 0 {
 				name := m.Name
 				if name == "" {
 					name = toolNames[m.ToolCallID]
@@ -184,15 +184,18 @@ func (p *Provider) encodeMessages(req provider.Request) ([]chatMessage, error) {
 }
 
 // imageParts returns the image blocks as image_url parts with data URLs.
-func imageParts(blocks []core.Block) []contentPart {
+// An image of a type the API does not take becomes a text part that says
+// so (see package images).
+func (p *Provider) imageParts(blocks []core.Block) []contentPart {
 	var parts []contentPart
 	for _, b := range blocks {
 		if len(b.Data) == 0 || (b.Type != "image" && !strings.HasPrefix(b.MIMEType, "image/")) {
 			continue
 		}
-		mime := b.MIMEType
-		if mime == "" {
-			mime = http.DetectContentType(b.Data)
+		mime, note := images.Check(b, p.kind, images.Accepted)
+		if note != "" {
+			parts = append(parts, contentPart{Type: "text", Text: note})
+			continue
 		}
 		url := "data:" + mime + ";base64," + base64.StdEncoding.EncodeToString(b.Data)
 		parts = append(parts, contentPart{Type: "image_url", ImageURL: &imageURL{URL: url}})

@@ -170,33 +170,50 @@ func (p *Provider) decodeResponse(data []byte, status int) (provider.Response, e
 	if r.Usage != nil {
 		out.Usage = r.Usage.usage()
 	}
+	calls := make([]rawCall, len(c.Message.ToolCalls))
 	for i, tc := range c.Message.ToolCalls {
-		call, err := p.toolCall(status, i, tc.ID, tc.Function.Name, string(tc.Function.Arguments))
-		if err != nil {
-			return provider.Response{}, err
-		}
-		out.ToolCalls = append(out.ToolCalls, call)
+		calls[i] = rawCall{tc.ID, tc.Function.Name, string(tc.Function.Arguments)}
+	}
+	if err := p.addToolCalls(&out, status, calls); err != nil {
+		return provider.Response{}, err
 	}
 	return out, nil
 }
 
-// toolCall checks one assembled tool call. A call without an ID (some
-// local servers omit it) gets one from its position.
-func (p *Provider) toolCall(status, i int, id, name, args string) (provider.ToolCall, error) {
-	if id == "" {
-		id = "call_" + strconv.Itoa(i)
+// rawCall is a tool call as the server sent it.
+type rawCall struct{ id, name, args string }
+
+// addToolCalls checks the calls of an answer and adds them to out. When
+// the answer was cut off by the token limit (finish_reason "length"), the
+// last call is the one being written when it happened: it goes to
+// out.Incomplete, never to be run. A call whose arguments are not JSON
+// keeps them in InvalidArgs, for the agent to answer with an
+// invalid_arguments result; the other calls of the answer are unaffected.
+func (p *Provider) addToolCalls(out *provider.Response, status int, calls []rawCall) error {
+	for i, c := range calls {
+		call := provider.ToolCall{ID: c.id, Name: c.name}
+		if call.ID == "" { // some local servers omit it
+			call.ID = "call_" + strconv.Itoa(i)
+		}
+		args := strings.TrimSpace(c.args)
+		switch {
+		case args == "":
+			call.Args = json.RawMessage("{}")
+		case json.Valid([]byte(args)):
+			call.Args = json.RawMessage(args)
+		default:
+			call.InvalidArgs = c.args
+		}
+		if out.CutOff() && i == len(calls)-1 {
+			out.Incomplete = append(out.Incomplete, call)
+			continue
+		}
+		if call.Name == "" {
+			return p.protocolError(status, "tool call %s has no tool name", call.ID)
+		}
+		out.ToolCalls = append(out.ToolCalls, call)
 	}
-	if name == "" {
-		return provider.ToolCall{}, p.protocolError(status, "tool call %s has no tool name", id)
-	}
-	args = strings.TrimSpace(args)
-	if args == "" {
-		args = "{}"
-	}
-	if !json.Valid([]byte(args)) {
-		return provider.ToolCall{}, p.protocolError(status, "tool %s (call %s): the arguments are not valid JSON: %s", name, id, snippet([]byte(args)))
-	}
-	return provider.ToolCall{ID: id, Name: name, Args: json.RawMessage(args)}, nil
+	return nil
 }
 
 // partialCall is a tool call being assembled from stream chunks.
@@ -302,12 +319,12 @@ func (p *Provider) readStream(body io.Reader, status int, stream func(string)) (
 		out.Usage = usage.usage()
 	}
 	sort.SliceStable(calls, func(i, j int) bool { return calls[i].index < calls[j].index })
+	raw := make([]rawCall, len(calls))
 	for i, pc := range calls {
-		call, err := p.toolCall(status, i, pc.id, pc.name, pc.args.String())
-		if err != nil {
-			return provider.Response{}, err
-		}
-		out.ToolCalls = append(out.ToolCalls, call)
+		raw[i] = rawCall{pc.id, pc.name, pc.args.String()}
+	}
+	if err := p.addToolCalls(&out, status, raw); err != nil {
+		return provider.Response{}, err
 	}
 	return out, nil
 }

@@ -1,5 +1,6 @@
 // Package wire holds what the HTTP adapters share: sending a request with
-// retries that honour Retry-After, and reading server-sent events.
+// retries that honour Retry-After and under provider.Limits, and reading
+// server-sent events.
 package wire
 
 import (
@@ -12,6 +13,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agentsh/agentsh/provider"
 )
 
 // Retry says how requests are retried on 429 and 5xx answers and on
@@ -60,36 +63,68 @@ func Retryable(status int) bool {
 	return status == http.StatusTooManyRequests || status >= 500
 }
 
+// Client sends a provider's requests: with retries, under limits.
+type Client struct {
+	// HTTP sends the requests; nil means http.DefaultClient.
+	HTTP *http.Client
+	// Retry says how 429 and 5xx answers and network errors are retried.
+	Retry Retry
+	// Limits bound each attempt and its response; zero fields mean the
+	// defaults.
+	Limits provider.Limits
+	// Provider names the provider in the errors of broken limits.
+	Provider string
+}
+
 // Do sends the request that newReq builds (anew for every attempt, so the
-// body can be read again) and retries it as r says. It returns the last
-// response, whatever its status, for the caller to read; or the last
-// network error; or ctx's error.
-func Do(ctx context.Context, client *http.Client, newReq func() (*http.Request, error), r Retry) (*http.Response, error) {
+// body can be read again) and retries it as c.Retry says. It returns the
+// last response, whatever its status, for the caller to read and close;
+// or the last network error; or ctx's error.
+//
+// Each attempt runs under c.Limits, and so does reading the returned
+// body: a broken limit is a *provider.Error of kind ErrTimeout or
+// ErrTooLarge, from Do or from the body's Read, and is never retried. So
+// a server that accepts requests and then says nothing costs one
+// IdleTimeout, not one per attempt.
+func (c Client) Do(ctx context.Context, newReq func() (*http.Request, error)) (*http.Response, error) {
+	client := c.HTTP
 	if client == nil {
 		client = http.DefaultClient
 	}
+	lim := c.Limits.OrDefaults()
+	r := c.Retry
 	backoff := r.Backoff
 	if backoff <= 0 {
 		backoff = 500 * time.Millisecond
 	}
-	for attempt := 1; ; attempt++ {
+	for n := 1; ; n++ {
 		req, err := newReq()
 		if err != nil {
 			return nil, err
 		}
-		resp, err := client.Do(req.WithContext(ctx))
-		last := attempt >= r.attempts()
+		a := startAttempt(ctx, lim, c.Provider, req.URL.Redacted())
+		resp, err := client.Do(req.WithContext(a.ctx))
+		last := n >= r.attempts()
 		switch {
 		case ctx.Err() != nil:
 			if resp != nil {
 				resp.Body.Close()
 			}
+			a.stop()
 			return nil, ctx.Err()
 		case err != nil:
+			broken := a.broken()
+			a.stop()
+			if broken != nil {
+				return nil, broken
+			}
 			if last {
 				return nil, err
 			}
 		case !Retryable(resp.StatusCode) || last:
+			a.answered.Store(true)
+			a.idle.Reset(lim.IdleTimeout)
+			resp.Body = &body{rc: resp.Body, a: a}
 			return resp, nil
 		}
 		wait := backoff
@@ -97,8 +132,10 @@ func Do(ctx context.Context, client *http.Client, newReq func() (*http.Request, 
 			if d, ok := RetryAfter(resp.Header, time.Now()); ok {
 				wait = d
 			}
-			io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+			// Not drained: a server that trickles its error body must not
+			// hold the retry.
 			resp.Body.Close()
+			a.stop()
 		}
 		if err := r.wait(ctx, wait); err != nil {
 			return nil, err

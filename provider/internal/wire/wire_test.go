@@ -30,9 +30,9 @@ func TestDoRetriesAndHonoursRetryAfter(t *testing.T) {
 		waits = append(waits, d)
 		return nil
 	}}
-	resp, err := Do(context.Background(), srv.Client(), func() (*http.Request, error) {
+	resp, err := Client{HTTP: srv.Client(), Retry: r}.Do(context.Background(), func() (*http.Request, error) {
 		return http.NewRequest("POST", srv.URL, strings.NewReader("body"))
-	}, r)
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,9 +53,9 @@ func TestDoGivesUpAndReturnsLastResponse(t *testing.T) {
 		w.Write([]byte(`{"error":"boom"}`))
 	}))
 	defer srv.Close()
-	resp, err := Do(context.Background(), srv.Client(), func() (*http.Request, error) {
+	resp, err := Client{HTTP: srv.Client(), Retry: Retry{Attempts: 3, Sleep: func(context.Context, time.Duration) error { return nil }}}.Do(context.Background(), func() (*http.Request, error) {
 		return http.NewRequest("GET", srv.URL, nil)
-	}, Retry{Attempts: 3, Sleep: func(context.Context, time.Duration) error { return nil }})
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,9 +71,9 @@ func TestDoDoesNotRetryClientErrors(t *testing.T) {
 		w.WriteHeader(http.StatusUnauthorized)
 	}))
 	defer srv.Close()
-	resp, err := Do(context.Background(), srv.Client(), func() (*http.Request, error) {
+	resp, err := Client{HTTP: srv.Client()}.Do(context.Background(), func() (*http.Request, error) {
 		return http.NewRequest("GET", srv.URL, nil)
-	}, Retry{})
+	})
 	if err != nil || resp.StatusCode != 401 || calls.Load() != 1 {
 		t.Fatalf("err %v, calls %d; want one 401", err, calls.Load())
 	}
@@ -88,7 +88,7 @@ func TestDoStopsWhenContextEnds(t *testing.T) {
 	defer srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	_, err := Do(ctx, srv.Client(), func() (*http.Request, error) { return http.NewRequest("GET", srv.URL, nil) }, Retry{})
+	_, err := Client{HTTP: srv.Client()}.Do(ctx, func() (*http.Request, error) { return http.NewRequest("GET", srv.URL, nil) })
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err %v, want the deadline", err)
 	}

@@ -134,3 +134,62 @@ func heredoc(body *syntax.Word, quoted bool) (string, bool) {
 	}
 	return sb.String(), true
 }
+
+func printWord(w *syntax.Word) string {
+	var sb strings.Builder
+	if err := syntax.NewPrinter().Print(&sb, w); err != nil {
+		return "(a word)"
+	}
+	return sb.String()
+}
+
+// unquoted returns the text of a word with no expansion in it, quotes and
+// backslashes removed, where globs and braces mean nothing (the operands
+// of [[ ]], text a builtin reads).
+func unquoted(w *syntax.Word) (string, bool) {
+	var sb strings.Builder
+	for _, part := range w.Parts {
+		switch p := part.(type) {
+		case *syntax.Lit:
+			sb.WriteString(unescapeAll(p.Value))
+		case *syntax.SglQuoted:
+			if p.Dollar && strings.Contains(p.Value, `\`) {
+				return "", false
+			}
+			sb.WriteString(p.Value)
+		case *syntax.DblQuoted:
+			if p.Dollar {
+				return "", false
+			}
+			for _, q := range p.Parts {
+				lit, ok := q.(*syntax.Lit)
+				if !ok {
+					return "", false
+				}
+				sb.WriteString(unescape(lit.Value, "$`\"\\\n"))
+			}
+		default:
+			return "", false
+		}
+	}
+	return sb.String(), true
+}
+
+// unescapeAll removes the backslashes of an unquoted word: each quotes the
+// byte after it, and a backslash-newline disappears.
+func unescapeAll(s string) string {
+	if !strings.Contains(s, `\`) {
+		return s
+	}
+	var sb strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) {
+			i++
+			if s[i] == '\n' {
+				continue
+			}
+		}
+		sb.WriteByte(s[i])
+	}
+	return sb.String()
+}

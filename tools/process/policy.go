@@ -34,13 +34,17 @@ import (
 // /proc/self/fd/0, ...; also as source's file, --rcfile, --init-file,
 // BASH_ENV or ENV), is checked when the input is a literal here-document
 // or here-string, and refused otherwise; other files under /dev and /proc
-// are refused there. A name is matched by its base name (/usr/bin/rm is
-// rm). Builtins are commands too: declare, local, export, readonly,
-// typeset, let, read, printf, test and the others are checked under their
-// names; the keywords [[ ]], (( )), time, coproc and ! are not commands. A
-// function declared in the same command line may be called whatever the
-// allow list says (its body is checked); the block list still applies to
-// its name.
+// are refused there, and so is a file run by a relative name once the
+// command line may have changed to a directory the policy cannot follow
+// (cd .., cd /dev, cd "$d", CDPATH) or, for a bare name, changed PATH. The
+// words find -exec and xargs fill in ({}, xargs -I R, the words xargs
+// appends) are not literal. A name is matched by its base name
+// (/usr/bin/rm is rm). Builtins are commands too: declare, local, export,
+// readonly, typeset, let, read, printf, test and the others are checked
+// under their names; the keywords [[ ]], (( )), time, coproc and ! are not
+// commands. A function declared in the same command line may be called
+// whatever the allow list says (its body is checked); the block list still
+// applies to its name.
 //
 // Bash also runs code that no command names, at the places where it
 // evaluates text: the value of a variable in arithmetic ((( x )), $(( x )),

@@ -1,13 +1,17 @@
 package tools_test
 
 import (
+	"errors"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/tools"
 	"github.com/agentsh/agentsh/tools/process"
+	"github.com/agentsh/agentsh/tools/process/policytest"
 )
 
 func TestBash(t *testing.T) {
@@ -71,4 +75,101 @@ func TestRunCode(t *testing.T) {
 	} else {
 		t.Log("python3 not found; its run_code case is skipped")
 	}
+}
+
+// bypassEnv is a tool environment whose processes run in a temporary
+// directory prepared for the policytest corpus, with HOME there too.
+func bypassEnv(t *testing.T, shell process.ShellPolicy) *env {
+	dir := t.TempDir()
+	policytest.Setup(t, dir)
+	ex := process.NewLocalExec(dir)
+	ex.BaseEnv = []string{"PATH=" + process.DefaultPath, "HOME=" + dir}
+	return newEnv(t, tools.ExtensionConfig{WorkingDir: dir, Exec: ex, Shell: shell})
+}
+
+// TestBashRefusesShellBypasses runs every bypass of the corpus through the
+// bash tool and run_code's bash, with a block list and an allow list:
+// each is refused, and the program it would run does not run.
+func TestBashRefusesShellBypasses(t *testing.T) {
+	policies := map[string]process.ShellPolicy{
+		"block": {Block: policytest.Block},
+		"allow": {Allow: policytest.Allow},
+	}
+	for name, pol := range policies {
+		t.Run(name, func(t *testing.T) {
+			e := bypassEnv(t, pol)
+			for _, p := range policytest.Bypasses() {
+				for _, call := range []struct{ tool, arg string }{{"bash", "command"}, {"run_code", "code"}} {
+					args := map[string]any{call.arg: p.Command}
+					if call.tool == "run_code" {
+						args["language"] = "bash"
+					}
+					res := e.call(call.tool, args)
+					switch {
+					case res.OK():
+						t.Errorf("%s %s: ran, with output %q; want a refusal", call.tool, p.Name, res.ForLLM)
+					case !errors.Is(res.Err, process.ErrRefused):
+						t.Errorf("%s %s: %v; want a refusal by the shell policy", call.tool, p.Name, res.Err)
+					}
+					if policytest.Ran(e.dir) {
+						t.Errorf("%s %s: the payload ran", call.tool, p.Name)
+						os.Remove(filepath.Join(e.dir, policytest.Marker))
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestBashAllowsHarmless checks that the policies still let ordinary
+// command lines run, through the bash tool and run_code's bash.
+func TestBashAllowsHarmless(t *testing.T) {
+	for name, pol := range map[string]process.ShellPolicy{"block": {Block: policytest.Block}, "allow": {Allow: policytest.Allow}} {
+		t.Run(name, func(t *testing.T) {
+			e := bypassEnv(t, pol)
+			for _, p := range policytest.Harmless() {
+				if res := e.call("bash", map[string]any{"command": p.Command}); !res.OK() {
+					t.Errorf("bash %s: %v", p.Name, res.Err)
+				}
+				if res := e.call("run_code", map[string]any{"language": "bash", "code": p.Command}); !res.OK() {
+					t.Errorf("run_code bash %s: %v", p.Name, res.Err)
+				}
+			}
+		})
+	}
+}
+
+// TestRunCodeShellPolicy checks that run_code applies the shell policy:
+// bash code is checked, python3 and node code is refused unless the
+// allow list names the interpreter.
+func TestRunCodeShellPolicy(t *testing.T) {
+	e := bypassEnv(t, process.ShellPolicy{Block: []string{"touch"}})
+	e.fails("run_code", map[string]any{"language": "bash", "code": "touch P"}, core.KindFailed, `"touch" is on the block list`)
+	e.fails("run_code", map[string]any{"language": "bash", "code": "x='a[$(touch P)]'; (( x ))"}, core.KindFailed, "cannot check x in an arithmetic expression")
+	if got := e.ok("run_code", map[string]any{"language": "bash", "code": "echo $((6 * 7))"}); got != "42\n" {
+		t.Errorf("bash under a block list: %q", got)
+	}
+	for _, lang := range []string{"python3", "node"} {
+		msg := e.fails("run_code", map[string]any{"language": lang, "code": "print(1)"}, core.KindFailed,
+			lang+" code cannot be checked by the shell policy", `add "`+lang+`" to the shell policy's allow list`)
+		if strings.Contains(msg, "exited") {
+			t.Errorf("%s ran under a block list: %s", lang, msg)
+		}
+	}
+	if policytest.Ran(e.dir) {
+		t.Fatal("a refused run_code call ran")
+	}
+
+	allow := bypassEnv(t, process.ShellPolicy{Allow: []string{"ls", "/usr/bin/python3"}})
+	allow.fails("run_code", map[string]any{"language": "node", "code": "console.log(1)"}, core.KindFailed, `add "node" to the shell policy's allow list`)
+	allow.fails("run_code", map[string]any{"language": "bash", "code": "ls; cat a.txt"}, core.KindFailed, `"cat" is not on the allow list`)
+	if _, err := exec.LookPath("python3"); err == nil {
+		if got := allow.ok("run_code", map[string]any{"language": "python3", "code": "print(6 * 7)"}); got != "42\n" {
+			t.Errorf("python3 named by the allow list: %q", got)
+		}
+	} else {
+		t.Log("python3 not found; its allowed run_code case is skipped")
+	}
+	blocked := bypassEnv(t, process.ShellPolicy{Allow: []string{"python3"}, Block: []string{"python3"}})
+	blocked.fails("run_code", map[string]any{"language": "python3", "code": "print(1)"}, core.KindFailed, "cannot be checked")
 }

@@ -86,5 +86,24 @@ func (x *Extension) runCode(ctx context.Context, a runCodeArgs) (any, error) {
 	if !ok {
 		return nil, fmt.Errorf("run_code: unknown language %q; want one of %s", a.Language, strings.Join(x.languages(), ", "))
 	}
+	if err := x.checkCode(a.Language, a.Code); err != nil {
+		return nil, fmt.Errorf("run_code: %w", err)
+	}
 	return x.run(ctx, process.ExecRequest{Args: argv, Dir: ".", Stdin: []byte(a.Code), Timeout: timeout}, a.Language+" code")
+}
+
+// checkCode applies the shell policy to code run as a process: bash code
+// is checked like a bash command; python3 and node code cannot be checked,
+// so with a policy set they run only if its allow list names them.
+func (x *Extension) checkCode(language, code string) error {
+	p := x.cfg.Shell
+	switch {
+	case !p.Active():
+		return nil
+	case language == "bash":
+		return p.Check(code)
+	case p.Names(language):
+		return nil
+	}
+	return fmt.Errorf("%s code cannot be checked by the shell policy, so it does not run while a policy is set; to allow it, add %q to the shell policy's allow list: %w", language, language, process.ErrRefused)
 }

@@ -370,3 +370,190 @@ func firstWord(f *syntax.File) *syntax.Word {
 	})
 	return w
 }
+
+// TestShellPolicyEvaluation checks the places where bash evaluates text:
+// what a value must be for a name to be evaluated, in any order of the
+// text, and the builtins that evaluate names, prompts and aliases.
+func TestShellPolicyEvaluation(t *testing.T) {
+	tests := []struct {
+		cmd  string
+		want string // "" = allowed; else a fragment of the error
+	}{
+		// Names holding numbers may be evaluated.
+		{cmd: `n=5; (( n ))`},
+		{cmd: `n=$((1 + 2)); echo $((n * 2))`},
+		{cmd: `n=0x1f m=2#101 k=-3; echo $((n + m + k))`},
+		{cmd: `m=$n; (( m ))`},
+		{cmd: `y=1$n; (( y ))`},
+		{cmd: `x=${n:-0}; (( x ))`},
+		{cmd: `x=$# y=$? z=${#s}; (( x + y + z ))`},
+		{cmd: `for i in 1 2 -3; do (( i )); done`},
+		{cmd: `for i in {1..3}; do (( i )); done`},
+		{cmd: `(( RANDOM % 2 )) || true`},
+		{cmd: `n=1; [[ $n -gt 0 && n -lt "2" ]]`},
+		{cmd: `a=(1 2); (( a[1] + ${a[0]} ))`},
+		{cmd: `declare -i n=5; n+=2; (( n ))`},
+		{cmd: `let 'n = 2 + 3' n++`},
+		{cmd: `echo "${!BASH*}" "${!a[@]}"`},
+		{cmd: `x='a[$(rm x)]'; echo "$x" "${x@Q}" "${x@U}" "${#x}"`},
+		{cmd: `x=$(cat f); [ "$x" -gt 0 ]`},
+		// Names that may hold text may not, wherever the text is.
+		{cmd: `x=$(cat f); (( x ))`, want: `cannot check x in an arithmetic expression: bash evaluates the value of x there`},
+		{cmd: `while :; do (( x )) && break; x=$(cat f); done`, want: `cannot check x in an arithmetic expression`},
+		{cmd: `a=$b; b=$c; c=$(cat f); (( a ))`, want: `cannot check a in an arithmetic expression`},
+		{cmd: `y=${n}abc; (( y ))`, want: `cannot check y in`},
+		{cmd: `: "$PWD"; (( PWD ))`, want: `bash gives it text the command line controls`},
+		{cmd: `(( $1 ))`, want: `cannot check $1 in an arithmetic expression`},
+		{cmd: `(( $(cat f) ))`, want: `cannot check $(cat f) in an arithmetic expression`},
+		{cmd: `x=$(cat f); echo ${!x}`, want: `cannot check ${!x}`},
+		{cmd: `declare -i m; m=n+1`, want: `cannot check the integer variable m (declare -i)`},
+		{cmd: `read -r x; bash -c '(( x ))'`, want: `cannot check x in an arithmetic expression`},
+		// Names given as text.
+		{cmd: `read 'a[1]' < f; printf -v 'b[2]' x; unset 'a[1]'`},
+		{cmd: `read 'a[$(rm x)]'`, want: `the subscript of a[$(rm x)] in a variable name given to read: cannot check $(rm x)`},
+		{cmd: `read "$name"`, want: `which may be an option at run time`},
+		{cmd: `printf "$fmt" x`, want: `which may be an option at run time`},
+		{cmd: `printf -v '1x' y`, want: `"1x" is not a variable name`},
+		{cmd: `declare -n r=x`, want: `cannot check declare -n`},
+		{cmd: `export -n x`},
+		// test and [ with -v.
+		{cmd: `[ "$a" = "$b" ] && [ -n "$x" -a -z "$y" ] && [ -v x ] && test -v 'a[1]'`},
+		{cmd: `[ "$op" "$x" ]`, want: `"$x" is not literal and follows "$op", which is or may be -v`},
+		{cmd: `[ -v "$x" ]`, want: `is not literal and follows -v`},
+		{cmd: `[[ -v $x ]]`, want: `cannot check the name given to -v in [[ ]]`},
+		// Prompts, compound assignments, environment functions.
+		{cmd: `PS4='+ '; set -x; ls`},
+		{cmd: `PS4='+ $LINENO: '`, want: `cannot check PS4='+ $LINENO: ': bash expands the prompt string`},
+		{cmd: `echo ${x@P}`, want: `cannot check ${x@P}: prompt expansion`},
+		{cmd: `declare -a x=(a b) y; declare 'z=(1)'`},
+		{cmd: `declare -a 'x=(1)'`, want: `x is an array, and declare parses a value starting with ( again`},
+		{cmd: `x=(1); local x="$y"`, want: `x is an array`},
+		{cmd: `env 'BASH_FUNC_f%%=() { ls; }' bash -c f`, want: `cannot check BASH_FUNC_f%%: bash imports it from the environment as a function`},
+		{cmd: `echo $"hello"`, want: `cannot check $"...": bash translates it`},
+		// Aliases.
+		{cmd: `alias ll='ls -l' g='grep -n' c='ls #'`},
+		{cmd: `alias x=eval`, want: `cannot check alias x="eval": the policy reads the arguments of eval`},
+		{cmd: `alias x=read`, want: `the policy reads the arguments of read`},
+		{cmd: `alias x='ls '`, want: `it ends in a blank or a backslash`},
+		{cmd: `alias x='FOO=1 ls'`, want: `it is not one simple command`},
+		{cmd: `alias x='ls > f'`, want: `it is not one simple command`},
+		{cmd: `alias x='ls; ls'`, want: `it is not one simple command`},
+		{cmd: `alias x='ls $(pwd)'`, want: `its words are not literal`},
+		{cmd: `alias if=ls`, want: `it redefines a reserved word`},
+		{cmd: `BASH_ALIASES[x]=ls`, want: `cannot check an assignment to BASH_ALIASES`},
+		// Builtins that run strings.
+		{cmd: `mapfile -t lines < f; compgen -W 'a b' a; jobs -l; fc -l`},
+		{cmd: `mapfile -C 'rm -f' -c 1 < f`, want: `"rm" is on the block list (in the command line run by mapfile -C)`},
+		{cmd: `compgen -C 'rm x' y`, want: `"rm" is on the block list (in the command line run by compgen -C)`},
+		{cmd: `compgen -W '$(ls)' y`, want: `cannot check compgen -W '$(ls)'`},
+		{cmd: `jobs -x rm x`, want: `"rm" is on the block list (run by jobs)`},
+		{cmd: `fc -s`, want: `cannot check fc`},
+		{cmd: `bind -x '"\C-a": ls'`, want: `cannot check bind -x`},
+		{cmd: `eval -- 'rm x'`, want: `"rm" is on the block list (in the command line run by eval)`},
+		{cmd: `xargs bash -c`, want: `(the words xargs reads) is not a literal word`},
+		{cmd: `find . -exec sh -c 'echo {}' \;`, want: `'echo {}' (with a file name find puts there) is not a literal word`},
+		// Shells: interactive ones, startup files, standard input.
+		{cmd: `bash -i`, want: `cannot check an interactive shell (bash -i)`},
+		{cmd: `script -q /dev/null`, want: `cannot check an interactive shell (script without -c)`},
+		{cmd: `BASH_ENV=./env.sh bash -c ls`},
+		{cmd: `BASH_ENV=/dev/stdin bash -c ls`, want: `cannot check the commands a shell started with BASH_ENV=/dev/stdin reads from standard input`},
+		{cmd: `BASH_ENV=$f bash -c ls`, want: `cannot check BASH_ENV=$f`},
+		{cmd: `bash --rcfile /dev/fd/3 -c ls`, want: `cannot check the commands bash --rcfile reads from /dev/fd/3`},
+		{cmd: `bash /proc/self/root/dev/stdin <<< 'ls'`},
+		{cmd: `bash /proc/self/root/dev/stdin <<< 'rm x'`, want: `"rm" is on the block list (in the command line run by bash reading standard input)`},
+		{cmd: `cd sub && bash ./run.sh && cd /tmp && bash /work/x.sh`},
+		{cmd: `cd .. && bash run.sh`, want: `cannot check bash run.sh: the command line changes directory (cd ..)`},
+		{cmd: `cd "$d"; source x.sh`, want: `changes directory (cd "$d")`},
+		{cmd: `PATH=/opt/bin:$PATH; source lib.sh`, want: `cannot check source lib.sh: the command line changes PATH`},
+		{cmd: `PATH=/opt/bin:$PATH; source ./lib.sh`},
+		{cmd: `SHELL=/bin/rm script -qc ls /dev/null`, want: `"rm" is on the block list (run by SHELL)`},
+	}
+	p := ShellPolicy{Block: []string{"rm"}}
+	for _, tt := range tests {
+		t.Run(tt.cmd, func(t *testing.T) {
+			err := p.Check(tt.cmd)
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("Check(%q) = %v, want nil", tt.cmd, err)
+			case tt.want != "" && err == nil:
+				t.Fatalf("Check(%q) = nil, want an error containing %q", tt.cmd, tt.want)
+			case tt.want != "" && !strings.Contains(err.Error(), tt.want):
+				t.Fatalf("Check(%q) = %q, want it to contain %q", tt.cmd, err, tt.want)
+			case err != nil && !errors.Is(err, ErrRefused):
+				t.Fatalf("Check(%q) = %v, which does not wrap ErrRefused", tt.cmd, err)
+			}
+			// Without a list, nothing is refused.
+			if err := (ShellPolicy{}).Check(tt.cmd); err != nil {
+				t.Errorf("with no list, Check(%q) = %v", tt.cmd, err)
+			}
+		})
+	}
+}
+
+func TestScriptSource(t *testing.T) {
+	tests := map[string]source{
+		"script.sh":                      fromFile,
+		"./sub/x.sh":                     fromFile,
+		"/work/x.sh":                     fromFile,
+		"../x.sh":                        fromFile,
+		"/dev/stdin":                     fromStdin,
+		"/dev//stdin":                    fromStdin,
+		"/dev/./stdin":                   fromStdin,
+		"//dev/stdin":                    fromStdin,
+		"/dev/fd/0":                      fromStdin,
+		"/proc/self/fd/0":                fromStdin,
+		"/proc/thread-self/fd/0":         fromStdin,
+		"/proc/self/root/dev/stdin":      fromStdin,
+		"/proc/1/root/dev/stdin":         fromStdin,
+		"/proc/self/root/proc/self/fd/0": fromStdin,
+		"dev/stdin":                      fromStdin,
+		"/proc/self/../self/fd/0":        fromDevice,
+		"/dev/fd/../fd/0":                fromDevice,
+		"../../../../dev/stdin":          fromDevice,
+		"/tmp/../dev/stdin":              fromDevice,
+		"/dev/fd/3":                      fromDevice,
+		"/dev/fd/00":                     fromDevice,
+		"/proc/self/fd/3":                fromDevice,
+		"/proc/123/fd/0":                 fromDevice,
+		"/proc/self/cwd/x.sh":            fromDevice,
+		"/dev/tty":                       fromDevice,
+		"/dev":                           fromDevice,
+		"proc/self/fd/0":                 fromStdin,
+	}
+	for p, want := range tests {
+		if got := scriptSource(p); got != want {
+			t.Errorf("scriptSource(%q) = %d, want %d", p, got, want)
+		}
+	}
+}
+
+func TestNumericText(t *testing.T) {
+	for text, want := range map[string]bool{
+		"": true, "0": true, "42": true, "-3": true, "+3": true, "0x1F": true, "2#101": true, "36#zz": true,
+		"{1..9}": true, "{-3..3..2}": true,
+		"x": false, "a1": false, "_": false, "-": false, "1+2": false, "a[1]": false, " 1": false, "1 ": false,
+		"{a..z}": false, "{1,2}": false, "$x": false,
+	} {
+		if got := numericText(text); got != want {
+			t.Errorf("numericText(%q) = %v, want %v", text, got, want)
+		}
+	}
+}
+
+func TestShellPolicyActiveNames(t *testing.T) {
+	if (ShellPolicy{}).Active() || (ShellPolicy{Allow: []string{" "}}).Active() {
+		t.Error("a policy without names is active")
+	}
+	if !(ShellPolicy{Block: []string{"rm"}}).Active() {
+		t.Error("a block list is not active")
+	}
+	p := ShellPolicy{Allow: []string{"/usr/bin/python3", "node"}, Block: []string{"node"}}
+	for name, want := range map[string]bool{"python3": true, "/usr/local/bin/python3": true, "node": false, "ls": false} {
+		if got := p.Names(name); got != want {
+			t.Errorf("Names(%q) = %v, want %v", name, got, want)
+		}
+	}
+	if (ShellPolicy{Block: []string{"rm"}}).Names("python3") {
+		t.Error("a block list names python3")
+	}
+}

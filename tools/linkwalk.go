@@ -19,7 +19,8 @@ const maxLinkHops = 40
 var errOutside = errors.New("path escapes from parent")
 
 // resolved is a path of a LocalFiles with its symbolic links resolved:
-// the directory holding it, opened, and its name there. Operations on the
+// the directory holding it, opened, and its name there. opened holds what
+// must be closed. Operations on the
 // name in dir cannot leave dir, whatever happens to the links on the way
 // meanwhile.
 type resolved struct {
@@ -47,19 +48,22 @@ func (r *resolved) close() {
 // inside it. Leaving the root is errOutside. Each step opens the next
 // directory beneath the one held (os.Root), so nothing here can be led
 // outside by a concurrent change either: a race can only make walk fail
-// or resolve to another file inside.
+// or resolve to another file inside. Only one directory is held at a
+// time, so a path of any depth costs one descriptor: a ".." reopens the
+// parent from the root by the names resolved so far.
 //
 // With create, a path whose tail does not exist resolves to the deepest
 // existing directory, the directories to create (missing) and the name.
 // The caller must close the result, also after an error.
 func (l *LocalFiles) walk(p string, create bool) (*resolved, error) {
 	r := &resolved{dir: l.root}
-	stack := []*os.Root{l.root}
-	pop := func() {
-		top := stack[len(stack)-1]
-		top.Close()
-		stack = stack[:len(stack)-1]
-		r.opened = r.opened[:len(r.opened)-1]
+	var names []string // the real path of r.dir below the root
+	enter := func(d *os.Root) {
+		r.close()
+		r.dir = d
+		if d != l.root {
+			r.opened = append(r.opened, d)
+		}
 	}
 	todo := components(p)
 	hops := 0
@@ -67,15 +71,21 @@ func (l *LocalFiles) walk(p string, create bool) (*resolved, error) {
 		c := todo[0]
 		todo = todo[1:]
 		if c == ".." {
-			if len(stack) == 1 {
+			if len(names) == 0 {
 				return r, errOutside
 			}
-			pop()
+			names = names[:len(names)-1]
+			parent := l.root
+			if len(names) > 0 {
+				var err error
+				if parent, err = l.root.OpenRoot(strings.Join(names, "/")); err != nil {
+					return r, err
+				}
+			}
+			enter(parent)
 			continue
 		}
-		top := stack[len(stack)-1]
-		r.dir = top
-		fi, err := top.Lstat(c)
+		fi, err := r.dir.Lstat(c)
 		if err != nil {
 			if create && errors.Is(err, fs.ErrNotExist) && !slices.Contains(todo, "..") {
 				all := append([]string{c}, todo...)
@@ -90,7 +100,7 @@ func (l *LocalFiles) walk(p string, create bool) (*resolved, error) {
 			if hops > maxLinkHops {
 				return r, &fs.PathError{Op: "open", Path: p, Err: syscall.ELOOP}
 			}
-			dest, err := top.Readlink(c)
+			dest, err := r.dir.Readlink(c)
 			if err != nil {
 				return r, err
 			}
@@ -99,29 +109,26 @@ func (l *LocalFiles) walk(p string, create bool) (*resolved, error) {
 				if !ok {
 					return r, errOutside
 				}
-				for len(stack) > 1 {
-					pop()
-				}
-				dest = rest
+				enter(l.root)
+				names, dest = nil, rest
 			}
 			todo = append(components(filepath.ToSlash(dest)), todo...)
 		case len(todo) == 0:
 			r.name, r.info = c, fi
 			return r, nil
 		case fi.IsDir():
-			sub, err := top.OpenRoot(c)
+			sub, err := r.dir.OpenRoot(c)
 			if err != nil {
 				return r, err
 			}
-			stack = append(stack, sub)
-			r.opened = append(r.opened, sub)
+			enter(sub)
+			names = append(names, c)
 		default:
 			return r, &fs.PathError{Op: "open", Path: p, Err: syscall.ENOTDIR}
 		}
 	}
-	// The path ends at a directory already held: the root, or one reached
-	// through "..".
-	r.dir, r.name = stack[len(stack)-1], "."
+	// The path ends at a directory: the root, or one reached through "..".
+	r.name = "."
 	fi, err := r.dir.Stat(".")
 	r.info = fi
 	return r, err

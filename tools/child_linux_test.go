@@ -21,8 +21,8 @@ import (
 
 // A tool call that could exhaust memory if a bound broke runs in a child
 // process under an address-space limit (setrlimit), never in the test
-// process: the "call" child runs one call (JSON on stdin) and prints its
-// result as JSON.
+// process: the "call" child runs calls (a JSON list on stdin) and prints
+// their results as JSON, a line each.
 func init() { children["call"] = childCall }
 
 // childHeadroom is how much address space a child may add to what it has
@@ -49,12 +49,12 @@ func childCall() int {
 		fmt.Fprintln(os.Stderr, "limit memory:", err)
 		return 2
 	}
-	var call struct {
+	var calls []struct {
 		Tool string          `json:"tool"`
 		Args json.RawMessage `json:"args"`
 	}
-	if err := json.NewDecoder(os.Stdin).Decode(&call); err != nil {
-		fmt.Fprintln(os.Stderr, "call:", err)
+	if err := json.NewDecoder(os.Stdin).Decode(&calls); err != nil {
+		fmt.Fprintln(os.Stderr, "calls:", err)
 		return 2
 	}
 	ex, err := childExecutor(os.Getenv("AGENTSH_TOOLS_TEST_DIR"))
@@ -63,13 +63,16 @@ func childCall() int {
 		return 2
 	}
 	defer ex.Close()
-	res, _ := ex.InvokeTool(context.Background(), call.Tool, call.Args)
-	out := childResult{OK: res.OK(), Kind: string(res.Kind()), Bytes: len(res.ForLLM)}
-	out.Output = res.ForLLM[:min(len(res.ForLLM), outputBytes)]
-	if res.Err != nil {
-		out.Err = res.Err.Error()
+	enc := json.NewEncoder(os.Stdout) // one line per call, as each ends
+	for _, call := range calls {
+		res, _ := ex.InvokeTool(context.Background(), call.Tool, call.Args)
+		out := childResult{OK: res.OK(), Kind: string(res.Kind()), Bytes: len(res.ForLLM)}
+		out.Output = res.ForLLM[:min(len(res.ForLLM), outputBytes)]
+		if res.Err != nil {
+			out.Err = res.Err.Error()
+		}
+		enc.Encode(out)
 	}
-	json.NewEncoder(os.Stdout).Encode(out)
 	return 0
 }
 
@@ -108,33 +111,56 @@ func childCmd(ctx context.Context, name string, env ...string) *exec.Cmd {
 	return cmd
 }
 
-// callInChild runs one tool call in dir in a "call" child and returns its
-// result. A child that dies (out of memory, say) or hangs fails the test.
-func callInChild(t *testing.T, dir, tool string, args any) childResult {
+// toolCall is one call for a "call" child.
+type toolCall struct {
+	Tool string `json:"tool"`
+	Args any    `json:"args"`
+}
+
+// callsInChild runs calls, in order, in dir in one "call" child and
+// returns their results. A child that dies (out of memory, say) or hangs
+// fails the test, naming the call it was running.
+func callsInChild(t *testing.T, dir string, calls ...toolCall) []childResult {
 	t.Helper()
-	call, err := json.Marshal(map[string]any{"tool": tool, "args": args})
+	in, err := json.Marshal(calls)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), childDeadline)
 	defer cancel()
 	cmd := childCmd(ctx, "call", "AGENTSH_TOOLS_TEST_DIR="+dir)
-	cmd.Stdin = bytes.NewReader(call)
+	cmd.Stdin = bytes.NewReader(in)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err = cmd.Run()
-	if ctx.Err() != nil {
-		t.Fatalf("%s %.300s did not end within %v (it hangs)", tool, call, childDeadline)
+	var results []childResult
+	dec := json.NewDecoder(&stdout)
+	for {
+		var res childResult
+		if dec.Decode(&res) != nil {
+			break
+		}
+		results = append(results, res)
 	}
-	what := fmt.Sprintf("%s %.300s", tool, call)
-	if err != nil {
-		t.Fatalf("%s: the child process failed (%v); its stderr begins:\n%s", what, err, head(stderr.String(), 1500))
+	if len(results) < len(calls) {
+		c := calls[len(results)]
+		what, _ := json.Marshal(c)
+		switch {
+		case ctx.Err() != nil:
+			t.Fatalf("%.300s did not end within %v (it hangs)", what, childDeadline)
+		case err != nil:
+			t.Fatalf("%.300s: the child process failed (%v); its stderr begins:\n%s", what, err, head(stderr.String(), 1500))
+		default:
+			t.Fatalf("%.300s: no result from the child; its stdout: %q", what, head(stdout.String(), 500))
+		}
 	}
-	var res childResult
-	if err := json.Unmarshal(stdout.Bytes(), &res); err != nil {
-		t.Fatalf("%s: child output %q: %v", what, stdout.String(), err)
-	}
-	return res
+	return results
+}
+
+// callInChild runs one call as callsInChild does.
+func callInChild(t *testing.T, dir, tool string, args any) childResult {
+	t.Helper()
+	return callsInChild(t, dir, toolCall{tool, args})[0]
 }
 
 // wantRefused fails unless res is a failed call whose message holds all

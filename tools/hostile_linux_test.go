@@ -106,13 +106,20 @@ func TestEndlessSpecialFiles(t *testing.T) {
 		}
 	}
 	kinds := map[string]string{"fifo": "a named pipe", "zero": "a character device"}
+	var calls []toolCall
+	var wants []string
 	for _, name := range special {
-		res := callInChild(t, dir, "read_file", map[string]any{"path": name})
-		wantRefused(t, "read_file "+name, res, name+" is "+kinds[name]+"; read_file reads regular files only")
-		res = callInChild(t, dir, "edit_file", map[string]any{"path": name, "old_string": "\x00", "new_string": "x"})
-		wantRefused(t, "edit_file "+name, res, name+" is "+kinds[name]+"; edit_file edits regular files only")
-		res = callInChild(t, dir, "write_file", map[string]any{"path": name, "content": "x"})
-		wantRefused(t, "write_file "+name, res, name+" is "+kinds[name]+"; write_file writes regular files only")
+		calls = append(calls,
+			toolCall{"read_file", map[string]any{"path": name}},
+			toolCall{"edit_file", map[string]any{"path": name, "old_string": "\x00", "new_string": "x"}},
+			toolCall{"write_file", map[string]any{"path": name, "content": "x"}})
+		wants = append(wants,
+			name+" is "+kinds[name]+"; read_file reads regular files only",
+			name+" is "+kinds[name]+"; edit_file edits regular files only",
+			name+" is "+kinds[name]+"; write_file writes regular files only")
+	}
+	for i, res := range callsInChild(t, dir, calls...) {
+		wantRefused(t, calls[i].Tool+" "+calls[i].Args.(map[string]any)["path"].(string), res, wants[i])
 	}
 	if len(special) == 1 {
 		t.Skip("tested the named pipe only: no usable device node")
@@ -148,12 +155,13 @@ func TestSparseHugeFile(t *testing.T) {
 		}
 		f.Close()
 	}
-	res := callInChild(t, dir, "edit_file", map[string]any{"path": "huge", "old_string": "\x00", "new_string": "x"})
-	wantRefused(t, "edit_file huge", res, "huge is 5368709120 bytes, more than edit_file's limit of 67108864; nothing changed")
-	res = callInChild(t, dir, "read_file", map[string]any{"path": "huge"})
-	wantRefused(t, "read_file huge", res, "huge is 5368709120 bytes, more than read_file's 67108864")
-	res = callInChild(t, dir, "edit_file", map[string]any{"path": "just_over", "old_string": "\x00", "new_string": "x"})
-	wantRefused(t, "edit_file just_over", res, "just_over is 67108865 bytes, more than edit_file's limit of 67108864")
+	res := callsInChild(t, dir,
+		toolCall{"edit_file", map[string]any{"path": "huge", "old_string": "\x00", "new_string": "x"}},
+		toolCall{"read_file", map[string]any{"path": "huge"}},
+		toolCall{"edit_file", map[string]any{"path": "just_over", "old_string": "\x00", "new_string": "x"}})
+	wantRefused(t, "edit_file huge", res[0], "huge is 5368709120 bytes, more than edit_file's limit of 67108864; nothing changed")
+	wantRefused(t, "read_file huge", res[1], "huge is 5368709120 bytes, more than read_file's 67108864")
+	wantRefused(t, "edit_file just_over", res[2], "just_over is 67108865 bytes, more than edit_file's limit of 67108864")
 	if fi, err := os.Stat(filepath.Join(dir, "huge")); err != nil || fi.Size() != 5<<30 {
 		t.Errorf("huge changed: %v %v", fi, err)
 	}
@@ -165,16 +173,18 @@ func TestSparseHugeFile(t *testing.T) {
 func TestEditSizeLimit(t *testing.T) {
 	dir := t.TempDir()
 	writeTree(t, dir, map[string]string{"small": strings.Repeat("a", 1<<20)})
-	// 1 MiB of "a", each replaced by 100 bytes: 100 MiB.
-	res := callInChild(t, dir, "edit_file", map[string]any{"path": "small", "old_string": "a", "new_string": strings.Repeat("b", 100), "replace_all": true})
-	wantRefused(t, "edit_file growing past the limit", res, "the edited small would be 104857600 bytes, more than edit_file's limit of 67108864; nothing changed")
-	if got, _ := os.ReadFile(filepath.Join(dir, "small")); string(got) != strings.Repeat("a", 1<<20) {
-		t.Errorf("small changed")
+	// 1 MiB of "a", each replaced by 100 bytes (100 MiB), then by 64
+	// (exactly the limit).
+	res := callsInChild(t, dir,
+		toolCall{"edit_file", map[string]any{"path": "small", "old_string": "a", "new_string": strings.Repeat("b", 100), "replace_all": true}},
+		toolCall{"read_file", map[string]any{"path": "small", "limit": 1}},
+		toolCall{"edit_file", map[string]any{"path": "small", "old_string": "a", "new_string": strings.Repeat("b", 64), "replace_all": true}})
+	wantRefused(t, "edit_file growing past the limit", res[0], "the edited small would be 104857600 bytes, more than edit_file's limit of 67108864; nothing changed")
+	if want := "     1\t" + strings.Repeat("a", 2000) + "… [line cut: 1046576 more characters]\n"; res[1].Output != want {
+		t.Errorf("small changed: %.100q", res[1].Output)
 	}
-	// Just within the limit works.
-	res = callInChild(t, dir, "edit_file", map[string]any{"path": "small", "old_string": "a", "new_string": strings.Repeat("b", 64), "replace_all": true})
-	if !res.OK {
-		t.Errorf("edit_file to exactly the limit: %s", res.Err)
+	if !res[2].OK {
+		t.Errorf("edit_file to exactly the limit: %s", res[2].Err)
 	}
 	if fi, err := os.Stat(filepath.Join(dir, "small")); err != nil || fi.Size() != maxFileBytes {
 		t.Errorf("after an edit to the limit: %v %v", fi, err)
@@ -191,13 +201,14 @@ func TestFileGrowingWhileRead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The appender keeps the file between 60 and 70 MiB, around the limit,
+	// The appender keeps the file between 62 and 66 MiB, around the limit,
 	// growing it all the time, until the test ends.
-	const low, high = 60 << 20, 70 << 20
+	const low, high = 62 << 20, 66 << 20
 	stop, stopped := make(chan struct{}), make(chan struct{})
 	ready := make(chan struct{})
 	go func() {
 		defer close(stopped)
+		ready := ready
 		chunk := []byte(strings.Repeat("grow\n", 1<<16))
 		size := int64(0)
 		for {
@@ -224,8 +235,8 @@ func TestFileGrowingWhileRead(t *testing.T) {
 	}()
 	t.Cleanup(func() { close(stop); <-stopped; f.Close() })
 	<-ready
-	for range 3 {
-		res := callInChild(t, dir, "read_file", map[string]any{"path": "grow", "limit": 1})
+	read := toolCall{"read_file", map[string]any{"path": "grow", "limit": 1}}
+	for _, res := range callsInChild(t, dir, read, read, read) {
 		if !res.OK {
 			wantRefused(t, "read_file of a growing file", res, "grow")
 			if !strings.Contains(res.Err, "grew past read_file's limit of 67108864 bytes while it was read") &&

@@ -17,7 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// The "writer" child starts a write_file of 8 MiB and, once the first
+// The "writer" child starts a write_file of 2 MiB and, once the first
 // chunk is in its temporary file, says "writing NAME" and stops there for
 // good, holding the file and its lock: a writer caught mid-write.
 func init() { children["writer"] = childWriter }
@@ -33,7 +33,7 @@ func childWriter() int {
 		fmt.Printf("writing %s\n", tmp)
 		select {}
 	})
-	args, _ := json.Marshal(map[string]any{"path": path, "content": strings.Repeat("data\n", 8<<20/5)})
+	args, _ := json.Marshal(map[string]any{"path": path, "content": strings.Repeat("data\n", 2<<20/5)})
 	res, _ := ex.InvokeTool(context.Background(), "write_file", args)
 	fmt.Fprintf(os.Stderr, "the write ended, which it should not: %v\n", res.Err)
 	return 1
@@ -86,7 +86,7 @@ func (p *childProc) kill() bool {
 // A write_file killed with SIGKILL mid-write leaves its temporary file;
 // the next write in that directory removes it, but not the file of a
 // writer that is still alive, however slow, nor anything that only looks
-// like a temporary file.
+// like a temporary file. Once that slow writer dies, its file goes too.
 func TestKilledWriterLeavesNoTempBehind(t *testing.T) {
 	e := newEnv(t, tools.ExtensionConfig{})
 	sub := filepath.Join(e.dir, "sub")
@@ -106,7 +106,7 @@ func TestKilledWriterLeavesNoTempBehind(t *testing.T) {
 	if !tempPattern(deadTmp) {
 		t.Fatalf("temporary name %q does not have the documented form", deadTmp)
 	}
-	_, liveTmp := startWriter(t, e.dir, "sub/b.txt")
+	live, liveTmp := startWriter(t, e.dir, "sub/b.txt")
 
 	// Lookalikes: a non-hex name, a named pipe and a directory with a
 	// temporary name, an empty fresh file (perhaps a writer between
@@ -169,20 +169,15 @@ func TestKilledWriterLeavesNoTempBehind(t *testing.T) {
 	if e.read("sub/c.txt") != "c\n" || e.read("sub/keep.txt") != "keep\n" {
 		t.Error("the write or its neighbour is wrong")
 	}
-}
 
-// Once a slow writer dies, its file goes with the next write.
-func TestDeadSlowWriterCleanedLater(t *testing.T) {
-	e := newEnv(t, tools.ExtensionConfig{})
-	w, tmp := startWriter(t, e.dir, "f.txt")
-	e.ok("write_file", map[string]any{"path": "g.txt", "content": "g\n"})
-	if _, err := os.Lstat(filepath.Join(e.dir, tmp)); err != nil {
-		t.Fatalf("a live writer's temporary file was removed: %v", err)
+	// Once the slow writer dies too, its file goes with the next write,
+	// an edit this time.
+	if !live.kill() {
+		t.Fatalf("the writer did not die of SIGKILL: %v", live.cmd.ProcessState)
 	}
-	w.kill()
-	e.ok("edit_file", map[string]any{"path": "g.txt", "old_string": "g", "new_string": "h"})
-	if _, err := os.Lstat(filepath.Join(e.dir, tmp)); !os.IsNotExist(err) {
-		t.Errorf("after its writer died, the next write left %s: %v", tmp, err)
+	e.ok("edit_file", map[string]any{"path": "sub/c.txt", "old_string": "c", "new_string": "d"})
+	if _, err := os.Lstat(filepath.Join(sub, liveTmp)); !os.IsNotExist(err) {
+		t.Errorf("after its writer died, the next write left %s: %v", liveTmp, err)
 	}
 }
 

@@ -30,3 +30,23 @@ func BenchmarkReadFile(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkWriteFile measures write_file of a small file in an empty
+// directory and in one of 10,000 files (a write looks through its
+// directory for stale temporary files).
+func BenchmarkWriteFile(b *testing.B) {
+	e := newEnv(b, tools.ExtensionConfig{})
+	many := map[string]string{}
+	for i := range 10000 {
+		many[fmt.Sprintf("many/f%05d", i)] = ""
+	}
+	e.write(many)
+	for _, dir := range []string{"empty", "many"} {
+		b.Run(dir, func(b *testing.B) {
+			args := map[string]any{"path": dir + "/out.txt", "content": "hello\n"}
+			for b.Loop() {
+				e.ok("write_file", args)
+			}
+		})
+	}
+}

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -165,18 +164,21 @@ func components(p string) []string {
 	return out
 }
 
-// describe wraps an error from walk or from an operation on a resolved
-// path with the path the caller gave.
+// describe gives an error of the filesystem the path the caller gave
+// (not the name in a directory, nor a temporary file's). Other errors
+// pass as they are.
 func describe(p string, err error) error {
-	if err == nil {
-		return nil
-	}
-	if errors.Is(err, errOutside) {
-		return fmt.Errorf("%s: %w", p, errOutside)
-	}
 	var pe *fs.PathError
-	if errors.As(err, &pe) {
+	var le *os.LinkError
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, errOutside):
+		return &fs.PathError{Op: "open", Path: p, Err: errOutside}
+	case errors.As(err, &pe):
 		return &fs.PathError{Op: pe.Op, Path: p, Err: pe.Err}
+	case errors.As(err, &le):
+		return &fs.PathError{Op: le.Op, Path: p, Err: le.Err}
 	}
-	return &fs.PathError{Op: "open", Path: p, Err: err}
+	return err
 }

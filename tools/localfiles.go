@@ -155,12 +155,16 @@ func (l *LocalFiles) EditFile(ctx context.Context, p string, limit int64, edit f
 	same := func() error {
 		now, err := r.dir.Lstat(r.name)
 		if err != nil || !os.SameFile(now, st) {
-			return fmt.Errorf("%s was replaced while it was being edited; nothing was written: read it again", quotePath(p))
+			return &fs.PathError{Op: "edit", Path: p, Err: errReplaced}
 		}
 		return nil
 	}
 	return describe(p, replaceFile(ctx, r.dir, r.name, out, st.Mode().Perm(), same))
 }
+
+// errReplaced is EditFile's error when the file it read was replaced
+// before it could write it.
+var errReplaced = errors.New("replaced while it was being edited; nothing was written")
 
 // readChunk is how much a read asks for at once, between checks of ctx.
 const readChunk = 1 << 20

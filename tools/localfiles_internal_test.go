@@ -81,7 +81,7 @@ func TestEditFileRefusesAReplacedFile(t *testing.T) {
 		}
 		return []byte("mine\n"), nil
 	})
-	if err == nil || !strings.Contains(err.Error(), "f was replaced while it was being edited; nothing was written") {
+	if !errors.Is(err, errReplaced) || err.Error() != "edit f: replaced while it was being edited; nothing was written" {
 		t.Errorf("EditFile: %v", err)
 	}
 	if got := readOS(t, filepath.Join(dir, "f")); got != "theirs\n" {

@@ -114,6 +114,8 @@ func fileError(tool, rel string, err error) error {
 		return fmt.Errorf("%s is %d bytes, more than read_file's %d; search it with grep instead", name, size.Size, size.Limit)
 	case errors.As(err, &size):
 		return fmt.Errorf("%s is %d bytes, more than %s's limit of %d; nothing changed. Search it with grep, or change it with bash", name, size.Size, tool, size.Limit)
+	case errors.Is(err, errReplaced):
+		return fmt.Errorf("%s was replaced while it was being edited; nothing was written. Read it again and redo the edit", name)
 	}
 	return friendlyFSError(rel, err)
 }

@@ -21,6 +21,30 @@
 // isolation: a determined command can evade any parser. Real isolation is an
 // ExecOps backend such as BubblewrapExec.
 //
+// Links resolve as the kernel resolves them (a ".." after a link goes to
+// the parent of the link's target; an absolute link naming a path inside
+// WorkingDir is followed), and edit_file writes the file it read.
+//
+// # Files
+//
+// read_file, write_file and edit_file handle regular files of up to
+// 64 MiB. Named pipes, devices and sockets are refused without being read
+// or waited on; larger files are refused by size, and a file is never read
+// past the limit, even one that grows while it is read. A write goes to a
+// temporary file named ".agentsh-tmp-" and 16 hex digits in the target's
+// directory, renamed over the target when complete; the next write in a
+// directory removes those a killed writer left behind.
+//
+// # Paths in output
+//
+// Every tool prints a path bare unless it holds a newline or another
+// control character, a character that does not print, or bytes that are
+// not UTF-8, or starts with a double quote. Such a path is printed as a
+// double-quoted C string, as ls --quoting-style=c does (\n, \t, \", \\ and
+// \ooo for other bytes), so a path is always one line of valid UTF-8 and
+// starts with " exactly when it is quoted. Every tool that takes a path
+// accepts the quoted form back.
+//
 // # Determinism
 //
 // The same inputs give byte-identical output on every backend: paths are in

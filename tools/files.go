@@ -3,8 +3,10 @@ package tools
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/agentsh/agentsh/core"
@@ -13,7 +15,12 @@ import (
 // Defaults of read_file.
 const (
 	defaultReadLines = 2000
-	maxReadBytes     = 64 << 20 // larger files are refused: use grep, or offset/limit on a smaller file
+	// maxReadBytes bounds the files read_file and edit_file read and the
+	// content write_file writes; larger ones are refused.
+	maxReadBytes = 64 << 20
+	// maxOutputBytes bounds what read_file, grep and glob print in one
+	// call; a longer page stops early and says how to go on.
+	maxOutputBytes = 64 << 20
 )
 
 func init() {
@@ -33,9 +40,9 @@ var imageTypes = map[string]bool{"image/png": true, "image/jpeg": true, "image/g
 
 func (x *Extension) readFileTool() core.Tool {
 	return tool("read_file",
-		"Reads a text file with line numbers (or an image as an image block). offset is the 1-based first line, limit the number of lines (default 2000).",
+		"Reads a text file of up to 64 MiB with line numbers (or an image as an image block). offset is the 1-based first line, limit the number of lines (default 2000).",
 		`{"type":"object","properties":{`+
-			`"path":{"type":"string","description":"file path relative to the working directory"},`+
+			`"path":{"type":"string","description":"file path relative to the working directory, bare or quoted as the tools print it"},`+
 			`"offset":{"type":"integer","minimum":1,"description":"first line to show, 1-based (default 1)"},`+
 			`"limit":{"type":"integer","minimum":1,"description":"number of lines to show (default 2000)"}},`+
 			`"required":["path"],"additionalProperties":false}`,
@@ -47,28 +54,19 @@ func (x *Extension) readFile(ctx context.Context, a readArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	st, err := x.files.Stat(ctx, rel)
+	data, err := x.files.ReadFile(ctx, rel, maxReadBytes)
 	if err != nil {
-		return nil, friendlyFSError(rel, err)
+		return nil, fileError("read_file", rel, err)
 	}
-	if st.IsDir() {
-		return nil, fmt.Errorf("%s is a directory; use list_dir to see what it holds", rel)
-	}
-	if st.Size() > maxReadBytes {
-		return nil, fmt.Errorf("%s is %d bytes, more than read_file's %d; search it with grep instead", rel, st.Size(), maxReadBytes)
-	}
-	data, err := x.files.ReadFile(ctx, rel)
-	if err != nil {
-		return nil, friendlyFSError(rel, err)
-	}
+	name := quotePath(rel)
 	if mime := http.DetectContentType(data); imageTypes[mime] {
 		return core.BlockOutput{
-			Text:   fmt.Sprintf("[image %s: %s, %d bytes]", rel, mime, len(data)),
+			Text:   fmt.Sprintf("[image %s: %s, %d bytes]", name, mime, len(data)),
 			Blocks: []core.Block{{Type: "image", MIMEType: mime, Data: data}},
 		}, nil
 	}
 	if isBinary(data) {
-		return nil, fmt.Errorf("%s is a binary file (%d bytes); read_file shows text and images only", rel, len(data))
+		return nil, fmt.Errorf("%s is a binary file (%d bytes); read_file shows text and images only", name, len(data))
 	}
 	offset, limit := 1, defaultReadLines
 	if a.Offset != nil {
@@ -81,24 +79,51 @@ func (x *Extension) readFile(ctx context.Context, a readArgs) (any, error) {
 		return nil, fmt.Errorf("read_file: got offset %d and limit %d, want both 1 or more", offset, limit)
 	}
 	if len(data) == 0 {
-		return fmt.Sprintf("[%s is empty]", rel), nil
+		return fmt.Sprintf("[%s is empty]", name), nil
 	}
-	lines := strings.SplitAfter(string(data), "\n")
-	if lines[len(lines)-1] == "" {
-		lines = lines[:len(lines)-1]
+	return numberLines(ctx, data, name, offset, limit)
+}
+
+// numberLines renders lines offset to offset+limit-1 of data with their
+// numbers. It works on data in place (a file of newlines has as many
+// lines as bytes) and stops the page early, with a note where to go on,
+// when the page would pass maxOutputBytes.
+func numberLines(ctx context.Context, data []byte, name string, offset, limit int) (string, error) {
+	total := bytes.Count(data, []byte("\n"))
+	if data[len(data)-1] != '\n' {
+		total++
 	}
-	total := len(lines)
 	if offset > total {
-		return nil, fmt.Errorf("offset %d is past the end of %s, which has %d lines", offset, rel, total)
+		return "", fmt.Errorf("offset %d is past the end of %s, which has %d lines", offset, name, total)
+	}
+	rest := data
+	for range offset - 1 {
+		rest = rest[bytes.IndexByte(rest, '\n')+1:]
 	}
 	end := min(offset-1+limit, total)
 	var b strings.Builder
-	for i := offset - 1; i < end; i++ {
-		line := strings.TrimRight(lines[i], "\r\n")
-		fmt.Fprintf(&b, "%6d\t%s\n", i+1, cutLine(line, maxLineChars))
+	n := offset
+	for ; n <= end; n++ {
+		if n%4096 == 0 && ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		line := rest
+		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+			line, rest = rest[:i], rest[i+1:]
+		}
+		text := cutLine(strings.TrimRight(string(line), "\r\n"), maxLineChars)
+		if b.Len()+len(text) > maxOutputBytes && n > offset {
+			break
+		}
+		num := strconv.Itoa(n)
+		b.WriteString("      "[min(len(num), 6):])
+		b.WriteString(num)
+		b.WriteByte('\t')
+		b.WriteString(text)
+		b.WriteByte('\n')
 	}
-	if end < total {
-		fmt.Fprintf(&b, "[showing lines %d-%d of %d; continue with offset %d]\n", offset, end, total, end+1)
+	if last := n - 1; last < total {
+		fmt.Fprintf(&b, "[showing lines %d-%d of %d; continue with offset %d]\n", offset, last, total, last+1)
 	}
 	return b.String(), nil
 }
@@ -110,9 +135,9 @@ type writeArgs struct {
 
 func (x *Extension) writeFileTool() core.Tool {
 	return tool("write_file",
-		"Writes a file atomically, replacing what was there and creating parent directories. An existing file keeps its mode.",
+		"Writes a file of up to 64 MiB atomically, replacing what was there and creating parent directories. An existing file keeps its mode.",
 		`{"type":"object","properties":{`+
-			`"path":{"type":"string","description":"file path relative to the working directory"},`+
+			`"path":{"type":"string","description":"file path relative to the working directory, bare or quoted as the tools print it"},`+
 			`"content":{"type":"string","description":"the whole new content"}},`+
 			`"required":["path","content"],"additionalProperties":false}`,
 		unsafe, true, x.writeFile)
@@ -127,12 +152,15 @@ func (x *Extension) writeFile(ctx context.Context, a writeArgs) (any, error) {
 		return nil, err
 	}
 	if rel == "." {
-		return nil, fmt.Errorf("write_file: path %q is the working directory itself; name a file", a.Path)
+		return nil, fmt.Errorf("write_file: path %s is the working directory itself; name a file", quoteAlways(a.Path))
+	}
+	if n := len(*a.Content); n > maxReadBytes {
+		return nil, fmt.Errorf("write_file: content is %d bytes, more than the limit of %d; nothing was written. Write a smaller file, or several", n, maxReadBytes)
 	}
 	if err := x.files.WriteFile(ctx, rel, []byte(*a.Content)); err != nil {
-		return nil, friendlyFSError(rel, err)
+		return nil, fileError("write_file", rel, err)
 	}
-	return fmt.Sprintf("wrote %d bytes to %s", len(*a.Content), rel), nil
+	return fmt.Sprintf("wrote %d bytes to %s", len(*a.Content), quotePath(rel)), nil
 }
 
 type editArgs struct {
@@ -144,9 +172,9 @@ type editArgs struct {
 
 func (x *Extension) editFileTool() core.Tool {
 	return tool("edit_file",
-		"Replaces an exact string in a file. old_string must match exactly once unless replace_all is set; otherwise nothing changes. CRLF files stay CRLF.",
+		"Replaces an exact string in a file of up to 64 MiB. old_string must match exactly once unless replace_all is set; otherwise nothing changes. CRLF files stay CRLF.",
 		`{"type":"object","properties":{`+
-			`"path":{"type":"string","description":"file path relative to the working directory"},`+
+			`"path":{"type":"string","description":"file path relative to the working directory, bare or quoted as the tools print it"},`+
 			`"old_string":{"type":"string","description":"the exact text to replace"},`+
 			`"new_string":{"type":"string","description":"the replacement"},`+
 			`"replace_all":{"type":"boolean","description":"replace every occurrence (default false)"}},`+
@@ -165,38 +193,50 @@ func (x *Extension) editFile(ctx context.Context, a editArgs) (any, error) {
 	if a.OldString == a.NewString {
 		return nil, fmt.Errorf("edit_file: old_string and new_string are the same; nothing would change")
 	}
-	data, err := x.files.ReadFile(ctx, rel)
+	name := quotePath(rel)
+	n := 0
+	var refused error // an error of the edit itself, returned as it is
+	err = x.files.EditFile(ctx, rel, maxReadBytes, func(data []byte) ([]byte, error) {
+		out, count, err := replaceIn(data, a, name)
+		n, refused = count, err
+		return out, err
+	})
 	if err != nil {
-		return nil, friendlyFSError(rel, err)
-	}
-	if isBinary(data) {
-		return nil, fmt.Errorf("%s is a binary file; edit_file changes text only", rel)
-	}
-	content := string(data)
-	oldS, newS := a.OldString, a.NewString
-	if bytes.Contains(data, []byte("\r\n")) {
-		// A CRLF file: match and write with CRLF line ends.
-		oldS, newS = toCRLF(oldS), toCRLF(newS)
-	}
-	n := strings.Count(content, oldS)
-	switch {
-	case n == 0:
-		return nil, fmt.Errorf("old_string was not found in %s (0 matches); nothing changed. Read the file and copy the text exactly, including whitespace", rel)
-	case n > 1 && !a.ReplaceAll:
-		return nil, fmt.Errorf("old_string matches %d times in %s; nothing changed. Add surrounding text to make it unique, or set replace_all", n, rel)
-	}
-	if a.ReplaceAll {
-		content = strings.ReplaceAll(content, oldS, newS)
-	} else {
-		content = strings.Replace(content, oldS, newS, 1)
-	}
-	if err := x.files.WriteFile(ctx, rel, []byte(content)); err != nil {
-		return nil, friendlyFSError(rel, err)
+		if refused != nil && errors.Is(err, refused) {
+			return nil, refused
+		}
+		return nil, fileError("edit_file", rel, err)
 	}
 	if n == 1 {
-		return fmt.Sprintf("replaced 1 occurrence in %s", rel), nil
+		return fmt.Sprintf("replaced 1 occurrence in %s", name), nil
 	}
-	return fmt.Sprintf("replaced %d occurrences in %s", n, rel), nil
+	return fmt.Sprintf("replaced %d occurrences in %s", n, name), nil
+}
+
+// replaceIn makes the edit a asks for in data and returns the result and
+// the number of replacements. name is the file's name for messages.
+func replaceIn(data []byte, a editArgs, name string) ([]byte, int, error) {
+	if isBinary(data) {
+		return nil, 0, fmt.Errorf("%s is a binary file; edit_file changes text only", name)
+	}
+	oldS, newS := []byte(a.OldString), []byte(a.NewString)
+	if bytes.Contains(data, []byte("\r\n")) {
+		// A CRLF file: match and write with CRLF line ends.
+		oldS, newS = []byte(toCRLF(a.OldString)), []byte(toCRLF(a.NewString))
+	}
+	n := bytes.Count(data, oldS)
+	switch {
+	case n == 0:
+		return nil, 0, fmt.Errorf("old_string was not found in %s (0 matches); nothing changed. Read the file and copy the text exactly, including whitespace", name)
+	case n > 1 && !a.ReplaceAll:
+		return nil, 0, fmt.Errorf("old_string matches %d times in %s; nothing changed. Add surrounding text to make it unique, or set replace_all", n, name)
+	}
+	// The size is known before anything is built: replace_all of a short
+	// string by a long one must not build a huge result.
+	if size := int64(len(data)) + int64(n)*(int64(len(newS))-int64(len(oldS))); size > maxReadBytes {
+		return nil, 0, fmt.Errorf("the edited %s would be %d bytes, more than edit_file's limit of %d; nothing changed", name, size, maxReadBytes)
+	}
+	return bytes.Replace(data, oldS, newS, n), n, nil
 }
 
 // toCRLF turns bare LF line ends into CRLF, leaving CRLF alone.

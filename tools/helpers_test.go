@@ -7,21 +7,26 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/executor"
 	"github.com/agentsh/agentsh/tools"
 )
 
+// promptly is the failure guard for calls that must not block: a call
+// that has not returned by then hangs.
+const promptly = 30 * time.Second
+
 // env is a working directory with the tools installed on an executor.
 type env struct {
-	t    *testing.T
+	t    testing.TB
 	dir  string // the working directory
 	ext  *tools.Extension
 	exec *executor.Executor
 }
 
-func newEnv(t *testing.T, cfg tools.ExtensionConfig) *env {
+func newEnv(t testing.TB, cfg tools.ExtensionConfig) *env {
 	t.Helper()
 	if cfg.WorkingDir == "" {
 		cfg.WorkingDir = t.TempDir()
@@ -41,7 +46,7 @@ func (e *env) write(files map[string]string) {
 	writeTree(e.t, e.dir, files)
 }
 
-func writeTree(t *testing.T, dir string, files map[string]string) {
+func writeTree(t testing.TB, dir string, files map[string]string) {
 	t.Helper()
 	for name, content := range files {
 		p := filepath.Join(dir, filepath.FromSlash(name))

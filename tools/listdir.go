@@ -27,9 +27,9 @@ type listArgs struct {
 
 func (x *Extension) listDirTool() core.Tool {
 	return tool("list_dir",
-		"Lists a directory, one path per line in sorted order, directories ending in /. depth (default 1) descends into subdirectories; ignore skips names or paths matching glob patterns. At most 1000 entries.",
+		"Lists a directory, one path per line in sorted order, directories ending in / and symbolic links in @. A name with a newline, a control character or bytes that are not UTF-8 is printed as a C-style quoted string, which every tool accepts back as a path. depth (default 1) descends into subdirectories; ignore skips names or paths matching glob patterns. At most 1000 entries.",
 		`{"type":"object","properties":{`+
-			`"path":{"type":"string","description":"directory relative to the working directory (default .)"},`+
+			`"path":{"type":"string","description":"directory relative to the working directory (default .), bare or quoted as the tools print it"},`+
 			`"depth":{"type":"integer","minimum":1,"maximum":10,"description":"levels to list (default 1)"},`+
 			`"ignore":{"type":"array","items":{"type":"string"},"description":"glob patterns of names or paths to skip, e.g. node_modules or **/*.log"}},`+
 			`"additionalProperties":false}`,
@@ -57,8 +57,11 @@ func (x *Extension) listDir(ctx context.Context, a listArgs) (any, error) {
 	if err != nil {
 		return nil, friendlyFSError(rel, err)
 	}
-	if !st.IsDir() {
-		return nil, fmt.Errorf("%s is a file, not a directory; use read_file to read it", rel)
+	switch {
+	case st.Mode().IsRegular():
+		return nil, fmt.Errorf("%s is a file, not a directory; use read_file to read it", quotePath(rel))
+	case !st.IsDir():
+		return nil, fmt.Errorf("%s is %s, not a directory", quotePath(rel), fileKind(st.Mode()))
 	}
 	var out []string
 	more := 0
@@ -86,9 +89,9 @@ func (x *Extension) listDir(ctx context.Context, a listArgs) (any, error) {
 			if len(out) >= maxListEntries {
 				more++
 			} else if isDir {
-				out = append(out, shown+"/")
+				out = append(out, quotePath(shown)+"/")
 			} else {
-				out = append(out, shown+suffix(e))
+				out = append(out, quotePath(shown)+suffix(e))
 			}
 			if isDir && level < depth && e.Name() != ".git" {
 				if err := walk(p, level+1); err != nil {
@@ -102,7 +105,7 @@ func (x *Extension) listDir(ctx context.Context, a listArgs) (any, error) {
 		return nil, err
 	}
 	if len(out) == 0 {
-		return fmt.Sprintf("[%s is empty]", rel), nil
+		return fmt.Sprintf("[%s is empty]", quotePath(rel)), nil
 	}
 	s := strings.Join(out, "\n") + "\n"
 	if more > 0 {

@@ -2,136 +2,234 @@ package tools
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"sort"
 )
 
 // LocalFiles is the default FileOps: the local filesystem below one
 // directory, through os.Root, so no path and no symbolic link can lead
-// outside it. Safe for concurrent use.
+// outside it, even one changed while a call runs. Only regular files are
+// read and written: files are opened without blocking (a named pipe never
+// stalls a call) and their type and size are checked on the open file.
+// Safe for concurrent use.
 type LocalFiles struct {
-	root *os.Root
+	root      *os.Root
+	abs, real string // the directory as opened, and with links resolved
 }
 
 var _ FileOps = (*LocalFiles)(nil)
 
 // OpenLocalFiles opens dir as the root of a LocalFiles.
 func OpenLocalFiles(dir string) (*LocalFiles, error) {
-	r, err := os.OpenRoot(dir)
+	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("open working directory: %w", err)
 	}
-	return &LocalFiles{root: r}, nil
+	r, err := os.OpenRoot(abs)
+	if err != nil {
+		return nil, fmt.Errorf("open working directory: %w", err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		real = abs
+	}
+	return &LocalFiles{root: r, abs: abs, real: real}, nil
 }
 
 // Close releases the root.
 func (l *LocalFiles) Close() error { return l.root.Close() }
 
-// ReadFile reads path.
-func (l *LocalFiles) ReadFile(_ context.Context, p string) ([]byte, error) {
-	return l.root.ReadFile(p)
+// ReadFile reads the regular file at p, at most limit bytes.
+func (l *LocalFiles) ReadFile(ctx context.Context, p string, limit int64) ([]byte, error) {
+	r, err := l.walk(p, false)
+	defer r.close()
+	if err != nil {
+		return nil, describe(p, err)
+	}
+	data, _, err := r.read(ctx, p, limit)
+	return data, err
 }
 
 // Stat follows symbolic links (inside the root).
 func (l *LocalFiles) Stat(_ context.Context, p string) (fs.FileInfo, error) {
-	return l.root.Stat(p)
+	r, err := l.walk(p, false)
+	defer r.close()
+	if err != nil {
+		return nil, describe(p, err)
+	}
+	return r.info, nil
 }
+
+// readDirBatch is how many entries ReadDir reads between checks of ctx.
+const readDirBatch = 1024
 
 // ReadDir lists a directory sorted by name.
-func (l *LocalFiles) ReadDir(_ context.Context, p string) ([]fs.DirEntry, error) {
-	f, err := l.root.Open(p)
+func (l *LocalFiles) ReadDir(ctx context.Context, p string) ([]fs.DirEntry, error) {
+	r, err := l.walk(p, false)
+	defer r.close()
 	if err != nil {
-		return nil, err
+		return nil, describe(p, err)
+	}
+	if !r.info.IsDir() {
+		return nil, &fs.PathError{Op: "readdir", Path: p, Err: errors.New("not a directory")}
+	}
+	f, err := r.dir.OpenFile(r.name, openDirFlags, 0)
+	if err != nil {
+		return nil, describe(p, err)
 	}
 	defer f.Close()
-	entries, err := f.ReadDir(-1)
+	var entries []fs.DirEntry
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		batch, err := f.ReadDir(readDirBatch)
+		entries = append(entries, batch...)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, describe(p, err)
+		}
+	}
 	sort.Slice(entries, func(i, j int) bool { return entries[i].Name() < entries[j].Name() })
-	return entries, err
+	return entries, nil
 }
 
-// maxLinkHops bounds symbolic link chains, as the kernel does.
-const maxLinkHops = 40
-
-// WriteFile replaces p atomically: it writes a temporary file in the same
-// directory, syncs it, and renames it over p. An existing file keeps its
-// mode; a symbolic link is written through, not replaced; missing parent
-// directories are created.
-func (l *LocalFiles) WriteFile(_ context.Context, p string, data []byte) error {
-	target, err := l.followLinks(p)
+// WriteFile replaces p atomically (see replaceFile). An existing file
+// keeps its mode; a symbolic link is written through, not replaced;
+// missing parent directories are created.
+func (l *LocalFiles) WriteFile(ctx context.Context, p string, data []byte) error {
+	r, err := l.walk(p, true)
+	defer r.close()
 	if err != nil {
-		return err
+		return describe(p, err)
 	}
 	mode := fs.FileMode(0o644)
-	if st, err := l.root.Stat(target); err == nil {
-		if st.IsDir() {
-			return fmt.Errorf("%s is a directory", p)
+	if r.info != nil {
+		if !r.info.Mode().IsRegular() {
+			return &NotRegularError{Path: p, Mode: r.info.Mode().Type()}
 		}
-		mode = st.Mode().Perm()
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return err
+		mode = r.info.Mode().Perm()
 	}
-	dir := path.Dir(target)
-	if err := l.root.MkdirAll(dir, 0o755); err != nil {
-		return err
+	dir := r.dir
+	if len(r.missing) > 0 {
+		sub := path.Join(r.missing...)
+		if err := dir.MkdirAll(sub, 0o755); err != nil {
+			return describe(p, err)
+		}
+		if dir, err = dir.OpenRoot(sub); err != nil {
+			return describe(p, err)
+		}
+		r.opened = append(r.opened, dir)
 	}
-	var suffix [6]byte
-	rand.Read(suffix[:])
-	tmp := path.Join(dir, "."+path.Base(target)+".agentsh-"+hex.EncodeToString(suffix[:]))
-	f, err := l.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	return describe(p, replaceFile(ctx, dir, r.name, data, mode, nil))
+}
+
+// EditFile reads p, passes its content to edit and writes the result to
+// the file that was read: the same directory handle and name, after
+// checking that the name still holds the same file.
+func (l *LocalFiles) EditFile(ctx context.Context, p string, limit int64, edit func([]byte) ([]byte, error)) error {
+	r, err := l.walk(p, false)
+	defer r.close()
+	if err != nil {
+		return describe(p, err)
+	}
+	data, st, err := r.read(ctx, p, limit)
 	if err != nil {
 		return err
 	}
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-			l.root.Remove(tmp)
+	out, err := edit(data)
+	if err != nil {
+		return err
+	}
+	if int64(len(out)) > limit {
+		return &FileSizeError{Path: p, Size: int64(len(out)), Limit: limit}
+	}
+	same := func() error {
+		now, err := r.dir.Lstat(r.name)
+		if err != nil || !os.SameFile(now, st) {
+			return &fs.PathError{Op: "edit", Path: p, Err: errReplaced}
 		}
-	}()
-	if _, err := f.Write(data); err != nil {
-		return err
+		return nil
 	}
-	if err := f.Chmod(mode); err != nil {
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := l.root.Rename(tmp, target); err != nil {
-		return err
-	}
-	ok = true
-	return nil
+	return describe(p, replaceFile(ctx, r.dir, r.name, out, st.Mode().Perm(), same))
 }
 
-// followLinks resolves symbolic links in the last element of p, so a write
-// goes to the link's target (which os.Root keeps inside the root).
-func (l *LocalFiles) followLinks(p string) (string, error) {
-	for range maxLinkHops {
-		st, err := l.root.Lstat(p)
-		if err != nil || st.Mode()&fs.ModeSymlink == 0 {
-			return p, nil
+// errReplaced is EditFile's error when the file it read was replaced
+// before it could write it.
+var errReplaced = errors.New("replaced while it was being edited; nothing was written")
+
+// readChunk is how much a read asks for at once, between checks of ctx.
+const readChunk = 1 << 20
+
+// read opens the resolved file without blocking, checks on the open file
+// that it is a regular file of at most limit bytes, and reads it through
+// a cap of limit+1 bytes whatever its size said. p names it in errors.
+func (r *resolved) read(ctx context.Context, p string, limit int64) ([]byte, fs.FileInfo, error) {
+	// What the walk saw decides first, so a device or a pipe is not even
+	// opened; the checks on the open file below catch a swap since.
+	if !r.info.Mode().IsRegular() {
+		return nil, nil, &NotRegularError{Path: p, Mode: r.info.Mode().Type()}
+	}
+	f, err := r.dir.OpenFile(r.name, openReadFlags, 0)
+	if err != nil {
+		return nil, nil, describe(p, err)
+	}
+	defer f.Close()
+	return readRegular(ctx, f, p, limit)
+}
+
+// readRegular reads f, which must be a regular file of at most limit
+// bytes: type and size come from the open descriptor (fstat).
+func readRegular(ctx context.Context, f *os.File, p string, limit int64) ([]byte, fs.FileInfo, error) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, nil, describe(p, err)
+	}
+	if !st.Mode().IsRegular() {
+		return nil, nil, &NotRegularError{Path: p, Mode: st.Mode().Type()}
+	}
+	if st.Size() > limit {
+		return nil, nil, &FileSizeError{Path: p, Size: st.Size(), Limit: limit}
+	}
+	data, err := readCapped(ctx, f, p, st.Size(), limit)
+	if err != nil {
+		return nil, nil, err
+	}
+	return data, st, nil
+}
+
+// readCapped reads r to its end, expecting size bytes, but never more
+// than limit+1 bytes, whatever size said: a reader with more than limit
+// is a *FileSizeError.
+func readCapped(ctx context.Context, r io.Reader, p string, size, limit int64) ([]byte, error) {
+	// One byte more than the size, to see the end without growing.
+	buf := make([]byte, 0, min(size, limit)+1)
+	for {
+		if len(buf) == cap(buf) {
+			if int64(len(buf)) > limit {
+				return nil, &FileSizeError{Path: p, Size: -1, Limit: limit}
+			}
+			buf = append(buf, 0)[:len(buf)]
+			buf = buf[:len(buf):min(int64(cap(buf)), limit+1)]
 		}
-		dest, err := l.root.Readlink(p)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		n, err := r.Read(buf[len(buf):min(cap(buf), len(buf)+readChunk)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF || err == nil && n == 0 {
+			return buf, nil
+		}
 		if err != nil {
-			return "", err
-		}
-		if path.IsAbs(dest) {
-			return "", fmt.Errorf("%s is a symbolic link to an absolute path (%s); write to a path inside the working directory", p, dest)
-		}
-		p = path.Join(path.Dir(p), dest)
-		if p == ".." || len(p) > 2 && p[:3] == "../" {
-			return "", fmt.Errorf("path %q leads outside the working directory through a symbolic link", p)
+			return nil, describe(p, err)
 		}
 	}
-	return "", fmt.Errorf("%s: too many levels of symbolic links", p)
 }

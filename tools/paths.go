@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -11,12 +12,20 @@ import (
 
 // resolve turns a path from a tool call into a clean slash path relative
 // to the working directory ("." for the directory itself). It accepts
-// relative paths and absolute paths inside the working directory, and
-// refuses everything that leaves it lexically. Symbolic links are checked
+// relative paths and absolute paths inside the working directory, bare or
+// quoted as the tools print them (see quotePath), and refuses everything
+// that leaves it lexically. Symbolic links are checked
 // later, where the file is opened (FileOps) or by confineLocal.
 func (x *Extension) resolve(p string) (string, error) {
+	if strings.HasPrefix(p, `"`) {
+		u, err := unquotePath(p)
+		if err != nil {
+			return "", fmt.Errorf("path %s is not a valid quoted path: %v. Give the path bare, or quoted as the tools print it", p, err)
+		}
+		p = u
+	}
 	if strings.IndexByte(p, 0) >= 0 {
-		return "", fmt.Errorf("path %q contains a NUL byte", p)
+		return "", fmt.Errorf("path %s contains a NUL byte", quoteAlways(p))
 	}
 	if p == "" {
 		return ".", nil
@@ -37,7 +46,7 @@ func (x *Extension) resolve(p string) (string, error) {
 }
 
 func (x *Extension) outside(p string) error {
-	return fmt.Errorf("path %q is outside the working directory %s; use a path inside it", p, x.root)
+	return fmt.Errorf("path %s is outside the working directory %s; use a path inside it", quoteAlways(p), x.root)
 }
 
 // confineLocal checks that rel (from resolve) does not lead outside the
@@ -52,16 +61,16 @@ func (x *Extension) confineLocal(rel string) (string, error) {
 		real, err := filepath.EvalSymlinks(existing)
 		if err == nil {
 			if !within(x.realRoot, real) {
-				return "", fmt.Errorf("path %q leads outside the working directory %s through a symbolic link", rel, x.root)
+				return "", fmt.Errorf("path %s leads outside the working directory %s through a symbolic link", quoteAlways(rel), x.root)
 			}
 			return filepath.Join(real, rest), nil
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
-			return "", fmt.Errorf("path %q: %v", rel, unwrapPathError(err))
+			return "", fmt.Errorf("path %s: %v", quoteAlways(rel), unwrapPathError(err))
 		}
 		parent := filepath.Dir(existing)
 		if parent == existing {
-			return "", fmt.Errorf("path %q: %v", rel, err)
+			return "", fmt.Errorf("path %s: %v", quoteAlways(rel), err)
 		}
 		rest = filepath.Join(filepath.Base(existing), rest)
 		existing = parent
@@ -83,21 +92,50 @@ func unwrapPathError(err error) error {
 	return err
 }
 
+// fileError rewrites an error of the file tool named tool about rel for a
+// model to act on.
+func fileError(tool, rel string, err error) error {
+	name := quotePath(rel)
+	var notReg *NotRegularError
+	var size *FileSizeError
+	switch {
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		return err
+	case errors.As(err, &notReg) && notReg.Mode.IsDir() && tool == "read_file":
+		return fmt.Errorf("%s is a directory; use list_dir to see what it holds", name)
+	case errors.As(err, &notReg) && notReg.Mode.IsDir():
+		return fmt.Errorf("%s is a directory", name)
+	case errors.As(err, &notReg):
+		verb := map[string]string{"read_file": "reads", "write_file": "writes", "edit_file": "edits"}[tool]
+		return fmt.Errorf("%s is %s; %s %s regular files only", name, fileKind(notReg.Mode), tool, verb)
+	case errors.As(err, &size) && size.Size < 0:
+		return fmt.Errorf("%s grew past %s's limit of %d bytes while it was read; nothing was changed. Try again once it stops growing, or search it with grep", name, tool, size.Limit)
+	case errors.As(err, &size) && tool == "read_file":
+		return fmt.Errorf("%s is %d bytes, more than read_file's %d; search it with grep instead", name, size.Size, size.Limit)
+	case errors.As(err, &size):
+		return fmt.Errorf("%s is %d bytes, more than %s's limit of %d; nothing changed. Search it with grep, or change it with bash", name, size.Size, tool, size.Limit)
+	case errors.Is(err, errReplaced):
+		return fmt.Errorf("%s was replaced while it was being edited; nothing was written. Read it again and redo the edit", name)
+	}
+	return friendlyFSError(rel, err)
+}
+
 // friendlyFSError rewrites errors from FileOps for a model to act on.
 func friendlyFSError(rel string, err error) error {
+	name := quotePath(rel)
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%s does not exist", rel)
+		return fmt.Errorf("%s does not exist", name)
 	case errors.Is(err, fs.ErrPermission):
-		return fmt.Errorf("%s: permission denied", rel)
-	case strings.Contains(err.Error(), "path escapes from parent"):
-		return fmt.Errorf("path %q leads outside the working directory through a symbolic link", rel)
+		return fmt.Errorf("%s: permission denied", name)
+	case errors.Is(err, errOutside) || strings.Contains(err.Error(), "path escapes from parent"):
+		return fmt.Errorf("path %s leads outside the working directory through a symbolic link", quoteAlways(rel))
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
-		return fmt.Errorf("%s: %v", rel, pe.Err)
+		return fmt.Errorf("%s: %v", name, pe.Err)
 	}
-	return fmt.Errorf("%s: %v", rel, err)
+	return fmt.Errorf("%s: %w", name, err)
 }

@@ -150,10 +150,10 @@ type globArgs struct {
 
 func (x *Extension) globTool() core.Tool {
 	return tool("glob",
-		"Finds files by name with a glob pattern such as **/*.go. Paths are relative to the working directory and sorted; .gitignore rules and hidden files are respected unless no_ignore or hidden is set.",
+		"Finds files by name with a glob pattern such as **/*.go. Paths are relative to the working directory and sorted, one per line; a path with a newline, a control character or bytes that are not UTF-8 is printed as a C-style quoted string, which the tools accept back. .gitignore rules and hidden files are respected unless no_ignore or hidden is set.",
 		`{"type":"object","properties":{`+
 			`"pattern":{"type":"string","description":"glob pattern (doublestar: *, **, ?, [abc], {a,b})"},`+
-			`"path":{"type":"string","description":"directory to search (default the working directory)"},`+
+			`"path":{"type":"string","description":"directory to search (default the working directory), bare or quoted as the tools print it"},`+
 			`"limit":{"type":"integer","minimum":1,"description":"most paths to return (default 500)"},`+
 			`"hidden":{"type":"boolean","description":"include hidden files"},`+
 			`"no_ignore":{"type":"boolean","description":"do not apply .gitignore rules"}},`+
@@ -178,14 +178,25 @@ func (x *Extension) globFiles(ctx context.Context, a globArgs) (any, error) {
 	}
 	globber := x.glob.get()
 	var shown []string
-	total := 0
+	total, size, full := 0, 0, false
 	err = globber.Glob(ctx, search.GlobRequest{Pattern: a.Pattern, Path: dir, Hidden: a.Hidden, NoIgnore: a.NoIgnore}, func(p string) bool {
+		if ctx.Err() != nil {
+			return false
+		}
 		total++
-		if len(shown) < limit {
-			shown = append(shown, p)
+		if len(shown) < limit && !full {
+			q := quotePath(p)
+			if size += len(q) + 1; size > maxOutputBytes {
+				full = true
+			} else {
+				shown = append(shown, q)
+			}
 		}
 		return true
 	})
+	if err == nil {
+		err = ctx.Err()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +204,10 @@ func (x *Extension) globFiles(ctx context.Context, a globArgs) (any, error) {
 		return fmt.Sprintf("no files match %s", a.Pattern), nil
 	}
 	s := strings.Join(shown, "\n") + "\n"
-	if total > limit {
+	switch {
+	case full:
+		s += fmt.Sprintf("[showing the first %d of %d matches, %d bytes of output at most; narrow the pattern or search a subdirectory]\n", len(shown), total, maxOutputBytes)
+	case total > limit:
 		s += fmt.Sprintf("[showing the first %d of %d matches; narrow the pattern or raise limit]\n", limit, total)
 	}
 	return s, nil
@@ -219,10 +233,10 @@ type grepArgs struct {
 
 func (x *Extension) grepTool() core.Tool {
 	return tool("grep",
-		"Searches file contents with a regular expression (RE2 syntax). output_mode: files_with_matches (default: paths), content (path:line:text, context lines path-line-text) or count (path:N). Results are sorted by path then line; head_limit (default 500) and offset page through them.",
+		"Searches file contents with a regular expression (RE2 syntax). output_mode: files_with_matches (default: paths), content (path:line:text, context lines path-line-text) or count (path:N). Results are sorted by path then line; head_limit (default 500) and offset page through them. Paths are printed as glob prints them.",
 		`{"type":"object","properties":{`+
 			`"pattern":{"type":"string","description":"regular expression (RE2)"},`+
-			`"path":{"type":"string","description":"file or directory to search (default the working directory)"},`+
+			`"path":{"type":"string","description":"file or directory to search (default the working directory), bare or quoted as the tools print it"},`+
 			`"glob":{"type":"string","description":"only files matching this glob, e.g. *.go or src/**/*.ts"},`+
 			`"type":{"type":"string","description":"only files of this type, e.g. go, py, js"},`+
 			`"output_mode":{"type":"string","enum":["content","files_with_matches","count"]},`+
@@ -286,17 +300,18 @@ func (x *Extension) grepFiles(ctx context.Context, a grepArgs) (any, error) {
 	// context groups (as rg prints them) are not.
 	grouped := before > 0 || after > 0
 	var out []string
-	seen, shown, more := 0, 0, false
+	seen, shown, size, more := 0, 0, 0, false
 	lastPath, lastLine := "", 0
 	add := func(text, path string, line int) bool {
 		seen++
 		switch {
 		case seen <= offset:
 			return true
-		case shown == limit:
+		case shown == limit || size+len(text)+4 > maxOutputBytes && shown > 0:
 			more = true
 			return false
 		}
+		size += len(text) + 4 // and a newline, perhaps after "--"
 		if grouped && shown > 0 && (path != lastPath || line != lastLine+1) {
 			out = append(out, "--")
 		}
@@ -307,18 +322,25 @@ func (x *Extension) grepFiles(ctx context.Context, a grepArgs) (any, error) {
 	}
 	grepper := x.grep.get()
 	err = grepper.Grep(ctx, req, func(f search.FileResult) bool {
+		if ctx.Err() != nil {
+			return false
+		}
+		name := quotePath(f.Path)
 		switch mode {
 		case "files_with_matches":
-			return add(f.Path, f.Path, 0)
+			return add(name, f.Path, 0)
 		case "count":
-			return add(f.Path+":"+strconv.Itoa(f.Count), f.Path, 0)
+			return add(name+":"+strconv.Itoa(f.Count), f.Path, 0)
 		}
-		for _, l := range f.Lines {
+		for i, l := range f.Lines {
+			if i%1024 == 1023 && ctx.Err() != nil {
+				return false
+			}
 			sep := "-"
 			if l.Match {
 				sep = ":"
 			}
-			text := f.Path + sep
+			text := name + sep
 			if numbers {
 				text += strconv.Itoa(l.Number) + sep
 			}
@@ -328,6 +350,9 @@ func (x *Extension) grepFiles(ctx context.Context, a grepArgs) (any, error) {
 		}
 		return true
 	})
+	if err == nil {
+		err = ctx.Err()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("grep: %w", err)
 	}

@@ -133,6 +133,9 @@ func newGlobFilter(g string) (*globFilter, error) {
 	if s == "" || !doublestar.ValidatePattern(s) {
 		return nil, fmt.Errorf("search: invalid glob %q", g)
 	}
+	if err := checkBraces("glob", g, s); err != nil {
+		return nil, err
+	}
 	f.pattern = s
 	return f, nil
 }
@@ -213,6 +216,9 @@ func newNamePattern(p string) (*namePattern, error) {
 		return nil, fmt.Errorf("search: glob pattern %q is absolute; want a pattern relative to the search path", p)
 	case !doublestar.ValidatePattern(s):
 		return nil, fmt.Errorf("search: invalid glob pattern %q", p)
+	}
+	if err := checkBraces("glob pattern", p, s); err != nil {
+		return nil, err
 	}
 	np := &namePattern{pattern: s}
 	comps := strings.Split(s, "/")

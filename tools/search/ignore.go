@@ -7,9 +7,17 @@ import (
 
 // This file holds the one implementation of .gitignore rules that every
 // backend uses. It follows gitignore(5) and git's own matcher (dir.c,
-// wildmatch.c) rather than a glob library, because the corner cases
-// (trailing spaces, escapes, "**" in odd places, patterns that match
-// directories) are where tools disagree.
+// wildmatch.c) as of git 2.52, rather than a glob library, because the
+// corner cases (trailing spaces, escapes, "**" in odd places, patterns
+// that match directories) are where tools disagree. Where git changed
+// its answers, this follows the newer git: a .gitignore larger than
+// 100 MiB is ignored (git 2.46), and a "**" right after a pattern's
+// literal start is not at the start of the path (git 2.52: "foo**/bar"
+// does not match "foobar", nor "/m**/*" "m.log").
+
+// maxGitignoreSize is the size above which git ignores a .gitignore file
+// (dir.c's PATTERN_MAX_FILE_SIZE).
+const maxGitignoreSize = 100 << 20
 
 // ignorePattern is one non-blank, non-comment line of a .gitignore file.
 type ignorePattern struct {
@@ -21,8 +29,9 @@ type ignorePattern struct {
 	// to the .gitignore's directory.
 	base bool
 	kind patternKind
-	lit  string // patLiteral: the name; patSuffix: the suffix
-	// prefix is the length of the literal start of a path pattern, before
+	lit  string    // patLiteral: the name; patSuffix: the suffix
+	wm   wmPattern // patGlob: the compiled pattern
+	// prefix is the length of the literal start of the pattern, before
 	// its first wildcard or backslash (see match).
 	prefix int
 }
@@ -35,10 +44,14 @@ const (
 	patSuffix                     // base-name pattern "*literal"
 )
 
-// parseGitignore parses the content of a .gitignore file.
+// parseGitignore parses the content of a .gitignore file. Like git, it
+// ignores a file larger than maxGitignoreSize.
 func parseGitignore(data []byte) []ignorePattern {
+	if len(data) > maxGitignoreSize {
+		return nil
+	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	var pats []ignorePattern
+	pats := make([]ignorePattern, 0, min(bytes.Count(data, []byte("\n"))+1, 256))
 	for len(data) > 0 {
 		var line []byte
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
@@ -111,12 +124,13 @@ func parseIgnoreLine(s string) (ignorePattern, bool) {
 			break
 		}
 	}
-	if p.base {
-		if noWildcard(s) {
-			p.kind, p.lit = patLiteral, s
-		} else if s[0] == '*' && noWildcard(s[1:]) {
-			p.kind, p.lit = patSuffix, s[1:]
-		}
+	switch {
+	case p.base && p.prefix == len(s):
+		p.kind, p.lit = patLiteral, s
+	case p.base && s[0] == '*' && noWildcard(s[1:]):
+		p.kind, p.lit = patSuffix, s[1:]
+	case p.prefix < len(s):
+		p.wm.compile(s, !p.base)
 	}
 	return p, true
 }
@@ -136,18 +150,9 @@ func (p *ignorePattern) match(rel, name string, isDir bool) bool {
 	if p.dirOnly && !isDir {
 		return false
 	}
+	text := name
 	if !p.base {
-		// As git does: the literal start is compared first and only the
-		// rest goes to wildmatch, so a "**" right after it counts as
-		// being at the start ("b**/*" matches "b.log").
-		n := p.prefix
-		if n > len(rel) || p.pattern[:n] != rel[:n] {
-			return false
-		}
-		if n == len(p.pattern) {
-			return n == len(rel)
-		}
-		return wildmatch(p.pattern[n:], rel[n:], true)
+		text = rel
 	}
 	switch p.kind {
 	case patLiteral:
@@ -155,7 +160,18 @@ func (p *ignorePattern) match(rel, name string, isDir bool) bool {
 	case patSuffix:
 		return strings.HasSuffix(name, p.lit)
 	}
-	return wildmatch(p.pattern, name, false)
+	// The literal start is compared first, as git does; the rest is
+	// matched in the context of the whole pattern, so a "**" right after
+	// that start is not at the start of the path ("b**/*" does not match
+	// "b.log"; git < 2.52 matched only the rest, and said it did).
+	n := p.prefix
+	if n > len(text) || p.pattern[:n] != text[:n] {
+		return false
+	}
+	if n == len(p.pattern) {
+		return len(text) == n
+	}
+	return p.wm.matchFrom(text, n)
 }
 
 // ignoreFrame is the .gitignore of one directory.

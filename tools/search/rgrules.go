@@ -12,12 +12,15 @@ import (
 // rg applies .gitignore files with its own matcher (the Rust ignore and
 // globset crates), which agrees with git, and so with this package, on
 // ordinary patterns but not on all: it expands {a,b}, matches '?' and
-// sets against characters rather than bytes, reads "**" next to other
-// characters its own way (git: "b**/*" matches "b.log"), trims trailing
-// tabs, keeps a byte order mark, reads a .gitignore that is a symbolic
-// link, applies the rules given with --ignore-file inside nested
-// repositories too, and ripgrep 13 also reads .rgignore files, which only
-// --no-ignore turns off. So while rg runs, the ripgrep backend walks the
+// sets against characters rather than bytes, trims trailing tabs, keeps a
+// byte order mark, reads a .gitignore that is a symbolic link or larger
+// than git's 100 MiB limit, applies the rules given with --ignore-file
+// inside nested repositories too, and ripgrep 13 also reads .rgignore
+// files, which only --no-ignore turns off. A "**" next to other
+// characters ("b**/*") is handed over too: git read it one way before
+// 2.52 and another since (the one this package follows, and rg 13's in
+// the cases tried), and globset documents it as invalid, so its reading
+// is not one to depend on. So while rg runs, the ripgrep backend walks the
 // same directories (reading no files but .gitignore) and looks for any of
 // these; if it finds one, rg's result is dropped and the native backend
 // answers instead. The walk costs about as much as a native Glob (some
@@ -111,8 +114,9 @@ func (s *checkSource) readGitignore(d *dirHandle) []byte {
 
 // gitignore looks for patterns that rg reads differently.
 func (c *rulesCheck) gitignore(data []byte) {
-	if bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) || !utf8.Valid(data) {
-		// rg keeps a byte order mark as part of the first pattern.
+	if len(data) > maxGitignoreSize || bytes.HasPrefix(data, []byte("\xef\xbb\xbf")) || !utf8.Valid(data) {
+		// git ignores such a file and rg reads it; rg keeps a byte order
+		// mark as part of the first pattern.
 		c.differ = true
 		return
 	}

@@ -1,0 +1,83 @@
+package search
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agentsh/agentsh/tools/search/internal/stats"
+)
+
+// TestRipgrepRulesSince252 checks the trees whose answers changed in git
+// 2.52: the ripgrep backend hands them to the native backend, whose
+// answers are current git's.
+func TestRipgrepRulesSince252(t *testing.T) {
+	requireRg(t)
+	for _, c := range gitCases {
+		fixed := gitSince252[c.name]
+		if fixed == nil {
+			continue
+		}
+		t.Run(c.name, func(t *testing.T) {
+			root := t.TempDir()
+			writeFiles(t, root, fillX(c.files))
+			got, fellBack := rgListing(t, root, GrepRequest{Pattern: "x"})
+			if !fellBack {
+				t.Errorf("rg got a .gitignore with \"**\" next to other characters; it must be handed over")
+			}
+			want, err := grepAll(NewNative(root), GrepRequest{Pattern: "x"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("results differ from native:\n got %q\nwant %q", got, want)
+			}
+			for p, listed := range fixed {
+				if slices.Contains(got, p) != listed {
+					t.Errorf("%q: found %v, want %v (git >= 2.52)", p, !listed, listed)
+				}
+			}
+		})
+	}
+}
+
+// TestRulesCheckGitignoreSize checks that a .gitignore above git's size
+// limit, which git ignores and rg reads, makes the ripgrep backend hand
+// the search over.
+func TestRulesCheckGitignoreSize(t *testing.T) {
+	// Blank lines, which rg and git read alike: only the size differs.
+	// (TestGitignoreSizeLimit checks the limit itself.)
+	data := bytes.Repeat([]byte("\n"), maxGitignoreSize+1)
+	copy(data, "*.log\n")
+	for _, size := range []int{1000, maxGitignoreSize + 1} {
+		var c rulesCheck
+		c.gitignore(data[:size])
+		if want := size > maxGitignoreSize; c.differ != want {
+			t.Errorf("a .gitignore of %d bytes: differ %v, want %v", size, c.differ, want)
+		}
+	}
+}
+
+// TestRipgrepHandsOverHostileGitignore is the rg side of the hostile
+// patterns: the backend's own walk applies them too.
+func TestRipgrepHandsOverHostileGitignore(t *testing.T) {
+	requireRg(t)
+	root := t.TempDir()
+	files := map[string]string{".gitignore": strings.Repeat("**/", 30) + "x\n"}
+	for i := range 3 {
+		files[fmt.Sprintf("%s%d/f", strings.Repeat("d/", 35), i)] = "x\n"
+	}
+	writeFiles(t, root, files)
+	rg := requireRg(t)
+	rg.root, rg.native = root, NewNative(root)
+	before := stats.RipgrepFallbacks.Load()
+	var got []string
+	var err error
+	finishes(t, guard, "ripgrep Grep", func() { got, err = grepAll(rg, GrepRequest{Pattern: "x"}) })
+	fellBack := stats.RipgrepFallbacks.Load() != before
+	if err != nil || fellBack || len(got) != 3 {
+		t.Errorf("got %q, %v (fell back %v), want the 3 deep files from rg", got, err, fellBack)
+	}
+}

@@ -12,8 +12,13 @@
 // failed call, 2 usage, 130 interrupted.
 package main
 
-import "os"
+import (
+	"os"
+
+	"github.com/agentsh/agentsh/script/sandbox"
+)
 
 func main() {
+	sandbox.Init() // a run_code child runs its snippet here and exits
 	os.Exit(agentsh(os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}))
 }

@@ -31,8 +31,9 @@
 // snippet it closes any inherited descriptor and sets its limits on
 // itself (process.RestrictSelf): address space (Config.Memory, default 256
 // MiB above what the Go runtime reserves at start-up), CPU time (the
-// deadline plus a second: a backstop), no file writes, 64 descriptors, no
-// core dumps, no_new_privs. The limits come on the command line, the
+// deadline plus a second, a backstop behind the parent's kill; 60 s for a
+// call without a deadline), no file writes, 64 descriptors, no core
+// dumps, no_new_privs. The limits come on the command line, the
 // snippet on standard input. Then it runs the in-process sandbox
 // (starlark.RunSandboxed or lua.RunSandboxed) with the call's deadline and
 // writes one reply with the output and the error.

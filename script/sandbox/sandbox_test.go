@@ -397,3 +397,32 @@ func children() []string {
 	}
 	return out
 }
+
+// BenchmarkRun is one Run of print(1): a child process of its own, and one
+// inside Bubblewrap.
+func BenchmarkRun(b *testing.B) {
+	if runtime.GOOS != "linux" {
+		b.Skip("sandbox children need Linux")
+	}
+	sandboxes := map[string]*Sandbox{"local": New(Config{})}
+	if _, err := exec.LookPath("bwrap"); err == nil {
+		if bw, err := process.NewBubblewrapExec(b.TempDir()); err == nil {
+			sandboxes["bwrap"] = New(Config{Bubblewrap: bw})
+		}
+	}
+	for _, name := range []string{"local", "bwrap"} {
+		s := sandboxes[name]
+		for _, lang := range Languages() {
+			b.Run(name+"/"+lang, func(b *testing.B) {
+				if s == nil {
+					b.Skip("bubblewrap cannot make a sandbox here")
+				}
+				for b.Loop() {
+					if out, err := s.Run(context.Background(), lang, "print(1)"); out != "1\n" || err != nil {
+						b.Fatalf("got %q, %v", out, err)
+					}
+				}
+			})
+		}
+	}
+}

@@ -3,11 +3,15 @@ package tools_test
 import (
 	"os"
 	"testing"
+
+	"github.com/agentsh/agentsh/script/sandbox"
 )
 
 // TestMain lets the test binary serve as a child process of the tests:
-// with childEnv set it runs that child instead of the tests.
+// with childEnv set it runs that child instead of the tests, and as
+// run_code's sandbox child (sandbox.Init).
 func TestMain(m *testing.M) {
+	sandbox.Init()
 	if name := os.Getenv(childEnv); name != "" {
 		os.Exit(runChild(name))
 	}

@@ -72,10 +72,7 @@ func (x *Extension) runCode(ctx context.Context, a runCodeArgs) (any, error) {
 		out, err := runner(rctx, a.Code)
 		out = process.CapOutput(out, maxOutputChars)
 		if err != nil {
-			if errors.Is(rctx.Err(), context.DeadlineExceeded) && ctx.Err() == nil {
-				return nil, &outputError{msg: fmt.Sprintf("%s code timed out after %s", a.Language, timeout), output: out, cause: context.DeadlineExceeded}
-			}
-			return nil, &outputError{msg: fmt.Sprintf("%s code failed: %v", a.Language, err), output: out}
+			return nil, codeError(ctx, rctx, a.Language, timeout, out, err)
 		}
 		if out == "" {
 			return "(no output)", nil
@@ -106,4 +103,19 @@ func (x *Extension) checkCode(language, code string) error {
 		return nil
 	}
 	return fmt.Errorf("%s code cannot be checked by the shell policy, so it does not run while a policy is set; to allow it, add %q to the shell policy's allow list: %w", language, language, process.ErrRefused)
+}
+
+// codeError is the error of an interpreted snippet that failed with err
+// under rctx, run_code's deadline within the caller's ctx: a timeout when
+// that deadline (not the caller's) ended it, a limit it exceeded, or its
+// own error.
+func codeError(ctx, rctx context.Context, lang string, timeout time.Duration, out string, err error) error {
+	var le *process.LimitError
+	switch {
+	case ctx.Err() == nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(rctx.Err(), context.DeadlineExceeded)):
+		return &outputError{msg: fmt.Sprintf("%s code timed out after %s", lang, timeout), output: out, cause: context.DeadlineExceeded}
+	case errors.As(err, &le):
+		return &outputError{msg: fmt.Sprintf("%s code %v", lang, le), output: out, cause: le}
+	}
+	return &outputError{msg: fmt.Sprintf("%s code failed: %v", lang, err), output: out}
 }

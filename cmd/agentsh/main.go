@@ -13,8 +13,13 @@
 // SIGTERM, 129 for SIGHUP).
 package main
 
-import "os"
+import (
+	"os"
+
+	"github.com/agentsh/agentsh/script/sandbox"
+)
 
 func main() {
+	sandbox.Init() // a run_code child runs its snippet here and exits
 	os.Exit(agentsh(os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}))
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/agentsh/agentsh/script/sandbox"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -15,6 +16,7 @@ var update = flag.Bool("update", false, "rewrite golden files and txtar expectat
 // that name, and tests that need exact exit codes or signals run it with
 // AGENTSH_MAIN=1.
 func TestMain(m *testing.M) {
+	sandbox.Init()
 	if os.Getenv("AGENTSH_MAIN") == "1" {
 		os.Exit(agentsh(os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}))
 	}

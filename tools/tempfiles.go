@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"strings"
@@ -60,7 +61,7 @@ var testHookWrote func(tmp string)
 // failure it removes the temporary file. Stale temporary files of dead
 // writers in dir are removed first.
 func replaceFile(ctx context.Context, dir *os.Root, name string, data []byte, mode fs.FileMode, check func() error) error {
-	removeStaleTemps(ctx, dir)
+	clean := removeStaleTemps(ctx, dir)
 	tmp, f, err := createTemp(dir)
 	if err != nil {
 		return err
@@ -101,6 +102,9 @@ func replaceFile(ctx context.Context, dir *os.Root, name string, data []byte, mo
 		return err
 	}
 	done = true
+	if clean {
+		markSwept(dir)
+	}
 	// The lock goes only now: until the rename, the file is ours.
 	return f.Close()
 }
@@ -129,51 +133,90 @@ func createTemp(dir *os.Root) (string, *os.File, error) {
 	return "", nil, errors.New("could not create a temporary file with a new name")
 }
 
-// removeStaleTemps removes the stale temporary files in dir (see the top
-// of this file). It is best effort: what it cannot read or lock stays.
-func removeStaleTemps(ctx context.Context, dir *os.Root) {
-	d, err := dir.OpenFile(".", openDirFlags, 0)
-	if err != nil {
-		return
-	}
-	defer d.Close()
-	for ctx.Err() == nil {
-		names, err := d.Readdirnames(readDirBatch)
-		for _, name := range names {
-			if isTempName(name) {
-				if _, mine := liveTemps.Load(name); !mine {
-					removeIfStale(dir, name)
-				}
-			}
-		}
-		if err != nil {
-			return
+// swept holds, by directory (fileID), the modification time a directory
+// had after this process last swept it, found no temporary file left, and
+// then wrote in it. While the time is unchanged nobody has made an entry
+// there since, so there is nothing to sweep: a write in a directory of 10,000 files does not
+// read all their names every time. (On a file system whose times have
+// coarse steps, an entry made within the same step is swept by a later
+// change.)
+var swept sync.Map
+
+// markSwept records dir's modification time after a sweep and a write.
+func markSwept(dir *os.Root) {
+	if st, err := dir.Stat("."); err == nil {
+		if id, ok := fileID(st); ok {
+			swept.Store(id, st.ModTime())
 		}
 	}
 }
 
-func removeIfStale(dir *os.Root, name string) {
+// removeStaleTemps removes the stale temporary files in dir (see the top
+// of this file), unless nothing has changed there since this process last
+// swept it clean. It reports whether no other writer's temporary file is
+// left (a live writer's may die later, so its directory is swept again).
+// It is best effort: what it cannot read or lock stays.
+func removeStaleTemps(ctx context.Context, dir *os.Root) (clean bool) {
+	d, err := dir.OpenFile(".", openDirFlags, 0)
+	if err != nil {
+		return false
+	}
+	defer d.Close()
+	if st, err := d.Stat(); err == nil {
+		if id, ok := fileID(st); ok {
+			if t, ok := swept.Load(id); ok && t.(time.Time).Equal(st.ModTime()) {
+				return true
+			}
+			swept.Delete(id)
+		}
+	}
+	clean = true
+	for {
+		if ctx.Err() != nil {
+			return false
+		}
+		names, err := d.Readdirnames(readDirBatch)
+		for _, name := range names {
+			if isTempName(name) {
+				if _, mine := liveTemps.Load(name); !mine && !removeIfStale(dir, name) {
+					clean = false
+				}
+			}
+		}
+		if err == io.EOF {
+			return clean
+		}
+		if err != nil {
+			return false
+		}
+	}
+}
+
+// removeIfStale removes the temporary file name if it is stale, and
+// reports whether it did.
+func removeIfStale(dir *os.Root, name string) bool {
 	before, err := dir.Lstat(name)
 	if err != nil || !before.Mode().IsRegular() {
-		return
+		return false
 	}
 	f, err := dir.OpenFile(name, openReadFlags, 0)
 	if err != nil {
-		return
+		return false
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil || !os.SameFile(before, st) {
-		return
+		return false
 	}
 	if locked, _ := tryLock(f); !locked {
-		return
+		return false
 	}
 	if st.Size() == 0 && time.Since(st.ModTime()) < staleEmptyAge {
-		return
+		return false
 	}
 	// Holding the lock, remove the name only if it is still this file.
 	if now, err := dir.Lstat(name); err == nil && os.SameFile(now, st) {
-		dir.Remove(name)
+		return dir.Remove(name) == nil
 	}
+	return false
 }

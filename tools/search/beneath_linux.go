@@ -69,18 +69,6 @@ func (b *beneath) open(rel string) (io.ReadCloser, error) {
 	return rawFile(fd), nil
 }
 
-// isFile reports whether rel names a regular file below the root, reached
-// through directories only.
-func (b *beneath) isFile(rel string) bool {
-	fd, err := b.openat(rel, unix.O_PATH|syscall.O_NOFOLLOW|syscall.O_CLOEXEC)
-	if err != nil {
-		return false
-	}
-	defer syscall.Close(fd)
-	var st syscall.Stat_t
-	return syscall.Fstat(fd, &st) == nil && st.Mode&syscall.S_IFMT == syscall.S_IFREG
-}
-
 func (b *beneath) openat(rel string, flags int) (int, error) {
 	if b.rootFd < 0 {
 		return -1, syscall.EBADF
@@ -124,4 +112,56 @@ func openSteps(dirfd int, rel string, flags int) (int, error) {
 		syscall.Close(fd)
 	}
 	return next, err
+}
+
+// nameCheck tells which names, met in walk order, are regular files below
+// the root. It keeps the directory of the last name open (found with
+// openat2, as open does), so that a name costs one fstatat: a name is
+// confirmed as an entry of a directory that was below the root, reached
+// through directories only, when it was opened, as the native walk
+// confirms the entries it reads. A nameCheck is used by one goroutine.
+type nameCheck struct {
+	b     *beneath
+	dir   string
+	dirFd int // -1 if dir could not be opened
+	open  bool
+}
+
+func (b *beneath) newNameCheck() *nameCheck { return &nameCheck{b: b, dirFd: -1} }
+
+func (n *nameCheck) isFile(rel string) bool {
+	if !cleanBelow(rel) || n.b.rootFd < 0 {
+		return false
+	}
+	dir, base := "", rel
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		dir, base = rel[:i], rel[i+1:]
+	}
+	fd := n.b.rootFd
+	if dir != "" {
+		if !n.open || dir != n.dir {
+			n.close()
+			n.dir, n.open = dir, true
+			n.dirFd, _ = n.b.openat(dir, unix.O_PATH|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC)
+		}
+		if n.dirFd < 0 {
+			return false
+		}
+		fd = n.dirFd
+	}
+	var st unix.Stat_t
+	for {
+		err := unix.Fstatat(fd, base, &st, unix.AT_SYMLINK_NOFOLLOW)
+		if err == syscall.EINTR {
+			continue
+		}
+		return err == nil && st.Mode&syscall.S_IFMT == syscall.S_IFREG
+	}
+}
+
+func (n *nameCheck) close() {
+	if n.open && n.dirFd >= 0 {
+		syscall.Close(n.dirFd)
+	}
+	n.open, n.dirFd = false, -1
 }

@@ -65,3 +65,13 @@ func (b *beneath) isFile(rel string) bool {
 	}
 	return true
 }
+
+// nameCheck tells which names are regular files below the root. A
+// nameCheck is used by one goroutine.
+type nameCheck struct{ b *beneath }
+
+func (b *beneath) newNameCheck() *nameCheck { return &nameCheck{b: b} }
+
+func (n *nameCheck) isFile(rel string) bool { return n.b.isFile(rel) }
+
+func (n *nameCheck) close() {}

@@ -30,8 +30,8 @@ import (
 // link while it runs makes it list what the link points to, even outside
 // the root. So a name is emitted only if it names a regular file below
 // the root, reached through directories only (openat2 with
-// RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS; see beneath), which costs two
-// system calls per name emitted. The listing is NUL-separated (--print0),
+// RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS; see beneath and nameCheck), which
+// costs an fstatat per name emitted and an openat2 per directory. The listing is NUL-separated (--print0),
 // so names holding a newline are read right.
 //
 // fd killed by a signal, or ending with a status other than 0, is an
@@ -93,8 +93,10 @@ func (f *Fd) Glob(ctx context.Context, req GlobRequest, emit func(string) bool) 
 	// fd printed names, which may have been reached through a directory
 	// swapped for a symbolic link while it ran: each is emitted only if
 	// it names a regular file below the root now.
+	names := files.newNameCheck()
+	defer names.close()
 	return globWalk(ctx, src, top, req, start, pat, func(rel string) bool {
-		return !files.isFile(rel) || emit(rel)
+		return !names.isFile(rel) || emit(rel)
 	})
 }
 

@@ -324,7 +324,7 @@ func (r *Ripgrep) Grep(ctx context.Context, req GrepRequest, emit func(FileResul
 // would report, on a pool of workers. It opens the file below the root
 // (see beneath) and checks rg's lines against it (see checkReport): a
 // file that cannot be opened so, or is not a regular file, is dropped
-// (setting Count to 0), and so is a binary one; a file that differs from
+// (leaving Count 0), and so is a binary one; a file that differs from
 // what rg printed is searched again in Go, and so is every file when a
 // superset pattern ran over whole files; the matches of a superset
 // pattern on single lines are checked with Go's regexp.
@@ -369,14 +369,14 @@ func (c *checker) check(s *nativeSearcher, buf []byte, f *FileResult) []byte {
 	}
 	rd, err := c.files.open(f.Path)
 	if err != nil {
-		f.Count = 0
+		*f = FileResult{Path: f.Path} // dropped, and its lines freed
 		return buf
 	}
 	verdict, buf, err := checkReport(rd, buf, f, req.Before, req.After)
 	rd.Close()
 	switch {
 	case err != nil || verdict == reportBinary:
-		f.Count = 0
+		*f = FileResult{Path: f.Path}
 	case verdict == reportMismatch:
 		c.research(s, f)
 	case c.superset:

@@ -51,29 +51,6 @@ func grepResult(g Grepper, req GrepRequest) (string, error) {
 	return b.String(), err
 }
 
-func formatResult(r FileResult) string {
-	var b strings.Builder
-	b.WriteString(r.Path + "#" + itoa(r.Count) + "\n")
-	for _, l := range r.Lines {
-		sep := "-"
-		if l.Match {
-			sep = ":"
-		}
-		b.WriteString("  " + itoa(l.Number) + sep + l.Text + "\n")
-	}
-	return b.String()
-}
-
-func itoa(n int) string {
-	if n < 0 {
-		return "-" + itoa(-n)
-	}
-	if n < 10 {
-		return string(rune('0' + n))
-	}
-	return itoa(n/10) + string(rune('0'+n%10))
-}
-
 func globResult(g Globber, req GlobRequest) (string, error) {
 	var b strings.Builder
 	err := g.Glob(context.Background(), req, func(p string) bool {

@@ -3,6 +3,7 @@ package search
 import (
 	"bytes"
 	"io"
+	"strconv"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -164,8 +165,8 @@ func TestParseRgOutput(t *testing.T) {
 		t.Fatalf("got %d files, want %d", len(got), len(want))
 	}
 	for i := range want {
-		if formatResult(got[i]) != formatResult(want[i]) {
-			t.Errorf("file %d: got %q, want %q", i, formatResult(got[i])[:min(80, len(formatResult(got[i])))], formatResult(want[i])[:min(80, len(formatResult(want[i])))])
+		if g, w := formatResult(got[i]), formatResult(want[i]); g != w {
+			t.Errorf("file %d: got %.80q, want %.80q", i, g, w)
 		}
 	}
 	for _, bad := range []string{
@@ -180,4 +181,17 @@ func TestParseRgOutput(t *testing.T) {
 			t.Errorf("parseRgOutput(%q): no error", bad)
 		}
 	}
+}
+
+func formatResult(r FileResult) string {
+	var b strings.Builder
+	b.WriteString(r.Path + "#" + strconv.Itoa(r.Count) + "\n")
+	for _, l := range r.Lines {
+		sep := "-"
+		if l.Match {
+			sep = ":"
+		}
+		b.WriteString("  " + strconv.Itoa(l.Number) + sep + l.Text + "\n")
+	}
+	return b.String()
 }

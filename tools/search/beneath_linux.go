@@ -129,14 +129,31 @@ type nameCheck struct {
 
 func (b *beneath) newNameCheck() *nameCheck { return &nameCheck{b: b, dirFd: -1} }
 
+// isFile reports whether rel names a regular file.
 func (n *nameCheck) isFile(rel string) bool {
-	if !cleanBelow(rel) || n.b.rootFd < 0 {
+	if !cleanBelow(rel) {
 		return false
 	}
 	dir, base := "", rel
 	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
 		dir, base = rel[:i], rel[i+1:]
 	}
+	st, ok := n.lstat(dir, base)
+	return ok && st.Mode&syscall.S_IFMT == syscall.S_IFREG
+}
+
+// exists reports whether the directory dir ("" for the root) has an
+// entry name, of any kind.
+func (n *nameCheck) exists(dir, name string) bool {
+	if dir != "" && !cleanBelow(dir) {
+		return false
+	}
+	_, ok := n.lstat(dir, name)
+	return ok
+}
+
+func (n *nameCheck) lstat(dir, name string) (unix.Stat_t, bool) {
+	var st unix.Stat_t
 	fd := n.b.rootFd
 	if dir != "" {
 		if !n.open || dir != n.dir {
@@ -144,18 +161,16 @@ func (n *nameCheck) isFile(rel string) bool {
 			n.dir, n.open = dir, true
 			n.dirFd, _ = n.b.openat(dir, unix.O_PATH|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC)
 		}
-		if n.dirFd < 0 {
-			return false
-		}
 		fd = n.dirFd
 	}
-	var st unix.Stat_t
+	if fd < 0 {
+		return st, false
+	}
 	for {
-		err := unix.Fstatat(fd, base, &st, unix.AT_SYMLINK_NOFOLLOW)
-		if err == syscall.EINTR {
-			continue
+		err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
+		if err != syscall.EINTR {
+			return st, err == nil
 		}
-		return err == nil && st.Mode&syscall.S_IFMT == syscall.S_IFREG
 	}
 }
 

@@ -72,6 +72,14 @@ type nameCheck struct{ b *beneath }
 
 func (b *beneath) newNameCheck() *nameCheck { return &nameCheck{b: b} }
 
+// isFile reports whether rel names a regular file.
 func (n *nameCheck) isFile(rel string) bool { return n.b.isFile(rel) }
+
+// exists reports whether the directory dir ("" for the root) has an
+// entry name, of any kind.
+func (n *nameCheck) exists(dir, name string) bool {
+	_, err := n.b.top.Lstat(joinRel(dir, name))
+	return err == nil
+}
 
 func (n *nameCheck) close() {}

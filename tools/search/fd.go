@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path"
 	"slices"
@@ -80,7 +79,9 @@ func (f *Fd) Glob(ctx context.Context, req GlobRequest, emit func(string) bool) 
 	}
 	files := newBeneath(top, f.root)
 	defer files.close()
-	var src walkSource = &listSource{top: top, files: files, dirs: map[string][]dirEntry{}}
+	names := files.newNameCheck()
+	defer names.close()
+	var src walkSource = &listSource{files: files, names: names, dirs: map[string][]dirEntry{}}
 	if !isFile {
 		missed, err := f.list(ctx, start, src.(*listSource))
 		if err != nil {
@@ -93,8 +94,6 @@ func (f *Fd) Glob(ctx context.Context, req GlobRequest, emit func(string) bool) 
 	// fd printed names, which may have been reached through a directory
 	// swapped for a symbolic link while it ran: each is emitted only if
 	// it names a regular file below the root now.
-	names := files.newNameCheck()
-	defer names.close()
 	return globWalk(ctx, src, top, req, start, pat, func(rel string) bool {
 		return !names.isFile(rel) || emit(rel)
 	})
@@ -139,8 +138,8 @@ func (f *Fd) list(ctx context.Context, start string, src *listSource) (missed bo
 
 // listSource is a walk source over a listing of file paths.
 type listSource struct {
-	top   *os.Root
 	files *beneath
+	names *nameCheck
 	dirs  map[string][]dirEntry // directory → entries
 }
 
@@ -182,8 +181,7 @@ func (s *listSource) readDir(d *dirHandle) ([]dirEntry, error) {
 }
 
 func (s *listSource) hasGit(d *dirHandle, _ []dirEntry) bool {
-	_, err := s.top.Lstat(joinRel(d.rel, ".git"))
-	return err == nil
+	return s.names.exists(d.rel, ".git")
 }
 
 func (s *listSource) readGitignore(d *dirHandle) []byte {

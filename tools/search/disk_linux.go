@@ -8,7 +8,6 @@ import (
 	"os"
 	"strings"
 	"syscall"
-	"unsafe"
 )
 
 // On Linux the walk holds directory file descriptors and opens every
@@ -202,74 +201,6 @@ func (d *dirHandle) readFile(name string, buf []byte, binary *bool) ([]byte, err
 	}
 	defer syscall.Close(fd)
 	return readAll(rawFile(fd), buf, binary)
-}
-
-// beneath opens files below the search root for a second look at what
-// rg found: with openat2(RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS) where the
-// kernel has it, else through os.Root.
-type beneath struct {
-	top    *os.Root
-	rootFd int
-	ok     bool
-}
-
-func newBeneath(top *os.Root, rootPath string) *beneath {
-	b := &beneath{top: top}
-	if fd, err := openat(atFdcwd, rootPath, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC); err == nil {
-		b.rootFd, b.ok = fd, true
-	}
-	return b
-}
-
-func (b *beneath) close() {
-	if b.ok {
-		syscall.Close(b.rootFd)
-	}
-}
-
-// open opens the file rel for reading.
-func (b *beneath) open(rel string) (io.ReadCloser, error) {
-	if b.ok {
-		fd, err := openat2(b.rootFd, rel, fileFlags, resolveBeneath|resolveNoSymlinks)
-		if err == nil {
-			return rawFile(fd), nil
-		}
-		if err != syscall.ENOSYS && err != syscall.EPERM {
-			return nil, err
-		}
-	}
-	return b.top.Open(rel)
-}
-
-const (
-	resolveNoSymlinks = 0x04
-	resolveBeneath    = 0x08
-)
-
-type openHow struct {
-	flags, mode, resolve uint64
-}
-
-func openat2(dirfd int, name string, flags int, resolve uint64) (int, error) {
-	if sysOpenat2 == 0 {
-		return -1, syscall.ENOSYS
-	}
-	p, err := syscall.BytePtrFromString(name)
-	if err != nil {
-		return -1, err
-	}
-	how := openHow{flags: uint64(flags), resolve: resolve}
-	for {
-		fd, _, e := syscall.Syscall6(sysOpenat2, uintptr(dirfd), uintptr(unsafe.Pointer(p)),
-			uintptr(unsafe.Pointer(&how)), unsafe.Sizeof(how), 0, 0)
-		if e == syscall.EINTR || e == syscall.EAGAIN {
-			continue
-		}
-		if e != 0 {
-			return -1, e
-		}
-		return int(fd), nil
-	}
 }
 
 // atFdcwd is AT_FDCWD: the current directory for *at system calls.

@@ -100,20 +100,6 @@ func (d *dirHandle) readFile(name string, buf []byte, binary *bool) ([]byte, err
 	return readAll(f, buf, binary)
 }
 
-// beneath opens files below the search root through os.Root.
-type beneath struct {
-	top *os.Root
-}
-
-func newBeneath(top *os.Root, _ string) *beneath { return &beneath{top: top} }
-
-func (b *beneath) close() {}
-
-// open opens the file rel for reading.
-func (b *beneath) open(rel string) (io.ReadCloser, error) {
-	return b.top.Open(rel)
-}
-
 // outputPipe returns a pipe for rg's output.
 func outputPipe() (io.ReadCloser, *os.File, error) {
 	return os.Pipe()

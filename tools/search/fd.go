@@ -7,9 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"os/exec"
 	"path"
+	"slices"
 	"strings"
 )
 
@@ -24,6 +24,21 @@ import (
 // (node_modules and the like), and the whole listing is collected before
 // the first path is emitted. The pattern never reaches fd; it is matched
 // in Go with doublestar, like everywhere else.
+//
+// fd prints what it found by path, and a directory swapped for a symbolic
+// link while it runs makes it list what the link points to, even outside
+// the root. So a name is emitted only if it names a regular file below
+// the root, reached through directories only (openat2 with
+// RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS; see beneath and nameCheck), which
+// costs an fstatat per name emitted and an openat2 per directory. The listing is NUL-separated (--print0),
+// so names holding a newline are read right.
+//
+// fd killed by a signal, or ending with a status other than 0, is an
+// error, never a partial listing. fd names with --show-errors what it
+// could not read: files denied by permissions are skipped, as on every
+// backend; if it missed anything else (a path longer than PATH_MAX, which
+// fd cannot open but the native walk can), the native walk answers
+// instead; any other message is an error (see external.go).
 //
 // A Fd is safe for concurrent use.
 type Fd struct {
@@ -62,41 +77,70 @@ func (f *Fd) Glob(ctx context.Context, req GlobRequest, emit func(string) bool) 
 	if err != nil {
 		return err
 	}
-	src := &listSource{top: top, dirs: map[string][]dirEntry{}}
+	files := newBeneath(top, f.root)
+	defer files.close()
+	names := files.newNameCheck()
+	defer names.close()
+	var src walkSource = &listSource{files: files, names: names, dirs: map[string][]dirEntry{}}
 	if !isFile {
-		scope := start
-		if scope == "" {
-			scope = "."
-		}
-		cmd := exec.CommandContext(ctx, f.fd, "--type", "f", "--hidden", "--no-ignore",
-			"--exclude", ".git", "--color", "never", "--print0", "--search-path="+scope)
-		cmd.Dir = f.root
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		stdout, err := cmd.StdoutPipe()
+		missed, err := f.list(ctx, start, src.(*listSource))
 		if err != nil {
-			return fmt.Errorf("search: %w", err)
-		}
-		if err := cmd.Start(); err != nil {
-			return fmt.Errorf("search: running fd: %w", err)
-		}
-		src.read(stdout, start)
-		io.Copy(io.Discard, stdout)
-		werr := cmd.Wait()
-		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if werr != nil && stderr.Len() > 0 {
-			return fmt.Errorf("search: fd failed: %s", strings.TrimSpace(stderr.String()))
+		if missed {
+			src = newDiskSource(top, f.root)
 		}
 	}
-	return globWalk(ctx, src, top, req, start, pat, emit)
+	// fd printed names, which may have been reached through a directory
+	// swapped for a symbolic link while it ran: each is emitted only if
+	// it names a regular file below the root now.
+	return globWalk(ctx, src, top, req, start, pat, func(rel string) bool {
+		return !names.isFile(rel) || emit(rel)
+	})
+}
+
+// list runs fd over start and reads its listing into src. missed reports
+// that fd could not read part of the tree that the native walk can.
+func (f *Fd) list(ctx context.Context, start string, src *listSource) (missed bool, err error) {
+	scope := start
+	if scope == "" {
+		scope = "."
+	}
+	cmd := exec.CommandContext(ctx, f.fd, "--type", "f", "--hidden", "--no-ignore", "--show-errors",
+		"--exclude", ".git", "--color", "never", "--print0", "--search-path="+scope)
+	cmd.Dir = f.root
+	var stderr cappedBuffer
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return false, fmt.Errorf("search: %w", err)
+	}
+	if err := cmd.Start(); err != nil {
+		return false, fmt.Errorf("search: running fd: %w", err)
+	}
+	src.read(stdout, start)
+	io.Copy(io.Discard, stdout)
+	werr := cmd.Wait()
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	if err := checkExit("fd", cmd.ProcessState, werr, &stderr, 0); err != nil {
+		return false, err
+	}
+	switch v, msg := judgeStderr(&stderr); v {
+	case stderrOther:
+		return false, fmt.Errorf("search: fd failed: %s", msg)
+	case stderrMissed:
+		return true, nil
+	}
+	return false, nil
 }
 
 // listSource is a walk source over a listing of file paths.
 type listSource struct {
-	top  *os.Root
-	dirs map[string][]dirEntry // directory → entries
+	files *beneath
+	names *nameCheck
+	dirs  map[string][]dirEntry // directory → entries
 }
 
 // read reads fd's NUL-separated paths of regular files below start.
@@ -105,8 +149,8 @@ func (s *listSource) read(r io.Reader, start string) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
 		p, err := br.ReadString(0)
-		if p = strings.TrimSuffix(p, "\x00"); p != "" {
-			p = strings.TrimPrefix(p, "./")
+		p = strings.TrimPrefix(strings.TrimSuffix(p, "\x00"), "./")
+		if cleanBelow(p) {
 			dir, name := path.Split(p)
 			dir = strings.TrimSuffix(dir, "/")
 			s.dirs[dir] = append(s.dirs[dir], dirEntry{name: name, kind: kindFile})
@@ -128,17 +172,25 @@ func (s *listSource) openDir(_ *dirHandle, _, rel string) (*dirHandle, error) {
 	return &dirHandle{rel: rel}, nil
 }
 
+// readDir returns a directory's entries in walk order, each once, even if
+// fd printed a name twice.
 func (s *listSource) readDir(d *dirHandle) ([]dirEntry, error) {
-	return s.dirs[d.rel], nil
+	entries := s.dirs[d.rel]
+	slices.SortFunc(entries, compareEntries)
+	return slices.Compact(entries), nil
 }
 
 func (s *listSource) hasGit(d *dirHandle, _ []dirEntry) bool {
-	_, err := s.top.Lstat(joinRel(d.rel, ".git"))
-	return err == nil
+	return s.names.exists(d.rel, ".git")
 }
 
 func (s *listSource) readGitignore(d *dirHandle) []byte {
-	data, err := s.top.ReadFile(joinRel(d.rel, ".gitignore"))
+	rd, err := s.files.open(joinRel(d.rel, ".gitignore"))
+	if err != nil {
+		return nil
+	}
+	defer rd.Close()
+	data, err := readAll(rd, nil, nil)
 	if err != nil {
 		return nil
 	}

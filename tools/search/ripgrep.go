@@ -38,15 +38,30 @@ import (
 //     with --ignore-file, rewritten to be relative to the root. Where rg's
 //     reading of the rules could differ from ours (see rgrules.go), the
 //     search is handed to the native backend.
-//   - Binary files: with --binary, rg searches files that hold a NUL byte
-//     to their end and, if they match, says where the first NUL is. A file
-//     is dropped if that is in its first 8 KiB, and searched again in Go
-//     if it is later (rg stopped at it); a file without a NUL is complete.
-//     rg misses that message for some files when it prints context before
-//     matches, so with Before > 0 it searches with -a instead and the first
-//     8 KiB of every file with matches is read here. Either way rg reads
-//     binary files to their end, which the native backend does not. -E
-//     none turns off BOM sniffing and transcoding.
+//   - Confinement: rg opens files by path, so a directory swapped for a
+//     symbolic link while it runs makes it read what the link points to,
+//     even outside the root. So rg's output is never trusted: every file
+//     it reports is opened again below the root, with openat2
+//     (RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS), and must be a regular file;
+//     every line rg printed for it, match or context, must be that
+//     file's line of that number, byte for byte, with all the context
+//     asked for (see checkReport in verify.go). A file that cannot be
+//     opened so is dropped; one that differs is searched again in Go.
+//     What is emitted was read below the root. Checking costs reading
+//     the files with matches up to their last line printed, a second
+//     time, from the page cache.
+//   - Binary files: rg searches every file as text (-a), and a file
+//     with a NUL byte in its first 8 KiB is dropped when it is checked.
+//     So rg reads binary files to their end, which the native backend
+//     does not. -E none turns off BOM sniffing and transcoding.
+//   - Exit: rg killed by a signal, or ending with a status other than 0
+//     (matches), 1 (none) or 2 (an error), is an error, never an empty
+//     result. rg names on standard error the files and directories it
+//     could not read (see external.go): files denied by permissions are
+//     skipped, as on every backend; anything else it missed (a path
+//     longer than PATH_MAX, which rg cannot open but the native walk
+//     can) hands the search to the native backend, and any other
+//     message is an error.
 //   - Type and Glob filters are applied in Go; rg gets them as --type-add
 //     types (never -g, whose globs override ignore rules) only to search
 //     fewer files. A Path that names a file is searched in Go.
@@ -153,8 +168,8 @@ func tempFile(pattern string, data []byte) (string, error) {
 	return f.Name(), nil
 }
 
-// errRgOutput marks output the parser does not understand (a file name
-// holding a newline, say): the search is handed to the native backend.
+// errRgOutput marks output the parser does not understand: the search is
+// handed to the native backend.
 var errRgOutput = errors.New("search: unexpected rg output")
 
 // Grep implements Grepper.
@@ -183,19 +198,13 @@ func (r *Ripgrep) Grep(ctx context.Context, req GrepRequest, emit func(FileResul
 		return r.native.Grep(ctx, req, emit) // one file: not worth a process
 	}
 
-	textMode := req.Before > 0 // see the type's doc
 	args := []string{
-		"--no-config", "--no-messages", "--color", "never",
+		"--no-config", "--no-ignore-messages", "--color", "never",
 		"-n", "--with-filename", "--no-heading", "--null", "--no-context-separator",
-		"-E", "none", "--regex-size-limit", "1G",
+		"-a", "-E", "none", "--regex-size-limit", "1G",
 		"--no-require-git", "--no-ignore-global", "--no-ignore-exclude",
 		"--no-ignore-parent", "--no-ignore-dot",
 		"-g", "!.git",
-	}
-	if textMode {
-		args = append(args, "-a")
-	} else {
-		args = append(args, "--binary")
 	}
 	if r.sortRg {
 		args = append(args, "--sort", "path")
@@ -260,7 +269,8 @@ func (r *Ripgrep) Grep(ctx context.Context, req GrepRequest, emit func(FileResul
 
 	// While rg runs: check that its ignore rules are ours here (see
 	// rgrules.go), and put the files it found through the filters, the
-	// binary rule and the superset check.
+	// check against the file opened below the root, the binary rule and
+	// the superset check.
 	var rules *rulesCheck
 	rulesDone := make(chan struct{})
 	if req.NoIgnore {
@@ -271,9 +281,9 @@ func (r *Ripgrep) Grep(ctx context.Context, req GrepRequest, emit func(FileResul
 			rules = checkRules(ctx, top, r.root, req, plan.start, explicit)
 		}()
 	}
-	var results []*rgFile
-	chk := r.newChecker(top, plan, superset, textMode)
-	err = r.run(ctx, args, func(f *rgFile) {
+	var results []*FileResult
+	chk := r.newChecker(top, plan, superset)
+	err = r.run(ctx, args, func(f *FileResult) {
 		if !req.Hidden && hiddenBelow(f.Path, plan.start) {
 			return // rg's -t lets hidden files through
 		}
@@ -288,14 +298,14 @@ func (r *Ripgrep) Grep(ctx context.Context, req GrepRequest, emit func(FileResul
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if errors.Is(err, errRgOutput) || (rules != nil && !rules.ok()) {
+	if errors.Is(err, errRgOutput) || errors.Is(err, errRgMissed) || (rules != nil && !rules.ok()) {
 		stats.RipgrepFallbacks.Add(1)
 		return r.native.Grep(ctx, req, emit)
 	}
 	if err != nil {
 		return err
 	}
-	slices.SortFunc(results, func(a, b *rgFile) int { return strings.Compare(a.Path, b.Path) })
+	slices.SortFunc(results, func(a, b *FileResult) int { return strings.Compare(a.Path, b.Path) })
 	for _, f := range results {
 		if f.Count == 0 {
 			continue
@@ -303,58 +313,47 @@ func (r *Ripgrep) Grep(ctx context.Context, req GrepRequest, emit func(FileResul
 		if ctx.Err() != nil {
 			break
 		}
-		if !emit(f.FileResult) {
+		if !emit(*f) {
 			return nil
 		}
 	}
 	return ctx.Err()
 }
 
-// rgFile is what rg printed for one file.
-type rgFile struct {
-	FileResult
-	nulAt int64 // offset of the first NUL byte rg reported, or -1
-}
-
 // checker settles, for each file rg reported, what the native backend
-// would report: it drops binary files (setting Count to 0), searches
-// again in Go the files rg stopped early, and checks the matches of a
-// superset pattern.
+// would report, on a pool of workers. It opens the file below the root
+// (see beneath) and checks rg's lines against it (see checkReport): a
+// file that cannot be opened so, or is not a regular file, is dropped
+// (leaving Count 0), and so is a binary one; a file that differs from
+// what rg printed is searched again in Go, and so is every file when a
+// superset pattern ran over whole files; the matches of a superset
+// pattern on single lines are checked with Go's regexp.
 type checker struct {
 	files    *beneath
 	plan     *grepPlan
 	superset bool
-	textMode bool
-	next     chan *rgFile
+	next     chan *FileResult
 	wg       sync.WaitGroup
 }
 
-func (r *Ripgrep) newChecker(top *os.Root, plan *grepPlan, superset, textMode bool) *checker {
-	c := &checker{files: newBeneath(top, r.root), plan: plan, superset: superset, textMode: textMode, next: make(chan *rgFile, 64)}
+func (r *Ripgrep) newChecker(top *os.Root, plan *grepPlan, superset bool) *checker {
+	c := &checker{files: newBeneath(top, r.root), plan: plan, superset: superset, next: make(chan *FileResult, 64)}
 	for range r.native.workers {
 		c.wg.Add(1)
 		go func() {
 			defer c.wg.Done()
 			s := &nativeSearcher{plan: plan}
-			var head []byte
+			var buf []byte
 			for f := range c.next {
-				c.check(s, &head, f)
+				buf = c.check(s, buf, f)
 			}
 		}()
 	}
 	return c
 }
 
-// add settles f, on a worker if that takes reading the file.
-func (c *checker) add(f *rgFile) {
-	if f.nulAt < 0 && !c.textMode && !(c.superset && c.plan.req.Multiline) {
-		if c.superset {
-			recheckLines(c.plan, &f.FileResult)
-		}
-		return
-	}
-	c.next <- f
-}
+// add settles f on a worker.
+func (c *checker) add(f *FileResult) { c.next <- f }
 
 func (c *checker) wait() {
 	close(c.next)
@@ -362,44 +361,55 @@ func (c *checker) wait() {
 	c.files.close()
 }
 
-func (c *checker) check(s *nativeSearcher, head *[]byte, f *rgFile) {
-	switch {
-	case f.nulAt >= 0 && f.nulAt < binaryPrefix:
-		f.Count = 0 // binary
-	case f.nulAt >= 0 || (c.superset && c.plan.req.Multiline):
-		// rg stopped at a late NUL, or matched a superset across lines:
-		// search the whole file again.
-		rel := f.Path
-		f.FileResult = FileResult{Path: rel}
-		rd, err := c.files.open(rel)
-		if err != nil {
-			return
-		}
-		binary := false
-		buf, err := readAll(rd, s.buf, &binary)
-		rd.Close()
-		s.buf = buf
-		if err == nil && !binary {
-			f.FileResult = s.search(rel, buf)
-		}
-	default:
-		if c.textMode {
-			rd, err := c.files.open(f.Path)
-			if err != nil {
-				f.Count = 0
-				return
-			}
-			*head, err = readHead(rd, *head)
-			rd.Close()
-			if err != nil || isBinary(*head) {
-				f.Count = 0
-				return
-			}
-		}
-		if c.superset {
-			recheckLines(c.plan, &f.FileResult)
-		}
+func (c *checker) check(s *nativeSearcher, buf []byte, f *FileResult) []byte {
+	req := c.plan.req
+	if c.superset && req.Multiline {
+		c.research(s, f)
+		return buf
 	}
+	rd, err := c.files.open(f.Path)
+	if err != nil {
+		*f = FileResult{Path: f.Path} // dropped, and its lines freed
+		return buf
+	}
+	verdict, buf, err := checkReport(rd, buf, f, req.Before, req.After)
+	rd.Close()
+	switch {
+	case err != nil || verdict == reportBinary:
+		*f = FileResult{Path: f.Path}
+	case verdict == reportMismatch:
+		c.research(s, f)
+	case c.superset:
+		recheckLines(c.plan, f)
+	}
+	return buf
+}
+
+// research replaces f with the native backend's result for the file,
+// opened below the root.
+func (c *checker) research(s *nativeSearcher, f *FileResult) {
+	rel := f.Path
+	*f = FileResult{Path: rel}
+	rd, err := c.files.open(rel)
+	if err != nil {
+		return
+	}
+	defer rd.Close()
+	*f = s.searchReader(rel, rd)
+}
+
+// searchReader searches one file's content as the native backend does.
+func (s *nativeSearcher) searchReader(rel string, rd io.Reader) FileResult {
+	binary := false
+	buf, err := readAll(rd, s.buf, &binary)
+	s.buf = buf
+	if cap(s.buf) > maxKeptBuffer {
+		s.buf = nil
+	}
+	if err != nil || binary {
+		return FileResult{Path: rel}
+	}
+	return s.search(rel, buf)
 }
 
 // recheckLines keeps the lines rg reported as matches that Go's regexp
@@ -436,11 +446,16 @@ func recheckLines(plan *grepPlan, fr *FileResult) {
 	fr.Lines = out
 }
 
+// errRgMissed marks a search in which rg could not read files or
+// directories that the native walk can (see external.go): the search is
+// handed to the native backend.
+var errRgMissed = errors.New("search: rg missed part of the tree")
+
 // run runs rg and parses what it prints.
-func (r *Ripgrep) run(ctx context.Context, args []string, each func(*rgFile)) error {
+func (r *Ripgrep) run(ctx context.Context, args []string, each func(*FileResult)) error {
 	cmd := exec.CommandContext(ctx, r.rg, args...)
 	cmd.Dir = r.root
-	var stderr bytes.Buffer
+	var stderr cappedBuffer
 	cmd.Stderr = &stderr
 	stdout, pw, err := outputPipe()
 	if err != nil {
@@ -461,33 +476,32 @@ func (r *Ripgrep) run(ctx context.Context, args []string, each func(*rgFile)) er
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if perr != nil {
-		return perr
+	// 0: matches, 1: none, 2: an error (which says what it was).
+	if err := checkExit("rg", cmd.ProcessState, werr, &stderr, 0, 1, 2); err != nil {
+		return err
 	}
-	if werr != nil {
-		var ee *exec.ExitError
-		// 1: no match. 2: an error, which with --no-messages is a file
-		// rg could not read, unless it says something.
-		if !errors.As(werr, &ee) || ee.ExitCode() > 2 || (ee.ExitCode() == 2 && stderr.Len() > 0) {
-			msg := strings.TrimSpace(stderr.String())
-			if msg == "" {
-				msg = werr.Error()
-			}
-			return fmt.Errorf("search: rg failed: %s", msg)
-		}
+	switch v, msg := judgeStderr(&stderr); {
+	case v == stderrOther:
+		return fmt.Errorf("search: rg failed: %s", msg)
+	case v == stderrMissed:
+		return errRgMissed
+	case cmd.ProcessState.ExitCode() == 2 && stderr.Len() == 0:
+		return errors.New("search: rg failed (exit status 2) and said nothing about why; use the native backend")
 	}
-	return nil
+	return perr
 }
 
-// binaryNote is how rg --binary says a file it matched holds a NUL byte.
-const binaryNote = `: binary file matches (found "\0" byte around offset `
-
 // parseRgOutput reads rg's --null standard output and calls each with
-// every file's result. rg prints the lines of a file together, so each
-// file's line texts are kept in one string.
-func parseRgOutput(rd io.Reader, each func(*rgFile)) error {
+// every file's result. Every line rg prints is "PATH\0N:TEXT\n" for a
+// match and "PATH\0N-TEXT\n" for context: PATH holds no NUL and TEXT no
+// newline, so any name is read right, one holding a newline too. (With
+// --binary, rg would also print "PATH: binary file matches ...\n", which
+// a name holding a newline could imitate; with -a it never does.) rg
+// prints the lines of a file together, so each file's line texts are
+// kept in one string.
+func parseRgOutput(rd io.Reader, each func(*FileResult)) error {
 	br := bufio.NewReaderSize(rd, 256<<10)
-	var cur *rgFile
+	var cur *FileResult
 	var curRaw, long, arena []byte
 	var ends []int // end of each line's text in arena
 	finish := func() {
@@ -504,65 +518,57 @@ func parseRgOutput(rd io.Reader, each func(*rgFile)) error {
 		each(cur)
 		cur = nil
 	}
-	begin := func(p []byte) {
-		if cur != nil && bytes.Equal(p, curRaw) {
-			return
+	// next returns the bytes up to delim, which it drops, valid until
+	// the next call.
+	next := func(delim byte) ([]byte, error) {
+		long = long[:0]
+		for {
+			b, err := br.ReadSlice(delim)
+			if err == bufio.ErrBufferFull {
+				long = append(long, b...)
+				continue
+			}
+			if len(long) > 0 {
+				b = append(long, b...)
+			}
+			if err != nil {
+				return b, err
+			}
+			return b[:len(b)-1], nil
 		}
-		finish()
-		curRaw = append(curRaw[:0], p...)
-		cur = &rgFile{FileResult: FileResult{Path: string(bytes.TrimPrefix(p, []byte("./")))}, nulAt: -1}
 	}
 	for {
-		line, err := br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			long = append(long, line...)
-			continue
-		}
-		if long != nil {
-			line = append(long, line...)
-			long = nil
-		}
-		if len(line) > 0 {
-			line = bytes.TrimSuffix(line, []byte{'\n'})
-			nul := bytes.IndexByte(line, 0)
-			if nul < 0 {
-				// "path: binary file matches (found ... offset N)"
-				i := bytes.LastIndex(line, []byte(binaryNote))
-				if i < 0 || !bytes.HasSuffix(line, []byte(")")) {
-					return fmt.Errorf("%w %q", errRgOutput, line)
-				}
-				off, perr := strconv.ParseInt(string(line[i+len(binaryNote):len(line)-1]), 10, 64)
-				if perr != nil {
-					return fmt.Errorf("%w %q", errRgOutput, line)
-				}
-				begin(line[:i])
-				cur.nulAt = off
-			} else {
-				p, rest := line[:nul], line[nul+1:]
-				i, num := 0, 0
-				for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
-					num = num*10 + int(rest[i]-'0')
-					i++
-				}
-				if i == 0 || i == len(rest) || (rest[i] != ':' && rest[i] != '-') {
-					return fmt.Errorf("%w %q", errRgOutput, line)
-				}
-				match := rest[i] == ':'
-				begin(p)
-				arena = append(arena, rest[i+1:]...)
-				ends = append(ends, len(arena))
-				cur.Lines = append(cur.Lines, Line{Number: num, Match: match})
-				if match {
-					cur.Count++
-				}
-			}
-		}
-		if err == io.EOF {
+		p, err := next(0)
+		if err == io.EOF && len(p) == 0 {
 			finish()
 			return nil
 		}
 		if err != nil {
-			return fmt.Errorf("search: reading rg output: %w", err)
+			return fmt.Errorf("%w: %q (%v)", errRgOutput, p, err)
+		}
+		if cur == nil || !bytes.Equal(p, curRaw) {
+			finish()
+			curRaw = append(curRaw[:0], p...)
+			cur = &FileResult{Path: string(bytes.TrimPrefix(p, []byte("./")))}
+		}
+		rest, err := next('\n')
+		if err != nil {
+			return fmt.Errorf("%w: %q (%v)", errRgOutput, rest, err)
+		}
+		i, num := 0, 0
+		for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' && num < 1<<40 {
+			num = num*10 + int(rest[i]-'0')
+			i++
+		}
+		if i == 0 || i == len(rest) || (rest[i] != ':' && rest[i] != '-') {
+			return fmt.Errorf("%w: %q", errRgOutput, rest)
+		}
+		match := rest[i] == ':'
+		arena = append(arena, rest[i+1:]...)
+		ends = append(ends, len(arena))
+		cur.Lines = append(cur.Lines, Line{Number: num, Match: match})
+		if match {
+			cur.Count++
 		}
 	}
 }

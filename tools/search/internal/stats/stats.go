@@ -7,5 +7,5 @@ import "sync/atomic"
 var FilesOpened atomic.Int64
 
 // RipgrepFallbacks counts the searches the ripgrep backend handed to the
-// native backend because rg would have applied different ignore rules.
+// native backend (different ignore rules, or part of the tree missed).
 var RipgrepFallbacks atomic.Int64

@@ -1,0 +1,152 @@
+package search
+
+import (
+	"bytes"
+	"io"
+)
+
+// This file checks what rg printed for a file against the file itself,
+// opened below the root (see beneath): rg opens files by path and may
+// have read another file than the one that path names now, even one
+// outside the root.
+
+// reportCheck is the outcome of checking rg's report on one file.
+type reportCheck int
+
+const (
+	reportOK       reportCheck = iota // every line rg printed is the file's line of that number
+	reportBinary                      // the file holds a NUL byte in its first 8 KiB
+	reportMismatch                    // the file is not what rg printed
+)
+
+// verifyBuffer is the size of the chunks a file is checked in.
+const verifyBuffer = 64 << 10
+
+// checkReport reads rd and compares it with fr, what rg printed for the
+// file with before and after lines of context. It reads the file only up
+// to the last line printed (and one byte more where rg's context stops
+// short of after lines), but at least its first 8 KiB for the binary
+// rule. buf is scratch space, returned for reuse.
+//
+// reportOK proves that every line of fr, match or context, is the file's
+// own: each matches or not by its text alone (or, with Multiline, by the
+// lines it spans, which are the file's too), and the context around each
+// match is complete. It does not prove that rg missed no match in lines it
+// did not print; under a concurrent writer no backend promises a
+// consistent view, only that what it prints comes from the tree.
+func checkReport(rd io.Reader, buf []byte, fr *FileResult, before, after int) (reportCheck, []byte, error) {
+	needEnd, ok := reportShape(fr, before, after)
+	if !ok {
+		return reportMismatch, buf, nil
+	}
+	if cap(buf) < verifyBuffer {
+		buf = make([]byte, verifyBuffer)
+	}
+	buf = buf[:cap(buf)]
+	n, err := io.ReadAtLeast(rd, buf, binaryPrefix)
+	eof := err == io.EOF || err == io.ErrUnexpectedEOF
+	if err != nil && !eof {
+		return reportMismatch, buf, err
+	}
+	if isBinary(buf[:n]) {
+		return reportBinary, buf, nil
+	}
+	lines := fr.Lines
+	num, at := 1, 0 // the line being read, and how many of its bytes were
+	data := buf[:n]
+	for {
+		for len(data) > 0 {
+			if len(lines) == 0 {
+				if needEnd {
+					return reportMismatch, buf, nil // the file goes on
+				}
+				return reportOK, buf, nil
+			}
+			want := lines[0]
+			seg := data
+			nl := bytes.IndexByte(data, '\n')
+			if nl >= 0 {
+				seg = data[:nl]
+			}
+			if want.Number == num {
+				if at+len(seg) > len(want.Text) || want.Text[at:at+len(seg)] != string(seg) {
+					return reportMismatch, buf, nil
+				}
+			}
+			at += len(seg)
+			if nl < 0 {
+				break
+			}
+			if want.Number == num {
+				if at != len(want.Text) {
+					return reportMismatch, buf, nil
+				}
+				lines = lines[1:]
+			}
+			num, at = num+1, 0
+			data = data[nl+1:]
+		}
+		if eof {
+			break
+		}
+		n, err = rd.Read(buf)
+		switch {
+		case err == io.EOF || err == nil && n == 0:
+			eof = true
+		case err != nil:
+			return reportMismatch, buf, err
+		}
+		data = buf[:n]
+	}
+	// The last line, without a "\n", exists if it has a byte.
+	if len(lines) > 0 && lines[0].Number == num && at > 0 && at == len(lines[0].Text) {
+		lines = lines[1:]
+	}
+	if len(lines) > 0 {
+		return reportMismatch, buf, nil
+	}
+	return reportOK, buf, nil
+}
+
+// reportShape checks that fr's lines are what a search with before and
+// after lines of context prints around its matching lines: in order, each
+// once, all the context of every match and nothing else, except that the
+// context after the last match may stop short, where the file ends. It
+// reports whether the file must end after fr's last line.
+func reportShape(fr *FileResult, before, after int) (needEnd, ok bool) {
+	lines := fr.Lines
+	count := 0
+	for _, l := range lines {
+		if l.Match {
+			count++
+		}
+	}
+	if count == 0 || count != fr.Count {
+		return false, false
+	}
+	i := 0 // next line of fr to account for
+	for k := 0; k < len(lines); {
+		// The merged context of the matches from lines[k] on.
+		if !lines[k].Match {
+			k++
+			continue
+		}
+		lo, hi := max(1, lines[k].Number-before), lines[k].Number+after
+		for k++; k < len(lines) && (!lines[k].Match || lines[k].Number-before <= hi+1); k++ {
+			if lines[k].Match {
+				hi = max(hi, lines[k].Number+after)
+			}
+		}
+		for num := lo; num <= hi; num++ {
+			if i == len(lines) {
+				// Context cut short: only by the end of the file.
+				return true, k == len(lines)
+			}
+			if lines[i].Number != num {
+				return false, false
+			}
+			i++
+		}
+	}
+	return false, i == len(lines)
+}

@@ -49,7 +49,8 @@ func openat(dirfd int, name string, flags int) (int, error) {
 type diskSource struct {
 	top      *os.Root
 	rootPath string
-	buf      []byte // getdents scratch
+	buf      []byte      // getdents scratch
+	stopped  func() bool // if set, polled between reads of a directory
 }
 
 func newDiskSource(top *os.Root, rootPath string) *diskSource {
@@ -89,6 +90,9 @@ func (s *diskSource) readDir(d *dirHandle) ([]dirEntry, error) {
 	}
 	var entries []dirEntry
 	for {
+		if s.stopped != nil && s.stopped() {
+			return entries, errStop
+		}
 		n, err := syscall.Getdents(d.sys.fd, s.buf)
 		if err == syscall.EINTR {
 			continue
@@ -159,7 +163,7 @@ func (s *diskSource) readGitignore(d *dirHandle) []byte {
 		return nil
 	}
 	defer syscall.Close(fd)
-	data, err := readAll(rawFile(fd), nil, nil)
+	data, err := readAll(rawFile(fd))
 	if err != nil {
 		return nil
 	}
@@ -194,14 +198,13 @@ func (f rawFile) size() (int64, error) {
 	return st.Size, nil
 }
 
-// readFile reads the file name in d into buf (see readAll).
-func (d *dirHandle) readFile(name string, buf []byte, binary *bool) ([]byte, error) {
+// openFile opens the file name in d for reading.
+func (d *dirHandle) openFile(name string) (searchFile, error) {
 	fd, err := openat(d.sys.fd, name, fileFlags)
 	if err != nil {
-		return buf, err
+		return nil, err
 	}
-	defer syscall.Close(fd)
-	return readAll(rawFile(fd), buf, binary)
+	return rawFile(fd), nil
 }
 
 // beneath opens files below the search root for a second look at what

@@ -37,6 +37,43 @@ type matcher struct {
 	exact bool
 	// never (line mode): the pattern needs a newline, so no line matches.
 	never bool
+	// piece is the most bytes matched at once in a buffer, and
+	// streamEvery the runes a stream reads between checks of its context:
+	// see maxWork.
+	piece, streamEvery int
+}
+
+// litLen returns the length of m's literal, 0 if it has none.
+func (m *matcher) litLen() int {
+	if m.lit == nil {
+		return 0
+	}
+	return len(m.lit.s)
+}
+
+// instructions returns the size of a pattern's compiled program, what a
+// match costs for each byte at worst.
+func instructions(re *regexp.Regexp, flags syntax.Flags) int {
+	tree, err := syntax.Parse(re.String(), flags)
+	if err != nil {
+		return 1
+	}
+	prog, err := syntax.Compile(tree.Simplify())
+	if err != nil {
+		return 1
+	}
+	return max(len(prog.Inst), 1)
+}
+
+// setCost sets piece and streamEvery for what the matcher runs: over a
+// buffer, inBuffer (nil if nothing but the literal is), and over a
+// stream, m.re.
+func (m *matcher) setCost(inBuffer *regexp.Regexp) {
+	m.piece = maxPiece
+	if inBuffer != nil {
+		m.piece = min(max(maxWork/instructions(inBuffer, syntax.Perl), 1), maxPiece)
+	}
+	m.streamEvery = min(max(maxWork/instructions(m.re, syntax.Perl), 1), 4096)
 }
 
 // parseFlags are the regexp/syntax flags of a request, as regexp.Compile
@@ -85,6 +122,7 @@ func compileMatcher(req GrepRequest) (*matcher, error) {
 		if s, fold, ok := requiredLiteral(tree); ok {
 			m.lit = newLiteral(s, fold)
 		}
+		m.setCost(m.re)
 		return m, nil
 	}
 	tree = lineSafe(tree)
@@ -96,6 +134,14 @@ func compileMatcher(req GrepRequest) (*matcher, error) {
 	if s, fold, ok := requiredLiteral(tree); ok {
 		m.lit = newLiteral(s, fold)
 		m.exact = isWholeLiteral(tree, s, fold)
+	}
+	switch {
+	case m.lit == nil:
+		m.setCost(m.bufRe)
+	case m.exact:
+		m.setCost(nil)
+	default:
+		m.setCost(m.re) // run on the lines that hold the literal
 	}
 	return m, nil
 }

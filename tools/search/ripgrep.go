@@ -272,7 +272,7 @@ func (r *Ripgrep) Grep(ctx context.Context, req GrepRequest, emit func(FileResul
 		}()
 	}
 	var results []*rgFile
-	chk := r.newChecker(top, plan, superset, textMode)
+	chk := r.newChecker(ctx, top, plan, superset, textMode)
 	err = r.run(ctx, args, func(f *rgFile) {
 		if !req.Hidden && hiddenBelow(f.Path, plan.start) {
 			return // rg's -t lets hidden files through
@@ -314,6 +314,7 @@ func (r *Ripgrep) Grep(ctx context.Context, req GrepRequest, emit func(FileResul
 type rgFile struct {
 	FileResult
 	nulAt int64 // offset of the first NUL byte rg reported, or -1
+	cut   bool  // a line was longer than a result holds (see lineText)
 }
 
 // checker settles, for each file rg reported, what the native backend
@@ -329,13 +330,13 @@ type checker struct {
 	wg       sync.WaitGroup
 }
 
-func (r *Ripgrep) newChecker(top *os.Root, plan *grepPlan, superset, textMode bool) *checker {
+func (r *Ripgrep) newChecker(ctx context.Context, top *os.Root, plan *grepPlan, superset, textMode bool) *checker {
 	c := &checker{files: newBeneath(top, r.root), plan: plan, superset: superset, textMode: textMode, next: make(chan *rgFile, 64)}
 	for range r.native.workers {
 		c.wg.Add(1)
 		go func() {
 			defer c.wg.Done()
-			s := &nativeSearcher{plan: plan}
+			s := newNativeSearcher(ctx, plan)
 			var head []byte
 			for f := range c.next {
 				c.check(s, &head, f)
@@ -347,7 +348,7 @@ func (r *Ripgrep) newChecker(top *os.Root, plan *grepPlan, superset, textMode bo
 
 // add settles f, on a worker if that takes reading the file.
 func (c *checker) add(f *rgFile) {
-	if f.nulAt < 0 && !c.textMode && !(c.superset && c.plan.req.Multiline) {
+	if f.nulAt < 0 && !c.textMode && !(c.superset && (c.plan.req.Multiline || f.cut)) {
 		if c.superset {
 			recheckLines(c.plan, &f.FileResult)
 		}
@@ -366,22 +367,20 @@ func (c *checker) check(s *nativeSearcher, head *[]byte, f *rgFile) {
 	switch {
 	case f.nulAt >= 0 && f.nulAt < binaryPrefix:
 		f.Count = 0 // binary
-	case f.nulAt >= 0 || (c.superset && c.plan.req.Multiline):
-		// rg stopped at a late NUL, or matched a superset across lines:
-		// search the whole file again.
+	case f.nulAt >= 0 || (c.superset && (c.plan.req.Multiline || f.cut)):
+		// rg stopped at a late NUL, or matched a superset across lines or
+		// on a line of which only the start is kept: search the whole file
+		// again.
 		rel := f.Path
 		f.FileResult = FileResult{Path: rel}
 		rd, err := c.files.open(rel)
 		if err != nil {
 			return
 		}
-		binary := false
-		buf, err := readAll(rd, s.buf, &binary)
-		rd.Close()
-		s.buf = buf
-		if err == nil && !binary {
-			f.FileResult = s.search(rel, buf)
+		if ra, ok := rd.(io.ReaderAt); ok {
+			f.FileResult = s.search(rel, ra)
 		}
+		rd.Close()
 	default:
 		if c.textMode {
 			rd, err := c.files.open(f.Path)
@@ -515,7 +514,7 @@ func parseRgOutput(rd io.Reader, each func(*rgFile)) error {
 	for {
 		line, err := br.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
-			long = append(long, line...)
+			long = capRgLine(append(long, line...))
 			continue
 		}
 		if long != nil {
@@ -549,7 +548,9 @@ func parseRgOutput(rd io.Reader, each func(*rgFile)) error {
 				}
 				match := rest[i] == ':'
 				begin(p)
-				arena = append(arena, rest[i+1:]...)
+				text := rest[i+1:]
+				cur.cut = cur.cut || len(text) > MaxLineBytes
+				arena = append(arena, lineText(text)...)
 				ends = append(ends, len(arena))
 				cur.Lines = append(cur.Lines, Line{Number: num, Match: match})
 				if match {

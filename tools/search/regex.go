@@ -41,6 +41,8 @@ type matcher struct {
 	// streamEvery the runes a stream reads between checks of its context:
 	// see maxWork.
 	piece, streamEvery int
+	// prefix (Multiline), if set, is a literal every match starts with.
+	prefix *literal
 }
 
 // litLen returns the length of m's literal, 0 if it has none.
@@ -51,18 +53,26 @@ func (m *matcher) litLen() int {
 	return len(m.lit.s)
 }
 
-// instructions returns the size of a pattern's compiled program, what a
-// match costs for each byte at worst.
-func instructions(re *regexp.Regexp, flags syntax.Flags) int {
-	tree, err := syntax.Parse(re.String(), flags)
+// program returns the compiled program of a pattern.
+func program(re *regexp.Regexp) *syntax.Prog {
+	tree, err := syntax.Parse(re.String(), syntax.Perl)
 	if err != nil {
-		return 1
+		return nil
 	}
 	prog, err := syntax.Compile(tree.Simplify())
 	if err != nil {
-		return 1
+		return nil
 	}
-	return max(len(prog.Inst), 1)
+	return prog
+}
+
+// instructions returns the size of a pattern's compiled program, what a
+// match costs for each byte at worst.
+func instructions(re *regexp.Regexp) int {
+	if prog := program(re); prog != nil {
+		return max(len(prog.Inst), 1)
+	}
+	return 1
 }
 
 // setCost sets piece and streamEvery for what the matcher runs: over a
@@ -71,9 +81,9 @@ func instructions(re *regexp.Regexp, flags syntax.Flags) int {
 func (m *matcher) setCost(inBuffer *regexp.Regexp) {
 	m.piece = maxPiece
 	if inBuffer != nil {
-		m.piece = min(max(maxWork/instructions(inBuffer, syntax.Perl), 1), maxPiece)
+		m.piece = min(max(maxWork/instructions(inBuffer), 1), maxPiece)
 	}
-	m.streamEvery = min(max(maxWork/instructions(m.re, syntax.Perl), 1), 4096)
+	m.streamEvery = min(max(maxWork/instructions(m.re), 1), 4096)
 }
 
 // parseFlags are the regexp/syntax flags of a request, as regexp.Compile
@@ -123,6 +133,13 @@ func compileMatcher(req GrepRequest) (*matcher, error) {
 			m.lit = newLiteral(s, fold)
 		}
 		m.setCost(m.re)
+		if prog := program(m.re); prog != nil {
+			// Unlike re.LiteralPrefix, a program's prefix never follows
+			// an assertion such as \A.
+			if p, _ := prog.Prefix(); p != "" {
+				m.prefix = newLiteral(p, false)
+			}
+		}
 		return m, nil
 	}
 	tree = lineSafe(tree)

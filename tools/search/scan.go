@@ -244,9 +244,22 @@ func (s *nativeSearcher) multiline() bool {
 			return r.err == nil
 		}
 	}
+	// A leftmost match starts at an occurrence of the pattern's literal
+	// prefix, if it has one (Go's regexp skips to it in a []byte too).
+	prefix := m.prefix
 	ext := s.ext[:0]
 	for pos := int64(0); ; {
 		r.seek(pos, false)
+		if prefix != nil {
+			if !r.findLiteral(prefix) {
+				if r.err != nil {
+					return false
+				}
+				break
+			}
+			pos = r.pos() - int64(len(prefix.s))
+			r.seek(pos, false)
+		}
 		eof, ok := r.atEOF()
 		if !ok {
 			return false

@@ -130,7 +130,7 @@ var (
 	}
 	multilinePatterns = []string{
 		`a\nb`, `b$\n^a`, `(?s)a.*?b`, `\n`, "^", "$", `a\z`, `\Aa`, "x*", "(?s).", `b\n\n`,
-		"ab", `(?s)x.*x`, `^\n`, `[^a]\n`, `€\n?`,
+		"ab", `(?s)x.*x`, `^\n`, `[^a]\n`, `€\n?`, `ab\n`, `(?s)ab.a`, `aa+\n`, `x\b`,
 	}
 	// the pieces random files are made of
 	parts = []string{"a", "b", "ab", "x", " ", "\n", "\n", "\r\n", "é", "€", "\xff", "\xe2\x82", "aaaaaaaaaaaaaaaaaaaa"}

@@ -41,7 +41,8 @@ type matcher struct {
 	// streamEvery the runes a stream reads between checks of its context:
 	// see maxWork.
 	piece, streamEvery int
-	// prefix (Multiline), if set, is a literal every match starts with.
+	// prefix, if set, is a literal every match of re starts with: a
+	// stream is matched from its first occurrence on.
 	prefix *literal
 }
 
@@ -73,6 +74,17 @@ func instructions(re *regexp.Regexp) int {
 		return max(len(prog.Inst), 1)
 	}
 	return 1
+}
+
+// setPrefix sets prefix from re. Unlike re.LiteralPrefix, a program's
+// prefix never follows an assertion such as \A, so starting the text at
+// an occurrence changes no match.
+func (m *matcher) setPrefix() {
+	if prog := program(m.re); prog != nil {
+		if p, _ := prog.Prefix(); p != "" {
+			m.prefix = newLiteral(p, false)
+		}
+	}
 }
 
 // setCost sets piece and streamEvery for what the matcher runs: over a
@@ -133,13 +145,7 @@ func compileMatcher(req GrepRequest) (*matcher, error) {
 			m.lit = newLiteral(s, fold)
 		}
 		m.setCost(m.re)
-		if prog := program(m.re); prog != nil {
-			// Unlike re.LiteralPrefix, a program's prefix never follows
-			// an assertion such as \A.
-			if p, _ := prog.Prefix(); p != "" {
-				m.prefix = newLiteral(p, false)
-			}
-		}
+		m.setPrefix()
 		return m, nil
 	}
 	tree = lineSafe(tree)
@@ -152,6 +158,7 @@ func compileMatcher(req GrepRequest) (*matcher, error) {
 		m.lit = newLiteral(s, fold)
 		m.exact = isWholeLiteral(tree, s, fold)
 	}
+	m.setPrefix()
 	switch {
 	case m.lit == nil:
 		m.setCost(m.bufRe)

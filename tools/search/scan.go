@@ -195,6 +195,11 @@ func (pl patternLines) long(r *runeStream, off int64) (bool, int64, bool) {
 	switch {
 	case m.lit != nil && m.exact:
 		match = r.findLiteral(m.lit)
+	case m.prefix != nil:
+		if r.findLiteral(m.prefix) {
+			r.seek(r.pos()-int64(len(m.prefix.s)), true)
+			match = m.re.MatchReader(r)
+		}
 	case m.lit != nil:
 		if r.findLiteral(m.lit) {
 			r.seek(off, true)

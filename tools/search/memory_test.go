@@ -143,7 +143,7 @@ func TestGrepSparseFileMemory(t *testing.T) {
 		t.Skip("needs Linux: rusage, RLIMIT_AS and sparse files")
 	}
 	huge, mid := int64(2<<30+512<<20), int64(512<<20)
-	if testing.Short() {
+	if testing.Short() || raceEnabled {
 		huge, mid = 1<<30, 128<<20
 	}
 	root := t.TempDir()
@@ -155,7 +155,8 @@ func TestGrepSparseFileMemory(t *testing.T) {
 	}
 
 	// The race detector's shadow memory needs more address space than any
-	// limit that would catch reading the file whole, and more RSS.
+	// limit that would catch reading the file whole, and more RSS: with
+	// it, this checks the results and a looser bound.
 	limit, maxKiB := uint64(2<<30), int64(64<<10)
 	if raceEnabled {
 		limit, maxKiB = 0, 256<<10
@@ -225,14 +226,19 @@ func (f *virtualFile) ReadAt(p []byte, off int64) (int, error) {
 
 // TestGrepOffsetsPast4GiB searches a virtual file of 5 GiB whose matches
 // lie past 4 GiB, with and without Multiline. A multiline match spans a
-// line of 8 MiB, which the stream matches with the regexp (about 55 MB/s).
+// line of 8 MiB, which the stream matches with the regexp (about 55 MB/s,
+// a tenth of that with the race detector, which gets 1 MiB).
 func TestGrepOffsetsPast4GiB(t *testing.T) {
 	head, _, n := sparseText()
-	const size, tail = 5 << 30, "\nneedle tail\nend"
+	const tail = "\nneedle tail\nend"
+	size, midLine := int64(5<<30), int64(8<<20)
+	if raceEnabled {
+		size, midLine = 4<<30+256<<20, 1<<20
+	}
 	f := &virtualFile{size: size, texts: map[int64]string{
 		0:                       head,
 		4<<30 + 123456789:       "needle\xe9",
-		size - 8<<20:            "\nneedle mid\n",
+		size - midLine:          "\nneedle mid\n",
 		size - int64(len(tail)): tail,
 	}}
 	nul := strings.Repeat("\x00", MaxLineBytes)
@@ -260,14 +266,14 @@ func TestGrepOffsetsPast4GiB(t *testing.T) {
 }
 
 // TestGrepAllocationsDoNotGrowWithFiles searches, in this process, a
-// sparse file of 256 MiB (one long line) and a file of 32 MiB of short
+// sparse file of 128 MiB (one long line) and a file of 16 MiB of short
 // lines: a search allocates a few buffers, not the files.
 func TestGrepAllocationsDoNotGrowWithFiles(t *testing.T) {
 	root := t.TempDir()
 	head, tail, _ := sparseText()
-	writeSparse(t, filepath.Join(root, "sparse.txt"), head, 256<<20, tail)
+	writeSparse(t, filepath.Join(root, "sparse.txt"), head, 128<<20, tail)
 	var b bytes.Buffer
-	for i := 0; b.Len() < 32<<20; i++ {
+	for i := 0; b.Len() < 16<<20; i++ {
 		fmt.Fprintf(&b, "line %d of text that rarely holds the word\n", i)
 		if i%100000 == 0 {
 			b.WriteString("needle lines\n")

@@ -161,8 +161,8 @@ func TestStreamingMatchesDefinition(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 9))
 	sizes := []scanSizes{{}, {1, 1, 1}, {2, 3, 4}, {3, 7, 5}, {5, 2, 8}, {8, 13, 3}, {40, 40, 16}, {200, 5, 64}}
 	cases := 3000
-	if testing.Short() {
-		cases = 500
+	if testing.Short() || raceEnabled {
+		cases = 400
 	}
 	for i := range cases {
 		data := randomFile(rng)

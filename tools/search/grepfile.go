@@ -3,6 +3,7 @@ package search
 import (
 	"bytes"
 	"context"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -196,8 +197,8 @@ func (c *collector) result(rel string) FileResult {
 }
 
 // piece takes a piece of whole lines whose first is line number first,
-// and its matching lines.
-func (c *collector) piece(p []byte, first int, spans []lineSpan) {
+// and its matching lines; last says no line follows it.
+func (c *collector) piece(p []byte, first int, spans []lineSpan, last bool) {
 	c.count += len(spans)
 	if c.before == 0 && c.after == 0 {
 		c.add(p, spans)
@@ -244,7 +245,7 @@ func (c *collector) piece(p []byte, first int, spans []lineSpan) {
 	}
 	c.add(p, sel)
 	c.sel = sel
-	if c.before > 0 {
+	if c.before > 0 && !last {
 		c.keepTail(p, first, cur)
 	}
 }
@@ -265,6 +266,7 @@ func (c *collector) add(p []byte, sel []lineSpan) {
 		b.Write(lineText(p[sp.start:sp.end]))
 	}
 	texts := b.String()
+	c.lines = slices.Grow(c.lines, len(sel))
 	at := 0
 	for _, sp := range sel {
 		l := len(lineText(p[sp.start:sp.end]))

@@ -54,48 +54,28 @@ func (m *matcher) litLen() int {
 	return len(m.lit.s)
 }
 
-// program returns the compiled program of a pattern.
-func program(re *regexp.Regexp) *syntax.Prog {
-	tree, err := syntax.Parse(re.String(), syntax.Perl)
-	if err != nil {
-		return nil
-	}
+// instructions returns the size of a parsed pattern's compiled
+// program (what a match costs for each byte, at worst), and the literal
+// every match starts with, if any. Unlike Regexp.LiteralPrefix, a
+// program's prefix never follows an assertion such as \A, so a text
+// started at an occurrence of it has the same matches.
+func instructions(tree *syntax.Regexp) (n int, prefix string) {
 	prog, err := syntax.Compile(tree.Simplify())
 	if err != nil {
-		return nil
+		return 1, ""
 	}
-	return prog
+	prefix, _ = prog.Prefix()
+	return max(len(prog.Inst), 1), prefix
 }
 
-// instructions returns the size of a pattern's compiled program, what a
-// match costs for each byte at worst.
-func instructions(re *regexp.Regexp) int {
-	if prog := program(re); prog != nil {
-		return max(len(prog.Inst), 1)
-	}
-	return 1
-}
-
-// setPrefix sets prefix from re. Unlike re.LiteralPrefix, a program's
-// prefix never follows an assertion such as \A, so starting the text at
-// an occurrence changes no match.
-func (m *matcher) setPrefix() {
-	if prog := program(m.re); prog != nil {
-		if p, _ := prog.Prefix(); p != "" {
-			m.prefix = newLiteral(p, false)
-		}
-	}
-}
-
-// setCost sets piece and streamEvery for what the matcher runs: over a
-// buffer, inBuffer (nil if nothing but the literal is), and over a
-// stream, m.re.
-func (m *matcher) setCost(inBuffer *regexp.Regexp) {
+// setCost sets piece and streamEvery from the sizes of the programs run
+// over a buffer (0 if none is, but for the literal) and over a stream.
+func (m *matcher) setCost(inBuffer, inStream int) {
 	m.piece = maxPiece
-	if inBuffer != nil {
-		m.piece = min(max(maxWork/instructions(inBuffer), 1), maxPiece)
+	if inBuffer > 0 {
+		m.piece = min(max(maxWork/inBuffer, 1), maxPiece)
 	}
-	m.streamEvery = min(max(maxWork/instructions(m.re), 1), 4096)
+	m.streamEvery = min(max(maxWork/inStream, 1), 4096)
 }
 
 // parseFlags are the regexp/syntax flags of a request, as regexp.Compile
@@ -124,14 +104,14 @@ func compileMatcher(req GrepRequest) (*matcher, error) {
 	if err := validatePattern(req.Pattern); err != nil {
 		return nil, err
 	}
-	prefix := ""
+	flags := ""
 	if req.IgnoreCase {
-		prefix += "(?i)"
+		flags += "(?i)"
 	}
 	if req.Multiline {
-		prefix += "(?m)"
+		flags += "(?m)"
 	}
-	re, err := regexp.Compile(prefix + req.Pattern)
+	re, err := regexp.Compile(flags + req.Pattern)
 	if err != nil {
 		return nil, fmt.Errorf("search: invalid pattern: %w", err)
 	}
@@ -140,12 +120,15 @@ func compileMatcher(req GrepRequest) (*matcher, error) {
 		return nil, fmt.Errorf("search: invalid pattern: %w", err)
 	}
 	m := &matcher{multiline: req.Multiline, re: re}
+	n, prefix := instructions(tree) // re's program
+	if prefix != "" {
+		m.prefix = newLiteral(prefix, false)
+	}
 	if req.Multiline {
 		if s, fold, ok := requiredLiteral(tree); ok {
 			m.lit = newLiteral(s, fold)
 		}
-		m.setCost(m.re)
-		m.setPrefix()
+		m.setCost(n, n)
 		return m, nil
 	}
 	tree = lineSafe(tree)
@@ -158,14 +141,14 @@ func compileMatcher(req GrepRequest) (*matcher, error) {
 		m.lit = newLiteral(s, fold)
 		m.exact = isWholeLiteral(tree, s, fold)
 	}
-	m.setPrefix()
 	switch {
 	case m.lit == nil:
-		m.setCost(m.bufRe)
+		nb, _ := instructions(tree) // bufRe's program
+		m.setCost(nb, n)
 	case m.exact:
-		m.setCost(nil)
+		m.setCost(0, n)
 	default:
-		m.setCost(m.re) // run on the lines that hold the literal
+		m.setCost(n, n) // re runs on the lines that hold the literal
 	}
 	return m, nil
 }

@@ -126,7 +126,7 @@ func TestCollectorContext(t *testing.T) {
 	spans := []lineSpan{{2, 3, 5}, {6, 15, 17}}
 	var c collector
 	c.reset(1, 1)
-	c.piece(buf, 1, spans)
+	c.piece(buf, 1, spans, true)
 	got := c.lines
 	var b strings.Builder
 	for _, l := range got {

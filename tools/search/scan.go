@@ -7,15 +7,18 @@ import (
 	"unicode/utf8"
 )
 
-// How grep reads a file. A worker holds a window of the file, at most
-// maxWindow bytes, and matches the pattern against a piece of whole
-// lines in it at a time; a line longer than a piece is matched as a
-// stream (runeStream), by Go's regexp, which then needs no more memory
-// than the pattern. With Multiline, a file that fits in a piece is
-// matched in the buffer; a larger one is matched as a stream, which
-// yields where the matches are, and then read again in pieces for the
-// lines they touch. Nothing is ever cut short, so the results do not
-// depend on these sizes.
+// How grep reads a file. A worker holds a window of the file, at most a
+// piece and slack bytes, and matches the pattern against a piece of
+// whole lines in it at a time; a line longer than a piece is matched as
+// a stream (runeStream, through a buffer of slack bytes), by Go's
+// regexp, which then needs no more memory than the pattern; the text it
+// reports of such a line is read again (see lineText). With Multiline, a
+// file that fits in a piece is matched in the buffer; a larger one is
+// matched as a stream, which yields where the matches are, and then read
+// again in pieces for the lines they touch. Nothing is ever cut short,
+// so the results do not depend on these sizes, which the tests vary.
+// Files are read with ReadAt only, so going back costs nothing but the
+// read.
 //
 // Cancellation: Go's regexp cannot be interrupted, so no call into it
 // may run long. Its cost is at most linear in the bytes it looks at
@@ -157,8 +160,8 @@ func (s *nativeSearcher) lines(piece int, lm lineMatcher) bool {
 		p := data[:end]
 		spans, lc := lm.piece(p, at, num, s.spans[:0])
 		s.spans = spans
-		s.col.piece(p, num, spans)
 		at += int64(end)
+		s.col.piece(p, num, spans, w.eof && at == w.end())
 		if p[end-1] == '\n' {
 			num = lc.lineOf(p, end)
 		}
@@ -236,7 +239,7 @@ func (s *nativeSearcher) multiline() bool {
 		if err != nil {
 			return false
 		}
-		s.col.piece(w.buf[:w.n], 1, spans)
+		s.col.piece(w.buf[:w.n], 1, spans, true)
 		return true
 	}
 

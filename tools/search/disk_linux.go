@@ -48,7 +48,8 @@ func openat(dirfd int, name string, flags int) (int, error) {
 type diskSource struct {
 	top      *os.Root
 	rootPath string
-	buf      []byte // getdents scratch
+	buf      []byte      // getdents scratch
+	stopped  func() bool // if set, polled between reads of a directory
 }
 
 func newDiskSource(top *os.Root, rootPath string) *diskSource {
@@ -88,6 +89,9 @@ func (s *diskSource) readDir(d *dirHandle) ([]dirEntry, error) {
 	}
 	var entries []dirEntry
 	for {
+		if s.stopped != nil && s.stopped() {
+			return entries, errStop
+		}
 		n, err := syscall.Getdents(d.sys.fd, s.buf)
 		if err == syscall.EINTR {
 			continue
@@ -158,7 +162,7 @@ func (s *diskSource) readGitignore(d *dirHandle) []byte {
 		return nil
 	}
 	defer syscall.Close(fd)
-	data, err := readAll(rawFile(fd), nil, nil)
+	data, err := readAll(rawFile(fd))
 	if err != nil {
 		return nil
 	}
@@ -185,22 +189,24 @@ func (f rawFile) Read(p []byte) (int, error) {
 
 func (f rawFile) Close() error { return syscall.Close(int(f)) }
 
-func (f rawFile) size() (int64, error) {
-	var st syscall.Stat_t
-	if err := syscall.Fstat(int(f), &st); err != nil {
-		return 0, err
-	}
-	return st.Size, nil
-}
-
-// readFile reads the file name in d into buf (see readAll).
-func (d *dirHandle) readFile(name string, buf []byte, binary *bool) ([]byte, error) {
+// openFile opens the file name in d for reading. The listing said it was
+// a regular file; what was opened is checked again, so a FIFO or device
+// swapped in since is never read.
+func (d *dirHandle) openFile(name string) (searchFile, error) {
 	fd, err := openat(d.sys.fd, name, fileFlags)
 	if err != nil {
-		return buf, err
+		return nil, err
 	}
-	defer syscall.Close(fd)
-	return readAll(rawFile(fd), buf, binary)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		syscall.Close(fd)
+		return nil, err
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
+		syscall.Close(fd)
+		return nil, errNotRegular
+	}
+	return rawFile(fd), nil
 }
 
 // atFdcwd is AT_FDCWD: the current directory for *at system calls.

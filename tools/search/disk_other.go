@@ -25,7 +25,8 @@ func (s *dirSys) close() {
 
 // diskSource walks the disk.
 type diskSource struct {
-	top *os.Root
+	top     *os.Root
+	stopped func() bool // if set, polled between reads of a directory
 }
 
 func newDiskSource(top *os.Root, _ string) *diskSource {
@@ -54,23 +55,33 @@ func (s *diskSource) readDir(d *dirHandle) ([]dirEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	des, err := f.ReadDir(-1)
-	f.Close()
-	if err != nil && len(des) == 0 {
-		return nil, err
-	}
-	entries := make([]dirEntry, len(des))
-	for i, de := range des {
-		k := kindOther
-		switch t := de.Type(); {
-		case t.IsRegular():
-			k = kindFile
-		case t.IsDir():
-			k = kindDir
+	defer f.Close()
+	var entries []dirEntry
+	for {
+		if s.stopped != nil && s.stopped() {
+			return entries, errStop
 		}
-		entries[i] = dirEntry{name: de.Name(), kind: k}
+		des, err := f.ReadDir(4096)
+		for _, de := range des {
+			k := kindOther
+			switch t := de.Type(); {
+			case t.IsRegular():
+				k = kindFile
+			case t.IsDir():
+				k = kindDir
+			}
+			entries = append(entries, dirEntry{name: de.Name(), kind: k})
+		}
+		if err == io.EOF {
+			return entries, nil
+		}
+		if err != nil {
+			if len(entries) == 0 {
+				return nil, err
+			}
+			return entries, nil
+		}
 	}
-	return entries, nil
 }
 
 func (*diskSource) hasGit(_ *dirHandle, entries []dirEntry) bool {
@@ -83,21 +94,21 @@ func (*diskSource) hasGit(_ *dirHandle, entries []dirEntry) bool {
 }
 
 func (s *diskSource) readGitignore(d *dirHandle) []byte {
-	data, err := d.sys.root.ReadFile(".gitignore")
+	f, err := d.sys.root.Open(".gitignore")
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	data, err := readAll(f)
 	if err != nil {
 		return nil
 	}
 	return data
 }
 
-// readFile reads the file name in d into buf (see readAll).
-func (d *dirHandle) readFile(name string, buf []byte, binary *bool) ([]byte, error) {
-	f, err := d.sys.root.Open(name)
-	if err != nil {
-		return buf, err
-	}
-	defer f.Close()
-	return readAll(f, buf, binary)
+// openFile opens the file name in d for reading.
+func (d *dirHandle) openFile(name string) (searchFile, error) {
+	return d.sys.root.Open(name)
 }
 
 // outputPipe returns a pipe for rg's output.

@@ -190,7 +190,7 @@ func (s *listSource) readGitignore(d *dirHandle) []byte {
 		return nil
 	}
 	defer rd.Close()
-	data, err := readAll(rd, nil, nil)
+	data, err := readAll(rd)
 	if err != nil {
 		return nil
 	}

@@ -15,9 +15,16 @@ import (
 // pool of goroutines (one per CPU, up to 16), and emits results in path
 // order; when emit returns false it cancels the files still being read,
 // so a limited search reads few files more than it needs (files go to the
-// pool in runs of 16, at most three runs per worker ahead of emit). Each
-// worker reads a file whole before searching it, so memory grows with the
-// largest files searched at once.
+// pool in runs of 16, at most three runs per worker ahead of emit). A
+// worker reads a file in pieces (see scan.go) and holds at most about a
+// MiB of it, whatever the sizes of the files and their lines, so memory
+// grows with the results only.
+//
+// When ctx is done, a search returns ctx.Err() promptly: the walk checks
+// it for every directory entry and while it sorts a large directory, and
+// a worker checks it between pieces of a file and, while Go's regexp
+// matches a stream, every so many runes (see maxWork): a huge file, a
+// huge line or a pathological pattern does not hold it up.
 //
 // A Native is safe for concurrent use.
 type Native struct {
@@ -131,12 +138,15 @@ func (n *Native) Grep(ctx context.Context, req GrepRequest, emit func(FileResult
 			jobs <- j // never blocks: jobs holds no more than order
 			return true
 		}
+		stopped := func() bool { return ctx.Err() != nil }
+		src := newDiskSource(top, n.root)
+		src.stopped = stopped
 		w := &walker{
-			src:      newDiskSource(top, n.root),
+			src:      src,
 			top:      top,
 			hidden:   req.Hidden,
 			noIgnore: req.NoIgnore,
-			stopped:  func() bool { return ctx.Err() != nil },
+			stopped:  stopped,
 			file: func(d *dirHandle, name, rel string) bool {
 				if !plan.filter.keep(name, rel) {
 					return true
@@ -161,7 +171,7 @@ func (n *Native) Grep(ctx context.Context, req GrepRequest, emit func(FileResult
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s := &nativeSearcher{plan: plan}
+			s := newNativeSearcher(ctx, plan)
 			for j := range jobs {
 				j.results = make([]FileResult, len(j.files))
 				for i, f := range j.files {
@@ -206,37 +216,15 @@ loop:
 	return parent.Err()
 }
 
-// nativeSearcher searches files for one worker, reusing its buffers.
-type nativeSearcher struct {
-	plan  *grepPlan
-	buf   []byte
-	spans []lineSpan
-}
-
-const maxKeptBuffer = 16 << 20
-
+// searchFile opens a file the walk found and searches it.
 func (s *nativeSearcher) searchFile(f fileRef) FileResult {
 	stats.FilesOpened.Add(1)
-	binary := false
-	buf, err := f.dir.readFile(f.name, s.buf, &binary)
-	s.buf = buf
-	if cap(s.buf) > maxKeptBuffer {
-		s.buf = nil
-	}
-	if err != nil || binary {
+	file, err := f.dir.openFile(f.name)
+	if err != nil {
 		return FileResult{}
 	}
-	return s.search(f.rel, buf)
-}
-
-// search searches a file's content.
-func (s *nativeSearcher) search(rel string, buf []byte) FileResult {
-	s.spans = s.plan.m.matchLines(buf, s.spans[:0])
-	if len(s.spans) == 0 {
-		return FileResult{}
-	}
-	lines := withContext(buf, s.spans, s.plan.req.Before, s.plan.req.After)
-	return FileResult{Path: rel, Lines: lines, Count: len(s.spans)}
+	defer file.Close()
+	return s.search(f.rel, file)
 }
 
 // Glob implements Globber.
@@ -246,7 +234,9 @@ func (n *Native) Glob(ctx context.Context, req GlobRequest, emit func(string) bo
 		return err
 	}
 	defer top.Close()
-	return globWalk(ctx, newDiskSource(top, n.root), top, req, start, pat, emit)
+	src := newDiskSource(top, n.root)
+	src.stopped = func() bool { return ctx.Err() != nil }
+	return globWalk(ctx, src, top, req, start, pat, emit)
 }
 
 // openGlob checks a Glob request and opens the root: what every Globber

@@ -37,6 +37,45 @@ type matcher struct {
 	exact bool
 	// never (line mode): the pattern needs a newline, so no line matches.
 	never bool
+	// piece is the most bytes matched at once in a buffer, and
+	// streamEvery the runes a stream reads between checks of its context:
+	// see maxWork.
+	piece, streamEvery int
+	// prefix, if set, is a literal every match of re starts with: a
+	// stream is matched from its first occurrence on.
+	prefix *literal
+}
+
+// litLen returns the length of m's literal, 0 if it has none.
+func (m *matcher) litLen() int {
+	if m.lit == nil {
+		return 0
+	}
+	return len(m.lit.s)
+}
+
+// instructions returns the size of a parsed pattern's compiled
+// program (what a match costs for each byte, at worst), and the literal
+// every match starts with, if any. Unlike Regexp.LiteralPrefix, a
+// program's prefix never follows an assertion such as \A, so a text
+// started at an occurrence of it has the same matches.
+func instructions(tree *syntax.Regexp) (n int, prefix string) {
+	prog, err := syntax.Compile(tree.Simplify())
+	if err != nil {
+		return 1, ""
+	}
+	prefix, _ = prog.Prefix()
+	return max(len(prog.Inst), 1), prefix
+}
+
+// setCost sets piece and streamEvery from the sizes of the programs run
+// over a buffer (0 if none is, but for the literal) and over a stream.
+func (m *matcher) setCost(inBuffer, inStream int) {
+	m.piece = maxPiece
+	if inBuffer > 0 {
+		m.piece = min(max(maxWork/inBuffer, 1), maxPiece)
+	}
+	m.streamEvery = min(max(maxWork/inStream, 1), 4096)
 }
 
 // parseFlags are the regexp/syntax flags of a request, as regexp.Compile
@@ -65,14 +104,14 @@ func compileMatcher(req GrepRequest) (*matcher, error) {
 	if err := validatePattern(req.Pattern); err != nil {
 		return nil, err
 	}
-	prefix := ""
+	flags := ""
 	if req.IgnoreCase {
-		prefix += "(?i)"
+		flags += "(?i)"
 	}
 	if req.Multiline {
-		prefix += "(?m)"
+		flags += "(?m)"
 	}
-	re, err := regexp.Compile(prefix + req.Pattern)
+	re, err := regexp.Compile(flags + req.Pattern)
 	if err != nil {
 		return nil, fmt.Errorf("search: invalid pattern: %w", err)
 	}
@@ -81,10 +120,15 @@ func compileMatcher(req GrepRequest) (*matcher, error) {
 		return nil, fmt.Errorf("search: invalid pattern: %w", err)
 	}
 	m := &matcher{multiline: req.Multiline, re: re}
+	n, prefix := instructions(tree) // re's program
+	if prefix != "" {
+		m.prefix = newLiteral(prefix, false)
+	}
 	if req.Multiline {
 		if s, fold, ok := requiredLiteral(tree); ok {
 			m.lit = newLiteral(s, fold)
 		}
+		m.setCost(n, n)
 		return m, nil
 	}
 	tree = lineSafe(tree)
@@ -96,6 +140,15 @@ func compileMatcher(req GrepRequest) (*matcher, error) {
 	if s, fold, ok := requiredLiteral(tree); ok {
 		m.lit = newLiteral(s, fold)
 		m.exact = isWholeLiteral(tree, s, fold)
+	}
+	switch {
+	case m.lit == nil:
+		nb, _ := instructions(tree) // bufRe's program
+		m.setCost(nb, n)
+	case m.exact:
+		m.setCost(0, n)
+	default:
+		m.setCost(n, n) // re runs on the lines that hold the literal
 	}
 	return m, nil
 }

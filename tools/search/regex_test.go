@@ -107,7 +107,8 @@ func TestMatchLinesAgainstRegexp(t *testing.T) {
 		for _, end := range []string{"\n", ""} {
 			buf := []byte(strings.Join(lines, "\n") + end)
 			var got []int
-			for _, sp := range m.matchLines(buf, nil) {
+			spans, _ := m.matchLines(buf, 1, nil)
+			for _, sp := range spans {
 				got = append(got, sp.num)
 				if text := string(buf[sp.start:sp.end]); text != lines[sp.num-1] {
 					t.Fatalf("%q: line %d text %q, want %q", p, sp.num, text, lines[sp.num-1])
@@ -120,10 +121,13 @@ func TestMatchLinesAgainstRegexp(t *testing.T) {
 	}
 }
 
-func TestWithContext(t *testing.T) {
+func TestCollectorContext(t *testing.T) {
 	buf := []byte("l1\nl2\nl3\nl4\nl5\nl6")
 	spans := []lineSpan{{2, 3, 5}, {6, 15, 17}}
-	got := withContext(buf, spans, 1, 1)
+	var c collector
+	c.reset(1, 1)
+	c.piece(buf, 1, spans, true)
+	got := c.lines
 	var b strings.Builder
 	for _, l := range got {
 		fmt.Fprintf(&b, "%d%v%s ", l.Number, l.Match, l.Text)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path"
@@ -15,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/agentsh/agentsh/tools/search/internal/stats"
 )
@@ -282,7 +284,7 @@ func (r *Ripgrep) Grep(ctx context.Context, req GrepRequest, emit func(FileResul
 		}()
 	}
 	var results []*FileResult
-	chk := r.newChecker(top, plan, superset)
+	chk := r.newChecker(ctx, top, plan, superset)
 	err = r.run(ctx, args, func(f *FileResult) {
 		if !req.Hidden && hiddenBelow(f.Path, plan.start) {
 			return // rg's -t lets hidden files through
@@ -336,13 +338,13 @@ type checker struct {
 	wg       sync.WaitGroup
 }
 
-func (r *Ripgrep) newChecker(top *os.Root, plan *grepPlan, superset bool) *checker {
+func (r *Ripgrep) newChecker(ctx context.Context, top *os.Root, plan *grepPlan, superset bool) *checker {
 	c := &checker{files: newBeneath(top, r.root), plan: plan, superset: superset, next: make(chan *FileResult, 64)}
 	for range r.native.workers {
 		c.wg.Add(1)
 		go func() {
 			defer c.wg.Done()
-			s := &nativeSearcher{plan: plan}
+			s := newNativeSearcher(ctx, plan)
 			var buf []byte
 			for f := range c.next {
 				buf = c.check(s, buf, f)
@@ -398,18 +400,14 @@ func (c *checker) research(s *nativeSearcher, f *FileResult) {
 	*f = s.searchReader(rel, rd)
 }
 
-// searchReader searches one file's content as the native backend does.
+// searchReader searches one file opened below the root as the native
+// backend does.
 func (s *nativeSearcher) searchReader(rel string, rd io.Reader) FileResult {
-	binary := false
-	buf, err := readAll(rd, s.buf, &binary)
-	s.buf = buf
-	if cap(s.buf) > maxKeptBuffer {
-		s.buf = nil
-	}
-	if err != nil || binary {
+	ra, ok := rd.(io.ReaderAt)
+	if !ok {
 		return FileResult{Path: rel}
 	}
-	return s.search(rel, buf)
+	return s.search(rel, ra)
 }
 
 // recheckLines keeps the lines rg reported as matches that Go's regexp
@@ -499,6 +497,10 @@ func (r *Ripgrep) run(ctx context.Context, args []string, each func(*FileResult)
 // a name holding a newline could imitate; with -a it never does.) rg
 // prints the lines of a file together, so each file's line texts are
 // kept in one string.
+// rgRestLimit is how much parseRgOutput keeps of what follows a path:
+// the line number, its separator and what lineText needs of the text.
+const rgRestLimit = 24 + MaxLineBytes + utf8.UTFMax
+
 func parseRgOutput(rd io.Reader, each func(*FileResult)) error {
 	br := bufio.NewReaderSize(rd, 256<<10)
 	var cur *FileResult
@@ -519,26 +521,26 @@ func parseRgOutput(rd io.Reader, each func(*FileResult)) error {
 		cur = nil
 	}
 	// next returns the bytes up to delim, which it drops, valid until
-	// the next call.
-	next := func(delim byte) ([]byte, error) {
+	// the next call; of a longer run it keeps the first limit bytes.
+	next := func(delim byte, limit int) ([]byte, error) {
 		long = long[:0]
 		for {
 			b, err := br.ReadSlice(delim)
-			if err == bufio.ErrBufferFull {
-				long = append(long, b...)
-				continue
+			full := err == bufio.ErrBufferFull
+			if err == nil {
+				b = b[:len(b)-1]
 			}
-			if len(long) > 0 {
-				b = append(long, b...)
+			if len(long) == 0 && !full && len(b) <= limit {
+				return b, err // the common case: no copy
 			}
-			if err != nil {
-				return b, err
+			long = append(long, b[:min(len(b), max(0, limit-len(long)))]...)
+			if !full {
+				return long, err
 			}
-			return b[:len(b)-1], nil
 		}
 	}
 	for {
-		p, err := next(0)
+		p, err := next(0, math.MaxInt)
 		if err == io.EOF && len(p) == 0 {
 			finish()
 			return nil
@@ -551,7 +553,11 @@ func parseRgOutput(rd io.Reader, each func(*FileResult)) error {
 			curRaw = append(curRaw[:0], p...)
 			cur = &FileResult{Path: string(bytes.TrimPrefix(p, []byte("./")))}
 		}
-		rest, err := next('\n')
+		// "N:text" or "N-text": the number, and what lineText looks at
+		// of the text; a line longer than that is reported cut, which
+		// the check finds differs from the file, so the file is searched
+		// again in Go.
+		rest, err := next('\n', rgRestLimit)
 		if err != nil {
 			return fmt.Errorf("%w: %q (%v)", errRgOutput, rest, err)
 		}
@@ -564,7 +570,7 @@ func parseRgOutput(rd io.Reader, each func(*FileResult)) error {
 			return fmt.Errorf("%w: %q", errRgOutput, rest)
 		}
 		match := rest[i] == ':'
-		arena = append(arena, rest[i+1:]...)
+		arena = append(arena, lineText(rest[i+1:])...)
 		ends = append(ends, len(arena))
 		cur.Lines = append(cur.Lines, Line{Number: num, Match: match})
 		if match {

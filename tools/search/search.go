@@ -46,8 +46,18 @@
 // A line ends at "\n", which Line.Text leaves out; a "\r" before it stays
 // (as in rg without --crlf), so "foo$" does not match "foo\r\n". The
 // last line of a file need not end with "\n"; there is no empty line
-// after a final "\n". Long lines are reported whole: cutting them is the
-// caller's business.
+// after a final "\n".
+//
+// Files are read in pieces, never whole, so the memory a search takes
+// grows with what it reports, not with the size of the files or of
+// their lines. Matching is never cut short: a pattern is matched against
+// the whole of every line (with Multiline, the whole file), however
+// long; a line or file too long for the buffers is matched as a stream,
+// by Go's regexp, in constant memory. What is cut is the text reported:
+// a line longer than MaxLineBytes bytes is reported as its first
+// MaxLineBytes bytes, or fewer if the cut would split a UTF-8 character
+// (the text then ends before that character). Count and Number are
+// unaffected, and the rule is the same on every backend.
 //
 // # Patterns
 //
@@ -115,6 +125,10 @@ type GrepRequest struct {
 	Hidden        bool
 	NoIgnore      bool
 }
+
+// MaxLineBytes is the most a Line.Text holds of a longer line (see the
+// package doc).
+const MaxLineBytes = 64 << 10
 
 // Line is one output line of a file.
 type Line struct {

@@ -159,7 +159,7 @@ func TestParseRgOutput(t *testing.T) {
 	want := []FileResult{
 		{Path: "a", Count: 1, Lines: []Line{m(1, "x"), c(2, "y\x00z")}},
 		{Path: "new\nline", Count: 1, Lines: []Line{m(3, "x")}},
-		{Path: long, Count: 1, Lines: []Line{m(1, long)}},
+		{Path: long, Count: 1, Lines: []Line{m(1, string(lineText([]byte(long))))}}, // cut, see lineText
 	}
 	if len(got) != len(want) {
 		t.Fatalf("got %d files, want %d", len(got), len(want))

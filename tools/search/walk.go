@@ -93,7 +93,8 @@ type walker struct {
 	// order; returning false stops the walk. d stays valid during the
 	// call; a callback that keeps it must acquire it.
 	file func(d *dirHandle, name, rel string) bool
-	// stopped, if set, is polled between directories.
+	// stopped, if set, is polled for every entry and while a large
+	// directory is sorted; once it returns true the walk ends.
 	stopped func() bool
 	// unordered skips sorting entries, for a walk that only looks.
 	unordered bool
@@ -213,8 +214,12 @@ func (w *walker) parentRules(stack ignoreStack, rel string) ignoreStack {
 		return stack
 	}
 	if fi, err := w.top.Lstat(join(".gitignore")); err == nil && fi.Mode().IsRegular() {
-		if data, err := w.top.ReadFile(join(".gitignore")); err == nil {
-			stack = stack.push(&ignoreFrame{dir: rel, patterns: parseGitignore(data)})
+		if f, err := w.top.Open(join(".gitignore")); err == nil {
+			data, err := readAll(f)
+			f.Close()
+			if err == nil {
+				stack = stack.push(&ignoreFrame{dir: rel, patterns: parseGitignore(data)})
+			}
 		}
 	}
 	return stack
@@ -228,8 +233,10 @@ func notExistErr(err error) error {
 	return err
 }
 
+func (w *walker) isStopped() bool { return w.stopped != nil && w.stopped() }
+
 func (w *walker) walkDir(d *dirHandle, stack ignoreStack) error {
-	if w.stopped != nil && w.stopped() {
+	if w.isStopped() {
 		return errStop
 	}
 	entries, err := w.src.readDir(d)
@@ -251,10 +258,13 @@ func (w *walker) walkDir(d *dirHandle, stack ignoreStack) error {
 			}
 		}
 	}
-	if !w.unordered {
-		slices.SortFunc(entries, compareEntries)
+	if !w.unordered && !sortEntries(entries, w.isStopped) {
+		return errStop
 	}
 	for _, e := range entries {
+		if w.isStopped() {
+			return errStop
+		}
 		if e.kind == kindOther || e.name == ".git" || (!w.hidden && e.name[0] == '.') {
 			continue
 		}
@@ -286,4 +296,57 @@ func (w *walker) walkDir(d *dirHandle, stack ignoreStack) error {
 		}
 	}
 	return nil
+}
+
+// sortRun is the most entries sorted without a check of stopped.
+const sortRun = 4096
+
+// sortEntries sorts a directory's entries with compareEntries. A large
+// directory is sorted in runs, which are then merged, with a check of
+// stopped between runs and every sortRun entries of a merge; it returns
+// false, leaving entries in any order, once stopped returns true.
+func sortEntries(entries []dirEntry, stopped func() bool) bool {
+	n := len(entries)
+	for i := 0; i < n; i += sortRun {
+		if i > 0 && stopped() {
+			return false
+		}
+		slices.SortFunc(entries[i:min(i+sortRun, n)], compareEntries)
+	}
+	if n <= sortRun {
+		return true
+	}
+	src, dst := entries, make([]dirEntry, n)
+	for width := sortRun; width < n; width *= 2 {
+		for lo := 0; lo < n; lo += 2 * width {
+			mid, hi := min(lo+width, n), min(lo+2*width, n)
+			if !mergeEntries(dst[lo:hi], src[lo:mid], src[mid:hi], stopped) {
+				return false
+			}
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &entries[0] {
+		copy(entries, src)
+	}
+	return true
+}
+
+// mergeEntries merges the sorted a and b into out, checking stopped
+// every sortRun entries.
+func mergeEntries(out, a, b []dirEntry, stopped func() bool) bool {
+	i, j := 0, 0
+	for k := range out {
+		if k%sortRun == sortRun-1 && stopped() {
+			return false
+		}
+		if j >= len(b) || (i < len(a) && compareEntries(a[i], b[j]) <= 0) {
+			out[k] = a[i]
+			i++
+		} else {
+			out[k] = b[j]
+			j++
+		}
+	}
+	return true
 }

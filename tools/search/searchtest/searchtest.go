@@ -9,7 +9,7 @@
 // The suite builds small trees in t.TempDir() and checks the rules of
 // package search: byte-wise path order, limits applied after sorting,
 // .gitignore rules, hidden files, .git, binary files, symbolic links,
-// context lines, counts, case folding, multiline patterns, the Type and
+// context lines, counts, long lines, case folding, multiline patterns, the Type and
 // Glob filters, Path, patterns that look like flags, invalid patterns and
 // cancellation. It needs no git and no network.
 package searchtest
@@ -423,6 +423,72 @@ func TestGrepper(t *testing.T, newBackend func(root string) search.Grepper) {
 		for _, c := range cases {
 			if f := format(grepAll(t, g, c.req)); f != c.want {
 				t.Errorf("%+v:\n got %s\nwant %s", c.req, f, c.want)
+			}
+		}
+	})
+
+	t.Run("LongLines", func(t *testing.T) {
+		// A reported line holds at most search.MaxLineBytes bytes of the
+		// line, fewer if the cut would split a UTF-8 character; matching
+		// still sees the whole line.
+		max := search.MaxLineBytes
+		a := func(n int) string { return strings.Repeat("a", n) }
+		huge := a(3<<20) + "tail" // longer than any buffer of a backend
+		g := newBackend(newTree(t, tree{
+			"exact.txt":  a(max-6) + "needle\nshort needle\n",
+			"over.txt":   a(max) + "needle\n",
+			"rune.txt":   a(max-1) + "é needle\n", // é is bytes max-1 and max
+			"rune2.txt":  a(max-2) + "€ needle\n", // € is bytes max-2 to max
+			"ctx.txt":    "needle\n" + a(max+10) + "\n" + a(max+20) + "\n" + "needle\n",
+			"huge.txt":   "first\n" + huge + "\nneedle\n" + huge + "\n",
+			"nonl.txt":   "needle\n" + a(max+5),
+			"multi.txt":  "x\n" + a(max+5) + "\nneedle\n",
+			"crlf.txt":   a(max) + "\r\n",
+			"badutf.txt": a(max-1) + "\xe9\xff needle\n",
+		}))
+		cases := []struct {
+			req  search.GrepRequest
+			want string
+		}{
+			{search.GrepRequest{Pattern: "needle", Path: "exact.txt"}, fmt.Sprintf("exact.txt#2\n  1:%q\n  2:\"short needle\"\n", a(max-6)+"needle")},
+			{search.GrepRequest{Pattern: "needle", Path: "over.txt"}, fmt.Sprintf("over.txt#1\n  1:%q\n", a(max))},
+			{search.GrepRequest{Pattern: "needle$", Path: "over.txt"}, fmt.Sprintf("over.txt#1\n  1:%q\n", a(max))},
+			{search.GrepRequest{Pattern: "^a+$", Path: "over.txt"}, ""},
+			{search.GrepRequest{Pattern: "ne.dle", Path: "over.txt"}, fmt.Sprintf("over.txt#1\n  1:%q\n", a(max))},
+			{search.GrepRequest{Pattern: "needle", Path: "rune.txt"}, fmt.Sprintf("rune.txt#1\n  1:%q\n", a(max-1))},
+			{search.GrepRequest{Pattern: "needle", Path: "rune2.txt"}, fmt.Sprintf("rune2.txt#1\n  1:%q\n", a(max-2))},
+			{search.GrepRequest{Pattern: "needle", Path: "badutf.txt"}, fmt.Sprintf("badutf.txt#1\n  1:%q\n", a(max-1)+"\xe9")},
+			{search.GrepRequest{Pattern: "needle", Path: "ctx.txt", Before: 1, After: 1},
+				fmt.Sprintf("ctx.txt#2\n  1:\"needle\"\n  2-%q\n  3-%q\n  4:\"needle\"\n", a(max), a(max))},
+			{search.GrepRequest{Pattern: "tail$", Path: "huge.txt"}, fmt.Sprintf("huge.txt#2\n  2:%q\n  4:%q\n", a(max), a(max))},
+			{search.GrepRequest{Pattern: "ne+dle", Path: "huge.txt", Before: 1, After: 1},
+				fmt.Sprintf("huge.txt#1\n  2-%q\n  3:\"needle\"\n  4-%q\n", a(max), a(max))},
+			{search.GrepRequest{Pattern: "needle", Path: "nonl.txt", After: 1}, fmt.Sprintf("nonl.txt#1\n  1:\"needle\"\n  2-%q\n", a(max))},
+			{search.GrepRequest{Pattern: `x\na+\nneedle`, Path: "multi.txt", Multiline: true}, fmt.Sprintf("multi.txt#3\n  1:\"x\"\n  2:%q\n  3:\"needle\"\n", a(max))},
+			{search.GrepRequest{Pattern: `a\r$`, Path: "crlf.txt"}, fmt.Sprintf("crlf.txt#1\n  1:%q\n", a(max))},
+		}
+		for _, c := range cases {
+			if f := format(grepAll(t, g, c.req)); f != c.want {
+				t.Errorf("%q in %s (Before %d, After %d, Multiline %v):\n got %.300s\nwant %.300s", c.req.Pattern, c.req.Path, c.req.Before, c.req.After, c.req.Multiline, f, c.want)
+			}
+		}
+		// The same through a directory search, which the ripgrep backend
+		// hands to rg.
+		got := grepAll(t, g, search.GrepRequest{Pattern: "needle"})
+		for _, r := range got {
+			for _, l := range r.Lines {
+				if len(l.Text) > max {
+					t.Errorf("%s:%d: a line of %d bytes, want at most %d", r.Path, l.Number, len(l.Text), max)
+				}
+			}
+		}
+		if want := []string{"badutf.txt", "ctx.txt", "exact.txt", "huge.txt", "multi.txt", "nonl.txt", "over.txt", "rune.txt", "rune2.txt"}; !slices.Equal(paths(got), want) {
+			t.Errorf("directory search: got %q, want %q", paths(got), want)
+		}
+		for _, r := range got {
+			one := grepAll(t, g, search.GrepRequest{Pattern: "needle", Path: r.Path})
+			if len(one) != 1 || format(one) != format([]search.FileResult{r}) {
+				t.Errorf("%s: a directory search and a search of the file differ:\n%.300s\n%.300s", r.Path, format([]search.FileResult{r}), format(one))
 			}
 		}
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -66,6 +67,32 @@ func (b alwaysHidden) Glob(ctx context.Context, req search.GlobRequest, emit fun
 	return b.Native.Glob(ctx, req, emit)
 }
 
+// rawLines reports lines other than by the rule for long lines: whole,
+// or cut at MaxLineBytes bytes even inside a character.
+type rawLines struct {
+	*search.Native
+	root  string
+	bytes bool
+}
+
+func (b rawLines) Grep(ctx context.Context, req search.GrepRequest, emit func(search.FileResult) bool) error {
+	return b.Native.Grep(ctx, req, func(r search.FileResult) bool {
+		data, err := os.ReadFile(filepath.Join(b.root, r.Path))
+		if err != nil {
+			panic(err)
+		}
+		lines := strings.Split(string(data), "\n")
+		for i, l := range r.Lines {
+			text := lines[l.Number-1]
+			if b.bytes && len(text) > search.MaxLineBytes {
+				text = text[:search.MaxLineBytes]
+			}
+			r.Lines[i].Text = text
+		}
+		return emit(r)
+	})
+}
+
 // TestBrokenBackend runs the suite on one broken backend when the parent
 // test asks for it.
 func TestBrokenBackend(t *testing.T) {
@@ -83,6 +110,10 @@ func TestBrokenBackend(t *testing.T) {
 		searchtest.TestGrepper(t, func(root string) search.Grepper { return quietErrors{search.NewNative(root)} })
 	case "nocontext":
 		searchtest.TestGrepper(t, func(root string) search.Grepper { return noContext{search.NewNative(root)} })
+	case "wholelines":
+		searchtest.TestGrepper(t, func(root string) search.Grepper { return rawLines{search.NewNative(root), root, false} })
+	case "bytecut":
+		searchtest.TestGrepper(t, func(root string) search.Grepper { return rawLines{search.NewNative(root), root, true} })
 	case "hidden":
 		searchtest.TestGlobber(t, func(root string) search.Globber { return alwaysHidden{search.NewNative(root)} })
 	}
@@ -100,6 +131,8 @@ func TestSuiteFindsBrokenBackends(t *testing.T) {
 		"quieterrors": {"--- FAIL: TestBrokenBackend/InvalidPattern", "--- FAIL: TestBrokenBackend/Path"},
 		"nocontext":   {"--- FAIL: TestBrokenBackend/Context", "--- FAIL: TestBrokenBackend/Multiline"},
 		"hidden":      {"--- FAIL: TestBrokenBackend/Ignore", "--- FAIL: TestBrokenBackend/HiddenAndGit"},
+		"wholelines":  {"--- FAIL: TestBrokenBackend/LongLines", "a line of 65542 bytes"},
+		"bytecut":     {"--- FAIL: TestBrokenBackend/LongLines", "rune.txt"},
 	}
 	for variant, want := range cases {
 		t.Run(variant, func(t *testing.T) {

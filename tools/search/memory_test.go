@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -65,8 +67,35 @@ func runChild() int {
 		fmt.Fprintln(os.Stderr, "child:", err)
 		return 2
 	}
-	json.NewEncoder(os.Stdout).Encode(out)
+	hwm, err := peakRSS()
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "child:", err)
+		return 2
+	}
+	json.NewEncoder(os.Stdout).Encode(childReply{Results: out, PeakKiB: hwm})
 	return 0
+}
+
+// childReply is what a child prints: its results and its peak RSS.
+type childReply struct {
+	Results []childResult
+	PeakKiB int64
+}
+
+// peakRSS is this process's VmHWM in KiB. The child reads it itself: the
+// rusage of a child started with vfork, as os/exec does, counts the
+// parent's RSS at the start too.
+func peakRSS() (int64, error) {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, err
+	}
+	for line := range strings.SplitSeq(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			return strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+		}
+	}
+	return 0, errors.New("no VmHWM in /proc/self/status")
 }
 
 // grepInChild runs job in a child process and returns its results and
@@ -84,11 +113,11 @@ func grepInChild(t *testing.T, job childJob) ([]childResult, int64) {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("child search %+v: %v\n%s", job.Req, err, stderr.Bytes())
 	}
-	var out []childResult
-	if err := json.Unmarshal(stdout.Bytes(), &out); err != nil {
+	var reply childReply
+	if err := json.Unmarshal(stdout.Bytes(), &reply); err != nil {
 		t.Fatalf("child output %q: %v", stdout.Bytes(), err)
 	}
-	return out, cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss
+	return reply.Results, reply.PeakKiB
 }
 
 // writeSparse writes head, a hole of size hole (NUL bytes that take no

@@ -111,7 +111,7 @@ func scriptTool(spec ToolSpec) (core.Tool, error) {
 		Name: spec.Name, Description: spec.Description, Parameters: params,
 		ConcurrencySafe: spec.ConcurrencySafe, Idempotent: spec.Idempotent,
 		Func: func(ctx context.Context, raw json.RawMessage) (any, error) {
-			args, err := DecodeJSON(raw)
+			args, err := decodeJSON(raw, "args")
 			if err != nil {
 				return nil, err
 			}
@@ -260,14 +260,17 @@ func errorResult(ctx context.Context, call *core.Call, hook string, err error) *
 // RawArgs turns script arguments (a JSON shape, or a string of raw JSON)
 // into the call's JSON text. Whether it is an object is the pipeline's
 // business: it refuses anything else with invalid_arguments.
-func RawArgs(args any) (json.RawMessage, error) {
+func RawArgs(args any) (json.RawMessage, error) { return rawArgs(args, "") }
+
+// rawArgs is RawArgs with errors' paths starting at root.
+func rawArgs(args any, root string) (json.RawMessage, error) {
 	switch a := args.(type) {
 	case nil:
 		return nil, nil
 	case string:
 		return json.RawMessage(a), nil
 	}
-	raw, err := EncodeJSON(args)
+	raw, err := encodeJSON(args, root)
 	if err != nil {
 		return nil, err
 	}
@@ -280,19 +283,11 @@ func (h *Host) InvokeTool(ctx context.Context, name string, args any, dedupKey s
 	if err != nil {
 		return nil, err
 	}
-	raw, err := RawArgs(args)
+	raw, err := rawArgs(args, "args")
 	if err != nil {
-		return nil, fmt.Errorf("args%w", pathErr(err))
+		return nil, err
 	}
 	return &ResultInfo{R: h.exec.Invoke(ctx, core.Call{Name: name, Args: raw, DedupKey: dedupKey})}, nil
-}
-
-func pathErr(err error) error {
-	var ve *ValueError
-	if errors.As(err, &ve) && ve.Path != "" {
-		return err
-	}
-	return fmt.Errorf(": %w", err)
 }
 
 // CallSpec is one call of InvokeAll.
@@ -322,9 +317,9 @@ func (h *Host) InvokeAll(ctx context.Context, specs []CallSpec, mode string, con
 	}
 	calls := make([]core.Call, len(specs))
 	for i, s := range specs {
-		raw, err := RawArgs(s.Args)
+		raw, err := rawArgs(s.Args, "args")
 		if err != nil {
-			return nil, fmt.Errorf("call %d (%s): args%w", i, s.Name, pathErr(err))
+			return nil, fmt.Errorf("call %d (%s): %w", i, s.Name, err)
 		}
 		calls[i] = core.Call{Name: s.Name, Args: raw, DedupKey: s.DedupKey}
 	}

@@ -39,7 +39,8 @@
 // (decoded JSON, call.args) carry that mark, so they round-trip. Integral
 // numbers with magnitude up to 2^53 become integers; other numbers are
 // floats; a Go integer beyond 2^53, which a Lua number cannot hold exactly,
-// is an error rather than a silent change.
+// is an error rather than a silent change. A table that contains itself,
+// or tables nested deeper than script.MaxDepth, are errors too.
 //
 // # Sandbox
 //

@@ -61,7 +61,7 @@ var jsonModule = newModule("json", map[string]builtinFunc{
 			}
 			return nil, err
 		}
-		return fromGo(v), nil
+		return fromGo(v)
 	},
 	"indent": func(t *star.Thread, b *star.Builtin, args star.Tuple, kwargs []star.Tuple) (star.Value, error) {
 		var s string
@@ -88,7 +88,7 @@ var reModule = newModule("re", map[string]builtinFunc{
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", b.Name(), err)
 		}
-		return fromGo(out), nil
+		return fromGo(out)
 	},
 	"sub": func(t *star.Thread, b *star.Builtin, args star.Tuple, kwargs []star.Tuple) (star.Value, error) {
 		var pattern, repl, s string
@@ -112,7 +112,7 @@ var reModule = newModule("re", map[string]builtinFunc{
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", b.Name(), err)
 		}
-		return fromGo(out), nil
+		return fromGo(out)
 	},
 	"escape": func(t *star.Thread, b *star.Builtin, args star.Tuple, kwargs []star.Tuple) (star.Value, error) {
 		var s string
@@ -266,7 +266,7 @@ func (in *Interp) stateModule() *starlarkstruct.Module {
 			if v == nil {
 				return def, nil
 			}
-			return fromGo(v), nil
+			return fromGo(v)
 		},
 		"set": func(t *star.Thread, b *star.Builtin, args star.Tuple, kwargs []star.Tuple) (star.Value, error) {
 			var key string
@@ -304,7 +304,7 @@ func (in *Interp) stateModule() *starlarkstruct.Module {
 			if err := star.UnpackPositionalArgs(b.Name(), args, kwargs, 0); err != nil {
 				return nil, err
 			}
-			return fromGo(h.StateKeys()), nil
+			return fromGo(h.StateKeys())
 		},
 	})
 }

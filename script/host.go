@@ -86,7 +86,7 @@ type ToolSpec struct {
 // DefineTool registers a script tool. The function receives the decoded
 // arguments object and returns the output.
 func (h *Host) DefineTool(spec ToolSpec) error {
-	t, err := scriptTool(spec)
+	t, err := h.scriptTool(spec)
 	if err != nil {
 		return err
 	}
@@ -97,7 +97,7 @@ func (h *Host) DefineTool(spec ToolSpec) error {
 }
 
 // scriptTool builds the core.Tool of a script tool definition.
-func scriptTool(spec ToolSpec) (core.Tool, error) {
+func (h *Host) scriptTool(spec ToolSpec) (core.Tool, error) {
 	var params json.RawMessage
 	if spec.Parameters != nil {
 		raw, err := EncodeJSON(spec.Parameters)
@@ -117,9 +117,13 @@ func scriptTool(spec ToolSpec) (core.Tool, error) {
 			}
 			out, err := fn.Call(ctx, args)
 			if err != nil {
-				return nil, err
+				return nil, boundError(err)
 			}
-			return toolOutput(out)
+			v, err := toolOutput(out)
+			if err != nil {
+				return nil, boundError(err)
+			}
+			return h.boundOutput(v), nil
 		},
 	}
 	return t, nil
@@ -172,13 +176,13 @@ func (h *Host) Before(fn Func, tools []string) error {
 			ci := newCallInfo(call)
 			out, err := fn.Call(ctx, ci)
 			if err != nil {
-				return nil, err
+				return nil, boundError(err)
 			}
 			switch o := out.(type) {
 			case nil:
 				return nil, nil
 			case Deny:
-				return nil, o
+				return nil, boundError(o)
 			case Rewrite:
 				if o.Args == nil {
 					return emptyArgs, nil
@@ -200,7 +204,7 @@ func (h *Host) After(fn Func, tools []string) error {
 		Func: func(ctx context.Context, call *core.Call, res *core.Result) error {
 			ci := newCallInfo(call)
 			_, err := fn.Call(ctx, ci, &ResultInfo{R: res})
-			return err
+			return boundError(err)
 		}})
 }
 
@@ -216,7 +220,7 @@ func (h *Host) Middleware(fn Func, tools []string) error {
 			ci := newCallInfo(call)
 			out, err := fn.Call(ctx, ci, &Next{call: call, next: next})
 			if err != nil {
-				return errorResult(ctx, call, name, err)
+				return errorResult(ctx, call, name, boundError(err))
 			}
 			switch o := out.(type) {
 			case nil:
@@ -224,13 +228,14 @@ func (h *Host) Middleware(fn Func, tools []string) error {
 			case *ResultInfo:
 				return o.R
 			case Deny:
+				o = boundError(o).(Deny)
 				return &core.Result{Err: &core.Error{Kind: core.KindRejected, Tool: call.Name, CallID: call.ID, Hook: name,
 					Message: fmt.Sprintf("rejected by %q: %s", name, o.Reason), Err: o}}
 			}
 			res := &core.Result{CallID: call.ID, Tool: call.Name}
 			v, err := toolOutput(out)
 			if err == nil {
-				err = res.SetOutput(v)
+				err = res.SetOutput(h.boundOutput(v))
 			}
 			if err != nil {
 				return errorResult(ctx, call, name, err)
@@ -287,7 +292,7 @@ func (h *Host) InvokeTool(ctx context.Context, name string, args any, dedupKey s
 	if err != nil {
 		return nil, err
 	}
-	return &ResultInfo{R: h.exec.Invoke(ctx, core.Call{Name: name, Args: raw, DedupKey: dedupKey})}, nil
+	return &ResultInfo{R: boundResult(h.exec.Invoke(ctx, core.Call{Name: name, Args: raw, DedupKey: dedupKey}))}, nil
 }
 
 // CallSpec is one call of InvokeAll.
@@ -326,7 +331,7 @@ func (h *Host) InvokeAll(ctx context.Context, specs []CallSpec, mode string, con
 	results := h.exec.ExecuteAll(ctx, calls, opts...)
 	out := make([]*ResultInfo, len(results))
 	for i, r := range results {
-		out[i] = &ResultInfo{R: r}
+		out[i] = &ResultInfo{R: boundResult(r)}
 	}
 	return out, nil
 }

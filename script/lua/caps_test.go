@@ -26,3 +26,18 @@ print(#invoke_tool("fails").error < %d)
 		t.Errorf("output of %d bytes", len(res.ForLLM))
 	}
 }
+
+// TestReStopsAtTimeout: re over a huge text ends with the call's deadline
+// (this search once ran for minutes), and re.sub refuses to amplify its
+// input without bound.
+func TestReStopsAtTimeout(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.run(`
+tool{name = "scan", fn = function() return #re.findall("[ab]{0,50}c", string.rep("ab", 4 * 1024 * 1024)) end}
+middleware(timeout("100ms"), {tools = {"scan"}})
+`)
+	res := e.invokeBounded("scan", `{}`)
+	wantKind(t, res, "timeout")
+	err := e.runErr(`re.sub("", string.rep("y", 1024), string.rep("a", 100000))`)
+	wantContains(t, err.Error(), "re.sub: the result would be more than 67108864 bytes longer than the input (100000 bytes)")
+}

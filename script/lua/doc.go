@@ -76,7 +76,10 @@
 // # Limits
 //
 // Every call runs under its context (LState.SetContext): a deadline or
-// Ctrl-C stops an infinite loop in a tool, a hook or top-level code. The
+// Ctrl-C stops an infinite loop in a tool, a hook or top-level code, and
+// a pattern that backtracks for hours in string.find, match, gmatch or
+// gsub (these are agentsh's, over package script/lua/pattern, and follow
+// Lua 5.1 where gopher-lua's differ, as in %f frontiers). The
 // call stack and the value stack (registry) of each thread are bounded,
 // coroutines nest at most 500 deep, and calls through invoke_tool at most
 // script.MaxNesting deep. There is no memory limit.

@@ -67,3 +67,17 @@ func TestPatternStopsWithContext(t *testing.T) {
 		}
 	}
 }
+
+// TestGsubGrowth: gsub, like re.sub, refuses to grow its subject without
+// bound.
+func TestGsubGrowth(t *testing.T) {
+	defer func(n int) { maxGrowth = n }(maxGrowth)
+	maxGrowth = 1000
+	e := newEnv(t, Options{})
+	for _, repl := range []string{`"yyy"`, `function() return "yyy" end`, `{a = "yyy"}`} {
+		err := e.runErr(`string.gsub(string.rep("a", 600), "a", ` + repl + `)`)
+		wantContains(t, err.Error(), "string.gsub: the result would be more than 1000 bytes longer than the input (600 bytes)")
+	}
+	e.run(`local s, n = string.gsub(string.rep("a", 600), "", "y") print(#s, n)`)
+	wantLines(t, e.lines(), "1201\t601")
+}

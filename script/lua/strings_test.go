@@ -333,7 +333,7 @@ func fuzzDiffers(p string) bool {
 // and gsub give what gopher-lua's give. The seeds run as a plain test.
 func FuzzPatterns(f *testing.F) {
 	for i, c := range patternCases {
-		if i%7 == 0 && !c.gopherDiffers() {
+		if i%29 == 0 && !c.gopherDiffers() {
 			f.Add(c.s, c.p)
 		}
 	}

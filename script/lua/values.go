@@ -20,6 +20,14 @@ const maxExact = 1 << 53
 // part of it). A value nested deeper than script.MaxDepth, or a table that
 // contains itself, is an error.
 func (in *Interp) toGo(v lua.LValue, root string) (any, error) {
+	if _, ok := v.(*lua.LTable); !ok {
+		// No table: no walk to keep, and an error is at root.
+		g, err := in.valueToGo(nil, v)
+		if ve, ok := err.(*script.ValueError); ok {
+			ve.Path = root
+		}
+		return g, err
+	}
 	w := script.NewWalk(root)
 	defer w.Done()
 	return in.valueToGo(w, v)

@@ -17,9 +17,27 @@ import (
 // part of it). A value nested deeper than script.MaxDepth, or one that
 // contains itself, is an error.
 func toGo(v star.Value, root string) (any, error) {
+	switch v.(type) {
+	case *star.List, star.Tuple, *star.Dict, *starlarkstruct.Struct:
+	default:
+		// No container: no walk to keep, and an error is at root.
+		g, err := valueToGo(nil, v)
+		if ve, ok := err.(*script.ValueError); ok {
+			ve.Path = root
+		}
+		return g, err
+	}
 	w := script.NewWalk(root)
 	defer w.Done()
 	return valueToGo(w, v)
+}
+
+// errorf is w.Errorf, or an error about the value itself without a walk.
+func errorf(w *script.Walk, format string, args ...any) error {
+	if w == nil {
+		return &script.ValueError{Msg: fmt.Sprintf(format, args...)}
+	}
+	return w.Errorf(format, args...)
 }
 
 func valueToGo(w *script.Walk, v star.Value) (any, error) {
@@ -31,13 +49,13 @@ func valueToGo(w *script.Walk, v star.Value) (any, error) {
 	case star.Int:
 		i, ok := x.Int64()
 		if !ok {
-			return nil, w.Errorf("integer %s does not fit in 64 bits", shortText(x))
+			return nil, errorf(w, "integer %s does not fit in 64 bits", shortText(x))
 		}
 		return i, nil
 	case star.Float:
 		f := float64(x)
 		if math.IsInf(f, 0) || math.IsNaN(f) {
-			return nil, w.Errorf("float %v is not finite and has no JSON form", x)
+			return nil, errorf(w, "float %v is not finite and has no JSON form", x)
 		}
 		return f, nil
 	case star.String:
@@ -101,7 +119,7 @@ func valueToGo(w *script.Walk, v star.Value) (any, error) {
 	case *callValue:
 		return x.info.Arguments()
 	}
-	return nil, w.Errorf("cannot convert %s to JSON", article(v.Type()))
+	return nil, errorf(w, "cannot convert %s to JSON", article(v.Type()))
 }
 
 // enter opens a container of n elements in w.

@@ -3,7 +3,6 @@ package core
 import (
 	"context"
 	"errors"
-	"strings"
 )
 
 // Kind classifies why a call did not succeed. The string form is stable:
@@ -112,12 +111,4 @@ func (v Violation) String() string {
 		p = "(root)"
 	}
 	return p + ": " + v.Message
-}
-
-func joinViolations(vs []Violation) string {
-	parts := make([]string, len(vs))
-	for i, v := range vs {
-		parts[i] = v.String()
-	}
-	return strings.Join(parts, "; ")
 }

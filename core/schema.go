@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
@@ -63,8 +64,23 @@ func CompileSchema(raw json.RawMessage) (*Schema, error) {
 // JSON returns the schema's source.
 func (s *Schema) JSON() json.RawMessage { return s.raw }
 
+// Limits of how violations are reported. An argument with a hundred
+// thousand unexpected properties, or a schema with a long enum, makes the
+// validator's messages as long as the input, and an array of bad items
+// makes as many messages as items: listed whole, one error message once
+// reached 47 MB.
+const (
+	// MaxViolationBytes bounds each violation's pointer and message; a
+	// longer one is cut and ends with "…".
+	MaxViolationBytes = 512
+	// MaxListedViolations is how many violations an error message lists,
+	// the first in the stable order; it says how many more there were.
+	MaxListedViolations = 20
+)
+
 // Validate checks args (a JSON object) against the schema and returns every
-// violation, sorted by pointer then message, or nil.
+// violation, sorted by pointer then message, or nil. Each pointer and
+// message is cut to MaxViolationBytes.
 func (s *Schema) Validate(args json.RawMessage) []Violation {
 	if s.anyObject && len(args) > 0 && json.Valid(args) && bytes.TrimSpace(args)[0] == '{' {
 		return nil
@@ -88,7 +104,7 @@ func (s *Schema) Validate(args json.RawMessage) []Violation {
 	var walk func(*jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
 		if len(e.Causes) == 0 {
-			v := Violation{Pointer: e.InstanceLocation, Message: sortNameList(e.Message)}
+			v := Violation{Pointer: cutText(e.InstanceLocation, MaxViolationBytes), Message: cutText(sortNameList(e.Message), MaxViolationBytes)}
 			if !seen[v] {
 				seen[v] = true
 				out = append(out, v)
@@ -107,6 +123,34 @@ func (s *Schema) Validate(args json.RawMessage) []Violation {
 		return out[i].Message < out[j].Message
 	})
 	return out
+}
+
+// ViolationsText joins violations for an error message: the first
+// MaxListedViolations in order, and how many more there were.
+func ViolationsText(vs []Violation) string {
+	var b strings.Builder
+	for i, v := range vs {
+		if i == MaxListedViolations {
+			fmt.Fprintf(&b, " (and %d more violations)", len(vs)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(v.String())
+	}
+	return b.String()
+}
+
+// cutText returns s, or its first n bytes (whole characters) and "…".
+func cutText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
 
 // nameListMessage matches the library's messages that list property names,

@@ -43,12 +43,8 @@ func contextError(ctx context.Context, call *core.Call, cause error) *core.Error
 }
 
 func invalidArguments(call *core.Call, vs []core.Violation) *core.Error {
-	parts := make([]string, len(vs))
-	for i, v := range vs {
-		parts[i] = v.String()
-	}
 	return &core.Error{Kind: core.KindInvalidArguments, Tool: call.Name, CallID: call.ID, Violations: vs,
-		Message: fmt.Sprintf("invalid arguments for %s: %s", call.Name, strings.Join(parts, "; "))}
+		Message: fmt.Sprintf("invalid arguments for %s: %s", call.Name, core.ViolationsText(vs))}
 }
 
 // unknownToolMessage names the closest registered tools, so a typo is quick

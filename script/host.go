@@ -86,7 +86,7 @@ type ToolSpec struct {
 // DefineTool registers a script tool. The function receives the decoded
 // arguments object and returns the output.
 func (h *Host) DefineTool(spec ToolSpec) error {
-	t, err := scriptTool(spec)
+	t, err := h.scriptTool(spec)
 	if err != nil {
 		return err
 	}
@@ -97,7 +97,7 @@ func (h *Host) DefineTool(spec ToolSpec) error {
 }
 
 // scriptTool builds the core.Tool of a script tool definition.
-func scriptTool(spec ToolSpec) (core.Tool, error) {
+func (h *Host) scriptTool(spec ToolSpec) (core.Tool, error) {
 	var params json.RawMessage
 	if spec.Parameters != nil {
 		raw, err := EncodeJSON(spec.Parameters)
@@ -111,15 +111,19 @@ func scriptTool(spec ToolSpec) (core.Tool, error) {
 		Name: spec.Name, Description: spec.Description, Parameters: params,
 		ConcurrencySafe: spec.ConcurrencySafe, Idempotent: spec.Idempotent,
 		Func: func(ctx context.Context, raw json.RawMessage) (any, error) {
-			args, err := DecodeJSON(raw)
+			args, err := decodeJSON(raw, "args")
 			if err != nil {
 				return nil, err
 			}
 			out, err := fn.Call(ctx, args)
 			if err != nil {
-				return nil, err
+				return nil, boundError(err)
 			}
-			return toolOutput(out)
+			v, err := toolOutput(out)
+			if err != nil {
+				return nil, boundError(err)
+			}
+			return h.boundOutput(v), nil
 		},
 	}
 	return t, nil
@@ -172,13 +176,13 @@ func (h *Host) Before(fn Func, tools []string) error {
 			ci := newCallInfo(call)
 			out, err := fn.Call(ctx, ci)
 			if err != nil {
-				return nil, err
+				return nil, boundError(err)
 			}
 			switch o := out.(type) {
 			case nil:
 				return nil, nil
 			case Deny:
-				return nil, o
+				return nil, boundError(o)
 			case Rewrite:
 				if o.Args == nil {
 					return emptyArgs, nil
@@ -200,7 +204,7 @@ func (h *Host) After(fn Func, tools []string) error {
 		Func: func(ctx context.Context, call *core.Call, res *core.Result) error {
 			ci := newCallInfo(call)
 			_, err := fn.Call(ctx, ci, &ResultInfo{R: res})
-			return err
+			return boundError(err)
 		}})
 }
 
@@ -216,7 +220,7 @@ func (h *Host) Middleware(fn Func, tools []string) error {
 			ci := newCallInfo(call)
 			out, err := fn.Call(ctx, ci, &Next{call: call, next: next})
 			if err != nil {
-				return errorResult(ctx, call, name, err)
+				return errorResult(ctx, call, name, boundError(err))
 			}
 			switch o := out.(type) {
 			case nil:
@@ -224,13 +228,14 @@ func (h *Host) Middleware(fn Func, tools []string) error {
 			case *ResultInfo:
 				return o.R
 			case Deny:
+				o = boundError(o).(Deny)
 				return &core.Result{Err: &core.Error{Kind: core.KindRejected, Tool: call.Name, CallID: call.ID, Hook: name,
 					Message: fmt.Sprintf("rejected by %q: %s", name, o.Reason), Err: o}}
 			}
 			res := &core.Result{CallID: call.ID, Tool: call.Name}
 			v, err := toolOutput(out)
 			if err == nil {
-				err = res.SetOutput(v)
+				err = res.SetOutput(h.boundOutput(v))
 			}
 			if err != nil {
 				return errorResult(ctx, call, name, err)
@@ -260,14 +265,17 @@ func errorResult(ctx context.Context, call *core.Call, hook string, err error) *
 // RawArgs turns script arguments (a JSON shape, or a string of raw JSON)
 // into the call's JSON text. Whether it is an object is the pipeline's
 // business: it refuses anything else with invalid_arguments.
-func RawArgs(args any) (json.RawMessage, error) {
+func RawArgs(args any) (json.RawMessage, error) { return rawArgs(args, "") }
+
+// rawArgs is RawArgs with errors' paths starting at root.
+func rawArgs(args any, root string) (json.RawMessage, error) {
 	switch a := args.(type) {
 	case nil:
 		return nil, nil
 	case string:
 		return json.RawMessage(a), nil
 	}
-	raw, err := EncodeJSON(args)
+	raw, err := encodeJSON(args, root)
 	if err != nil {
 		return nil, err
 	}
@@ -280,19 +288,11 @@ func (h *Host) InvokeTool(ctx context.Context, name string, args any, dedupKey s
 	if err != nil {
 		return nil, err
 	}
-	raw, err := RawArgs(args)
+	raw, err := rawArgs(args, "args")
 	if err != nil {
-		return nil, fmt.Errorf("args%w", pathErr(err))
+		return nil, err
 	}
-	return &ResultInfo{R: h.exec.Invoke(ctx, core.Call{Name: name, Args: raw, DedupKey: dedupKey})}, nil
-}
-
-func pathErr(err error) error {
-	var ve *ValueError
-	if errors.As(err, &ve) && ve.Path != "" {
-		return err
-	}
-	return fmt.Errorf(": %w", err)
+	return &ResultInfo{R: boundResult(h.exec.Invoke(ctx, core.Call{Name: name, Args: raw, DedupKey: dedupKey}))}, nil
 }
 
 // CallSpec is one call of InvokeAll.
@@ -322,16 +322,16 @@ func (h *Host) InvokeAll(ctx context.Context, specs []CallSpec, mode string, con
 	}
 	calls := make([]core.Call, len(specs))
 	for i, s := range specs {
-		raw, err := RawArgs(s.Args)
+		raw, err := rawArgs(s.Args, "args")
 		if err != nil {
-			return nil, fmt.Errorf("call %d (%s): args%w", i, s.Name, pathErr(err))
+			return nil, fmt.Errorf("call %d (%s): %w", i, s.Name, err)
 		}
 		calls[i] = core.Call{Name: s.Name, Args: raw, DedupKey: s.DedupKey}
 	}
 	results := h.exec.ExecuteAll(ctx, calls, opts...)
 	out := make([]*ResultInfo, len(results))
 	for i, r := range results {
-		out[i] = &ResultInfo{R: r}
+		out[i] = &ResultInfo{R: boundResult(r)}
 	}
 	return out, nil
 }

@@ -186,7 +186,7 @@ func TestHostBefore(t *testing.T) {
 				return tc.out, tc.err
 			}}, nil))
 			res := invoke(t, ex, "echo", `{"a":1}`)
-			if seen == nil || seen.Name != "echo" || seen.Raw != `{"a":1}` || seen.Arguments()["a"] != int64(1) || !strings.HasPrefix(seen.ID, "call_") {
+			if seen == nil || seen.Name != "echo" || seen.Raw != `{"a":1}` || argsOf(seen)["a"] != int64(1) || !strings.HasPrefix(seen.ID, "call_") {
 				t.Errorf("hook saw %+v", seen)
 			}
 			if tc.kind == "" {
@@ -226,7 +226,7 @@ func TestHostAfter(t *testing.T) {
 		c, r := args[0].(*CallInfo), args[1].(*ResultInfo)
 		ok, _ := r.Field("ok")
 		kind, _ := r.Field("error_kind")
-		seen = append(seen, fmt.Sprintf("%s %v %v %s %v", c.Name, ok, kind, c.Raw, c.Arguments()))
+		seen = append(seen, fmt.Sprintf("%s %v %v %s %v", c.Name, ok, kind, c.Raw, argsOf(c)))
 		return "ignored", nil
 	}}, nil))
 	mustNil(t, h.After(goFunc{"fails", func(ctx context.Context, args ...any) (any, error) {
@@ -263,7 +263,7 @@ func TestHostMiddleware(t *testing.T) {
 		return next.Call(ctx, map[string]any{"x": math.Inf(1)})
 	})
 	mw("output", func(ctx context.Context, c *CallInfo, next *Next) (any, error) {
-		return map[string]any{"replaced": c.Arguments()}, nil
+		return map[string]any{"replaced": argsOf(c)}, nil
 	})
 	mw("dual", func(ctx context.Context, c *CallInfo, next *Next) (any, error) {
 		return core.DualToolOutput{ForLLM: "m", ForUser: "p"}, nil

@@ -1,8 +1,10 @@
 package script
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/agentsh/agentsh/core"
 )
@@ -15,7 +17,8 @@ type CallInfo struct {
 	Name string
 	Raw  string
 
-	args map[string]any // decoded on first use: most hooks never look
+	args    map[string]any // decoded on first use: most hooks never look
+	argsErr error
 }
 
 func newCallInfo(call *core.Call) *CallInfo {
@@ -23,17 +26,33 @@ func newCallInfo(call *core.Call) *CallInfo {
 }
 
 // Arguments returns the decoded arguments object. Arguments that were never
-// a valid object (seen by after hooks) decode as an empty one.
-func (c *CallInfo) Arguments() map[string]any {
-	if c.args == nil {
+// a valid object (seen by after hooks) decode as an empty one. A valid
+// object that has no script form (nested deeper than MaxDepth, or with a
+// number beyond a float64) is an error: a policy must not see {} where the
+// tool will see arguments.
+func (c *CallInfo) Arguments() (map[string]any, error) {
+	if c.args == nil && c.argsErr == nil {
 		c.args = map[string]any{}
-		if v, err := DecodeJSON([]byte(c.Raw)); err == nil {
-			if m, ok := v.(map[string]any); ok {
-				c.args = m
+		raw := bytes.TrimSpace([]byte(c.Raw))
+		if len(raw) > 0 && raw[0] == '{' && json.Valid(raw) {
+			v, err := decodeValid(raw, "args")
+			if err != nil {
+				c.args, c.argsErr = nil, fmt.Errorf("call %s: %w", c.Name, err)
+			} else {
+				c.args = v.(map[string]any)
 			}
 		}
 	}
-	return c.args
+	return c.args, c.argsErr
+}
+
+// String renders the call for transcripts.
+func (c *CallInfo) String() string {
+	args, err := c.Arguments()
+	if err != nil {
+		return fmt.Sprintf("call(id=%q, name=%q, raw=%s)", c.ID, c.Name, quoteString(shorten(c.Raw, 256)))
+	}
+	return fmt.Sprintf("call(id=%q, name=%q, args=%s)", c.ID, c.Name, Quote(args))
 }
 
 // ResultInfo is what a script sees of a result.

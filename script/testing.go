@@ -28,7 +28,7 @@ var TestClock = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 // the decoded arguments object and returns the output, like the function
 // of a script tool.
 func (h *Host) MockTool(name string, fn Func) error {
-	t, err := scriptTool(ToolSpec{Name: name, Description: "mock", Fn: fn})
+	t, err := h.scriptTool(ToolSpec{Name: name, Description: "mock", Fn: fn})
 	if err != nil {
 		return err
 	}

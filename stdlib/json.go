@@ -23,8 +23,7 @@ func JSONEncodeIndent(v any, prefix, indent string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("json.encode_indent: %w", err)
 	}
-	s := string(b)
-	return JSONIndent(s, prefix, indent)
+	return jsonIndent("json.encode_indent", string(b), prefix, indent)
 }
 
 // JSONDecode decodes s into JSON shapes (integral numbers as int64).
@@ -36,11 +35,85 @@ func JSONDecode(s string) (any, error) {
 	return v, nil
 }
 
-// JSONIndent re-indents the JSON text s, one element per line.
+// JSONIndent re-indents the JSON text s, one element per line. A result
+// more than MaxGrowth bytes longer than s is an error: an indent repeated
+// on every line, at every level, grows without bound.
 func JSONIndent(s, prefix, indent string) (string, error) {
+	return jsonIndent("json.indent", s, prefix, indent)
+}
+
+func jsonIndent(fn, s, prefix, indent string) (string, error) {
+	if !json.Valid([]byte(s)) {
+		var buf bytes.Buffer
+		err := json.Indent(&buf, []byte(s), prefix, indent)
+		return "", fmt.Errorf("%s: invalid JSON: %v", fn, err)
+	}
+	if n := indentedLen(s, len(prefix), len(indent), int64(len(s)+maxGrowth)); n > int64(len(s)+maxGrowth) {
+		return "", fmt.Errorf("%s: the result would be more than %d bytes longer than the input (%d bytes); use a shorter prefix or indent", fn, maxGrowth, len(s))
+	}
 	var buf bytes.Buffer
 	if err := json.Indent(&buf, []byte(s), prefix, indent); err != nil {
-		return "", fmt.Errorf("json.indent: invalid JSON: %v", err)
+		return "", fmt.Errorf("%s: invalid JSON: %v", fn, err)
 	}
 	return buf.String(), nil
+}
+
+// indentedLen is about the length of json.Indent's output for the valid
+// JSON text s, counted up to limit: every line json.Indent starts costs a
+// newline, the prefix and an indent per level.
+func indentedLen(s string, prefix, indent int, limit int64) int64 {
+	var n int64
+	depth := 0
+	open := false // after { or [, before their first element
+	inString, escaped := false, false
+	newline := func(d int) { n += 1 + int64(prefix) + int64(d)*int64(indent) }
+	for i := 0; i < len(s) && n <= limit; i++ {
+		c := s[i]
+		if inString {
+			n++
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		case '}', ']':
+			if open {
+				open = false
+			} else {
+				depth--
+				newline(depth)
+			}
+			n++
+			continue
+		}
+		if open {
+			open = false
+			depth++
+			newline(depth)
+		}
+		switch c {
+		case '{', '[':
+			open = true
+			n++
+		case ',':
+			n++
+			newline(depth)
+		case ':':
+			n += 2
+		case '"':
+			inString = true
+			n++
+		default:
+			n++
+		}
+	}
+	return n
 }

@@ -1,12 +1,15 @@
 package stdlib
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"strings"
 	"sync"
 	"testing"
 )
+
+var bg = context.Background()
 
 func TestCompile(t *testing.T) {
 	a, err := Compile(`\d+`)
@@ -61,7 +64,7 @@ func groupTexts(m *Match) []string {
 }
 
 func TestSearch(t *testing.T) {
-	m, err := Search(`(?P<user>\w+)@(\w+)(x)?`, "to: ada@home.")
+	m, err := Search(bg, `(?P<user>\w+)@(\w+)(x)?`, "to: ada@home.")
 	if err != nil || m == nil {
 		t.Fatal(m, err)
 	}
@@ -83,22 +86,22 @@ func TestSearch(t *testing.T) {
 			t.Errorf("Group(%d) found", i)
 		}
 	}
-	if m, err := Search("z", "abc"); m != nil || err != nil {
+	if m, err := Search(bg, "z", "abc"); m != nil || err != nil {
 		t.Errorf("no match = %v, %v", m, err)
 	}
 	// Offsets are bytes.
-	m, _ = Search("é+", "caféé!")
+	m, _ = Search(bg, "é+", "caféé!")
 	if m.Groups[0].Start != 3 || m.Groups[0].End != 7 {
 		t.Errorf("byte offsets: %+v", m.Groups[0])
 	}
-	if _, err := Search("(", "x"); err == nil {
+	if _, err := Search(bg, "(", "x"); err == nil {
 		t.Error("bad pattern accepted")
 	}
 }
 
 func TestMatchStartFullMatch(t *testing.T) {
 	for _, tc := range []struct {
-		fn      func(string, string) (*Match, error)
+		fn      func(context.Context, string, string) (*Match, error)
 		name    string
 		pattern string
 		s       string
@@ -118,7 +121,7 @@ func TestMatchStartFullMatch(t *testing.T) {
 		{FullMatch, "fullmatch", "(?s).*", "line1\nline2", "line1\nline2"},
 		{FullMatch, "fullmatch", "", "", ""},
 	} {
-		m, err := tc.fn(tc.pattern, tc.s)
+		m, err := tc.fn(bg, tc.pattern, tc.s)
 		if err != nil {
 			t.Errorf("%s(%q, %q): %v", tc.name, tc.pattern, tc.s, err)
 			continue
@@ -132,12 +135,12 @@ func TestMatchStartFullMatch(t *testing.T) {
 		}
 	}
 	// FullMatch keeps the pattern's groups and names.
-	m, err := FullMatch(`(?P<k>\w+)=(\d+)`, "port=80")
+	m, err := FullMatch(bg, `(?P<k>\w+)=(\d+)`, "port=80")
 	if err != nil || len(m.Groups) != 3 || m.Groups[1].Text != "port" || m.Groups[2].Text != "80" || m.GroupIndex("k") != 1 {
 		t.Errorf("FullMatch groups = %+v, %v", m, err)
 	}
-	for _, fn := range []func(string, string) (*Match, error){MatchStart, FullMatch} {
-		if _, err := fn("(", ""); err == nil || !strings.Contains(err.Error(), `invalid pattern "("`) {
+	for _, fn := range []func(context.Context, string, string) (*Match, error){MatchStart, FullMatch} {
+		if _, err := fn(bg, "(", ""); err == nil || !strings.Contains(err.Error(), `invalid pattern "("`) {
 			t.Errorf("bad pattern: %v", err)
 		}
 	}
@@ -157,12 +160,12 @@ func TestFindAll(t *testing.T) {
 		// skipped (Python 3.7+ gives ["", "aa", ""]).
 		{`a*`, "baa", []any{"", "aa"}},
 	} {
-		got, err := FindAll(tc.pattern, tc.s)
+		got, err := FindAll(bg, tc.pattern, tc.s)
 		if err != nil || !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("FindAll(%q, %q) = %#v, %v; want %#v", tc.pattern, tc.s, got, err, tc.want)
+			t.Errorf("FindAll(bg, %q, %q) = %#v, %v; want %#v", tc.pattern, tc.s, got, err, tc.want)
 		}
 	}
-	if _, err := FindAll("[", ""); err == nil {
+	if _, err := FindAll(bg, "[", ""); err == nil {
 		t.Error("bad pattern accepted")
 	}
 }
@@ -186,12 +189,12 @@ func TestSub(t *testing.T) {
 		{`(a)`, `${1}x`, "a", 0, "ax"},
 		{"", "-", "ab", 0, "-a-b-"},
 	} {
-		got, err := Sub(tc.pattern, tc.repl, tc.s, tc.count)
+		got, err := Sub(bg, tc.pattern, tc.repl, tc.s, tc.count)
 		if err != nil || got != tc.want {
-			t.Errorf("Sub(%q, %q, %q, %d) = %q, %v; want %q", tc.pattern, tc.repl, tc.s, tc.count, got, err, tc.want)
+			t.Errorf("Sub(bg, %q, %q, %q, %d) = %q, %v; want %q", tc.pattern, tc.repl, tc.s, tc.count, got, err, tc.want)
 		}
 	}
-	if _, err := Sub("(", "", "", 0); err == nil {
+	if _, err := Sub(bg, "(", "", "", 0); err == nil {
 		t.Error("bad pattern accepted")
 	}
 }
@@ -211,12 +214,12 @@ func TestSplit(t *testing.T) {
 		{",", "", 0, []string{""}},
 		{",", ",a,", 0, []string{"", "a", ""}},
 	} {
-		got, err := Split(tc.pattern, tc.s, tc.max)
+		got, err := Split(bg, tc.pattern, tc.s, tc.max)
 		if err != nil || !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("Split(%q, %q, %d) = %q, %v; want %q", tc.pattern, tc.s, tc.max, got, err, tc.want)
+			t.Errorf("Split(bg, %q, %q, %d) = %q, %v; want %q", tc.pattern, tc.s, tc.max, got, err, tc.want)
 		}
 	}
-	if _, err := Split("(", "", 0); err == nil {
+	if _, err := Split(bg, "(", "", 0); err == nil {
 		t.Error("bad pattern accepted")
 	}
 }
@@ -224,9 +227,9 @@ func TestSplit(t *testing.T) {
 func TestEscape(t *testing.T) {
 	for _, s := range []string{`a.b*c(d)`, `1+1=2?`, `[x]{1}|^$\`, "plain", ""} {
 		esc := Escape(s)
-		m, err := FullMatch(esc, s)
+		m, err := FullMatch(bg, esc, s)
 		if err != nil || m == nil {
-			t.Errorf("FullMatch(Escape(%q)=%q) = %v, %v", s, esc, m, err)
+			t.Errorf("FullMatch(bg, Escape(%q)=%q) = %v, %v", s, esc, m, err)
 		}
 	}
 	if Escape("a.b") != `a\.b` {

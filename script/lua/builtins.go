@@ -114,7 +114,11 @@ func (in *Interp) hostBuiltin(b script.Builtin) lua.LGFunction {
 		if r, ok := out.(script.Record); ok {
 			out = map[string]any(r)
 		}
-		L.Push(in.mustLua(L, out))
+		lv, err := in.toLua(L, out)
+		if err != nil {
+			L.RaiseError("%s: result: %v", b.Name, err)
+		}
+		L.Push(lv)
 		return 1
 	}
 }

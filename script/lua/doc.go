@@ -39,7 +39,8 @@
 // (decoded JSON, call.args) carry that mark, so they round-trip. Integral
 // numbers with magnitude up to 2^53 become integers; other numbers are
 // floats; a Go integer beyond 2^53, which a Lua number cannot hold exactly,
-// is an error rather than a silent change.
+// is an error rather than a silent change. A table that contains itself,
+// or tables nested deeper than script.MaxDepth, are errors too.
 //
 // # Sandbox
 //
@@ -75,7 +76,10 @@
 // # Limits
 //
 // Every call runs under its context (LState.SetContext): a deadline or
-// Ctrl-C stops an infinite loop in a tool, a hook or top-level code. The
+// Ctrl-C stops an infinite loop in a tool, a hook or top-level code, and
+// a pattern that backtracks for hours in string.find, match, gmatch or
+// gsub (these are agentsh's, over package script/lua/pattern, and follow
+// Lua 5.1 where gopher-lua's differ, as in %f frontiers). The
 // call stack and the value stack (registry) of each thread are bounded,
 // coroutines nest at most 500 deep, and calls through invoke_tool at most
 // script.MaxNesting deep. There is no memory limit.

@@ -1,6 +1,7 @@
 package lua
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"time"
@@ -60,9 +61,9 @@ func (in *Interp) jsonModule(L *lua.LState) *lua.LTable {
 // as in Go and Starlark.
 func (in *Interp) reModule(L *lua.LState) *lua.LTable {
 	matchMeta := in.matchMeta(L)
-	find := func(name string, f func(pattern, s string) (*stdlib.Match, error)) lua.LGFunction {
+	find := func(name string, f func(ctx context.Context, pattern, s string) (*stdlib.Match, error)) lua.LGFunction {
 		return func(L *lua.LState) int {
-			m, err := f(L.CheckString(1), L.CheckString(2))
+			m, err := f(callContext(L), L.CheckString(1), L.CheckString(2))
 			if err != nil {
 				L.RaiseError("re.%s: %v", name, err)
 			}
@@ -79,7 +80,7 @@ func (in *Interp) reModule(L *lua.LState) *lua.LTable {
 		"match":     find("match", stdlib.MatchStart),
 		"fullmatch": find("fullmatch", stdlib.FullMatch),
 		"findall": func(L *lua.LState) int {
-			out, err := stdlib.FindAll(L.CheckString(1), L.CheckString(2))
+			out, err := stdlib.FindAll(callContext(L), L.CheckString(1), L.CheckString(2))
 			if err != nil {
 				L.RaiseError("re.findall: %v", err)
 			}
@@ -87,7 +88,7 @@ func (in *Interp) reModule(L *lua.LState) *lua.LTable {
 			return 1
 		},
 		"sub": func(L *lua.LState) int {
-			out, err := stdlib.Sub(L.CheckString(1), L.CheckString(2), L.CheckString(3), L.OptInt(4, 0))
+			out, err := stdlib.Sub(callContext(L), L.CheckString(1), L.CheckString(2), L.CheckString(3), L.OptInt(4, 0))
 			if err != nil {
 				L.RaiseError("re.sub: %v", err)
 			}
@@ -95,7 +96,7 @@ func (in *Interp) reModule(L *lua.LState) *lua.LTable {
 			return 1
 		},
 		"split": func(L *lua.LState) int {
-			out, err := stdlib.Split(L.CheckString(1), L.CheckString(2), L.OptInt(3, 0))
+			out, err := stdlib.Split(callContext(L), L.CheckString(1), L.CheckString(2), L.OptInt(3, 0))
 			if err != nil {
 				L.RaiseError("re.split: %v", err)
 			}
@@ -233,6 +234,14 @@ func (in *Interp) stateModule(L *lua.LState) *lua.LTable {
 			return 1
 		},
 	})
+}
+
+// callContext is the context of the call L runs for.
+func callContext(L *lua.LState) context.Context {
+	if ctx := L.Context(); ctx != nil {
+		return ctx
+	}
+	return context.Background()
 }
 
 // now is the interpreter's clock.

@@ -45,8 +45,7 @@ func (in *Interp) initMetatables(L *lua.LState) {
 	in.null.Metatable = in.nullMeta
 
 	in.callMeta = in.newMeta(L, "call", func(L *lua.LState, v any) string {
-		c := v.(*callObject)
-		return fmt.Sprintf("call(id=%q, name=%q, args=%s)", c.info.ID, c.info.Name, script.Quote(c.info.Arguments()))
+		return v.(*callObject).info.String()
 	}, func(L *lua.LState, v any, key string) lua.LValue {
 		c := v.(*callObject)
 		switch key {
@@ -58,7 +57,11 @@ func (in *Interp) initMetatables(L *lua.LState) {
 			return lua.LString(c.info.Raw)
 		case "args":
 			if c.args == nil {
-				c.args = in.mustLua(L, c.info.Arguments())
+				args, err := c.info.Arguments()
+				if err != nil {
+					L.RaiseError("%v", err)
+				}
+				c.args = in.mustLua(L, args)
 			}
 			return c.args
 		}

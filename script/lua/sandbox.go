@@ -36,6 +36,7 @@ func openSandbox(L *lua.LState) error {
 		}))
 	}
 	L.SetGlobal("_GOPHER_LUA_VERSION", lua.LNil)
+	installPatterns(L)
 	guardCoroutines(L)
 	return nil
 }

@@ -3,7 +3,7 @@ package lua
 import (
 	"fmt"
 	"math"
-	"sort"
+	"unsafe"
 
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/script"
@@ -15,34 +15,36 @@ import (
 // every integer up to it.
 const maxExact = 1 << 53
 
-// maxDepth bounds nesting when converting tables, so a table that contains
-// itself is an error instead of a stack overflow.
-const maxDepth = 500
-
-// toGo converts a Lua value into a JSON shape or a host object. path names
-// the value in errors, such as args["items"][2].
-func (in *Interp) toGo(v lua.LValue, path string) (any, error) {
-	return in.toGoDepth(v, path, 0)
+// toGo converts a Lua value into a JSON shape or a host object. root
+// names the value in errors, such as args (then args["items"][2] names a
+// part of it). A value nested deeper than script.MaxDepth, or a table that
+// contains itself, is an error.
+func (in *Interp) toGo(v lua.LValue, root string) (any, error) {
+	if _, ok := v.(*lua.LTable); !ok {
+		// No table: no walk to keep, and an error is at root.
+		g, err := in.valueToGo(nil, v)
+		if ve, ok := err.(*script.ValueError); ok {
+			ve.Path = root
+		}
+		return g, err
+	}
+	w := script.NewWalk(root)
+	defer w.Done()
+	return in.valueToGo(w, v)
 }
 
-func (in *Interp) toGoDepth(v lua.LValue, path string, depth int) (any, error) {
+func (in *Interp) valueToGo(w *script.Walk, v lua.LValue) (any, error) {
 	switch x := v.(type) {
 	case *lua.LNilType:
 		return nil, nil
 	case lua.LBool:
 		return bool(x), nil
 	case lua.LNumber:
-		return numberToGo(float64(x), path)
+		return numberToGo(w, float64(x))
 	case lua.LString:
 		return string(x), nil
 	case *lua.LTable:
-		if depth >= maxDepth {
-			if len(path) > 60 {
-				path = path[:60] + "…"
-			}
-			return nil, &script.ValueError{Path: path, Msg: fmt.Sprintf("tables nest more than %d deep (does a table contain itself?)", maxDepth)}
-		}
-		return in.tableToGo(x, path, depth+1)
+		return in.tableToGo(w, x)
 	case *lua.LUserData:
 		switch u := x.Value.(type) {
 		case nullValue:
@@ -50,15 +52,23 @@ func (in *Interp) toGoDepth(v lua.LValue, path string, depth int) (any, error) {
 		case *script.ResultInfo, script.Deny, script.Rewrite, core.DualToolOutput, core.SilentResult:
 			return u, nil
 		case *callObject:
-			return u.info.Arguments(), nil
+			return u.info.Arguments()
 		}
 	}
-	return nil, &script.ValueError{Path: path, Msg: fmt.Sprintf("cannot convert %s to JSON", typeName(v))}
+	return nil, errorf(w, "cannot convert %s to JSON", typeName(v))
 }
 
-func numberToGo(f float64, path string) (any, error) {
+// errorf is w.Errorf, or an error about the value itself without a walk.
+func errorf(w *script.Walk, format string, args ...any) error {
+	if w == nil {
+		return &script.ValueError{Msg: fmt.Sprintf(format, args...)}
+	}
+	return w.Errorf(format, args...)
+}
+
+func numberToGo(w *script.Walk, f float64) (any, error) {
 	if math.IsInf(f, 0) || math.IsNaN(f) {
-		return nil, &script.ValueError{Path: path, Msg: fmt.Sprintf("number %v is not finite and has no JSON form", f)}
+		return nil, errorf(w, "number %v is not finite and has no JSON form", f)
 	}
 	if f == math.Trunc(f) && math.Abs(f) <= maxExact {
 		return int64(f), nil
@@ -68,7 +78,10 @@ func numberToGo(f float64, path string) (any, error) {
 
 // tableToGo converts an array (keys exactly 1..n, or marked by
 // agentsh.array) or an object (string keys).
-func (in *Interp) tableToGo(t *lua.LTable, path string, depth int) (any, error) {
+func (in *Interp) tableToGo(w *script.Walk, t *lua.LTable) (any, error) {
+	if err := w.Enter(unsafe.Pointer(t)); err != nil {
+		return nil, err
+	}
 	n := 0
 	strKeys := 0
 	var bad lua.LValue
@@ -85,12 +98,15 @@ func (in *Interp) tableToGo(t *lua.LTable, path string, depth int) (any, error) 
 			bad = k
 		}
 	})
+	if err := w.Count(n); err != nil {
+		return nil, err
+	}
 	marked := t.Metatable == in.arrayMeta
 	switch {
 	case bad != nil:
-		return nil, &script.ValueError{Path: path, Msg: fmt.Sprintf("table key %s is %s; JSON keys are strings (objects) or 1..n (arrays)", keyText(bad), typeName(bad))}
+		return nil, w.Errorf("table key %s is %s; JSON keys are strings (objects) or 1..n (arrays)", keyText(bad), typeName(bad))
 	case strKeys > 0 && (strKeys < n || marked):
-		return nil, &script.ValueError{Path: path, Msg: "table mixes string keys with array items; use either keys 1..n (an array) or string keys (an object)"}
+		return nil, w.Errorf("table mixes string keys with array items; use either keys 1..n (an array) or string keys (an object)")
 	case n == 0 && !marked, strKeys > 0:
 		m := make(map[string]any, n)
 		var err error
@@ -99,21 +115,28 @@ func (in *Interp) tableToGo(t *lua.LTable, path string, depth int) (any, error) 
 				return
 			}
 			key := string(k.(lua.LString))
-			m[key], err = in.toGoDepth(v, fmt.Sprintf("%s[%q]", path, key), depth)
+			w.Key(key)
+			m[key], err = in.valueToGo(w, v)
 		})
-		return m, err
+		if err != nil {
+			return nil, err
+		}
+		w.Leave()
+		return m, nil
 	}
 	if t.Len() != n || t.MaxN() != n {
-		return nil, &script.ValueError{Path: path, Msg: fmt.Sprintf("array has holes: keys are not exactly 1..%d (use agentsh.null for a JSON null)", n)}
+		return nil, w.Errorf("array has holes: keys are not exactly 1..%d (use agentsh.null for a JSON null)", n)
 	}
 	out := make([]any, n)
 	for i := range out {
-		e, err := in.toGoDepth(t.RawGetInt(i+1), fmt.Sprintf("%s[%d]", path, i+1), depth)
+		w.Index(i + 1)
+		e, err := in.valueToGo(w, t.RawGetInt(i+1))
 		if err != nil {
 			return nil, err
 		}
 		out[i] = e
 	}
+	w.Leave()
 	return out, nil
 }
 
@@ -148,15 +171,21 @@ func typeName(v lua.LValue) string {
 
 // toLua converts a JSON shape or host object into a new Lua value. Object
 // keys are inserted in sorted order so pairs() is deterministic. Inside
-// tables JSON null is agentsh.null.
+// tables JSON null is agentsh.null. A value nested deeper than
+// script.MaxDepth, or one that contains itself, is an error.
 func (in *Interp) toLua(L *lua.LState, v any) (lua.LValue, error) {
-	if v == nil {
+	switch v.(type) {
+	case nil:
 		return lua.LNil, nil
+	case []any, map[string]any:
+		w := script.NewWalk("")
+		defer w.Done()
+		return in.valueToLua(L, w, v)
 	}
-	return in.toLuaElem(L, v, "")
+	return in.valueToLua(L, nil, v) // no container: no walk to keep
 }
 
-func (in *Interp) toLuaElem(L *lua.LState, v any, path string) (lua.LValue, error) {
+func (in *Interp) valueToLua(L *lua.LState, w *script.Walk, v any) (lua.LValue, error) {
 	switch x := v.(type) {
 	case nil:
 		return in.null, nil
@@ -164,11 +193,11 @@ func (in *Interp) toLuaElem(L *lua.LState, v any, path string) (lua.LValue, erro
 		return lua.LBool(x), nil
 	case int64:
 		if x > maxExact || x < -maxExact {
-			return nil, &script.ValueError{Path: path, Msg: fmt.Sprintf("integer %d is beyond 2^53 and has no exact Lua number", x)}
+			return nil, errorf(w, "integer %d is beyond 2^53 and has no exact Lua number", x)
 		}
 		return lua.LNumber(x), nil
 	case int:
-		return in.toLuaElem(L, int64(x), path)
+		return in.valueToLua(L, w, int64(x))
 	case float64:
 		return lua.LNumber(x), nil
 	case string:
@@ -181,30 +210,35 @@ func (in *Interp) toLuaElem(L *lua.LState, v any, path string) (lua.LValue, erro
 		t.Metatable = in.arrayMeta
 		return t, nil
 	case []any:
+		if err := w.Enter(script.SliceID(x)); err != nil {
+			return nil, err
+		}
 		t := L.CreateTable(len(x), 0)
 		for i, e := range x {
-			lv, err := in.toLuaElem(L, e, fmt.Sprintf("%s[%d]", path, i+1))
+			w.Index(i + 1)
+			lv, err := in.valueToLua(L, w, e)
 			if err != nil {
 				return nil, err
 			}
 			t.Append(lv)
 		}
+		w.Leave()
 		t.Metatable = in.arrayMeta
 		return t, nil
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
+		if err := w.Enter(script.MapID(x)); err != nil {
+			return nil, err
 		}
-		sort.Strings(keys)
 		t := L.CreateTable(0, len(x))
-		for _, k := range keys {
-			lv, err := in.toLuaElem(L, x[k], fmt.Sprintf("%s[%q]", path, k))
+		for _, k := range script.SortedKeys(x) {
+			w.Key(k)
+			lv, err := in.valueToLua(L, w, x[k])
 			if err != nil {
 				return nil, err
 			}
 			t.RawSetString(k, lv)
 		}
+		w.Leave()
 		return t, nil
 	case *script.ResultInfo:
 		return in.newObject(L, x, in.resultMeta), nil
@@ -213,7 +247,7 @@ func (in *Interp) toLuaElem(L *lua.LState, v any, path string) (lua.LValue, erro
 	case *script.Next:
 		return in.nextFunction(L, x), nil
 	}
-	return nil, &script.ValueError{Path: path, Msg: fmt.Sprintf("a Go %T has no Lua form", v)}
+	return nil, errorf(w, "a Go %T has no Lua form", v)
 }
 
 // mustLua converts v or raises its error in L.

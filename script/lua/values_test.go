@@ -80,14 +80,11 @@ func TestValueErrors(t *testing.T) {
 		{`{n = 0/0}`, `args["n"]: number NaN is not finite`},
 		{`{t = time.now()}`, `args["t"]: cannot convert a time to JSON`},
 		{`{m = re.search("a", "a")}`, `args["m"]: cannot convert a match to JSON`},
-		{`(function() local t = {} t.self = t return t end)()`, `args["self"]["self"]`},
-		{`(function() local t = {} t[1] = t return t end)()`, "args[1][1][1]"},
+		{`(function() local t = {} t.self = t return t end)()`, `value at args["self"] contains itself`},
+		{`(function() local t = {} t[1] = t return t end)()`, "value at args[1] contains itself"},
 	} {
 		err := e.runErr(`tool{name = "sink", fn = function() return "" end, replace = true} invoke_tool("sink", ` + tc.lua + `)`)
 		wantContains(t, err.Error(), "test.lua:1: invoke_tool sink: "+tc.want)
-		if strings.Contains(tc.lua, "t = {}") {
-			wantContains(t, err.Error(), ": tables nest more than 500 deep (does a table contain itself?)")
-		}
 	}
 
 	// The same rules for a tool's return value, json.encode and state.set.
@@ -109,7 +106,7 @@ tool{name = "result_ret", fn = function(args) return {r = invoke_tool("inf_ret")
 	for name, want := range map[string]string{
 		"bad_ret":    `bad_ret: return value["list"][2]: cannot convert a function to JSON`,
 		"inf_ret":    "inf_ret: return value: number +Inf is not finite",
-		"loop_ret":   "tables nest more than 500 deep",
+		"loop_ret":   `loop_ret: value at return value["t"] contains itself`,
 		"result_ret": `["r"]: a result (use its fields, such as r.output) is not a JSON value`,
 	} {
 		res := e.invokeBounded(name, `{}`)

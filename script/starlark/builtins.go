@@ -320,7 +320,7 @@ func (in *Interp) builtinToolNames(t *star.Thread, b *star.Builtin, args star.Tu
 	if err := star.UnpackPositionalArgs("tool_names", args, kwargs, 0); err != nil {
 		return nil, err
 	}
-	return fromGo(in.host.ToolNames()), nil
+	return fromGo(in.host.ToolNames())
 }
 
 func (in *Interp) builtinGetTool(t *star.Thread, b *star.Builtin, args star.Tuple, kwargs []star.Tuple) (star.Value, error) {
@@ -332,7 +332,7 @@ func (in *Interp) builtinGetTool(t *star.Thread, b *star.Builtin, args star.Tupl
 	if info == nil {
 		return star.None, nil
 	}
-	return fromGo(info), nil
+	return fromGo(info)
 }
 
 func (in *Interp) builtinUnregisterTool(t *star.Thread, b *star.Builtin, args star.Tuple, kwargs []star.Tuple) (star.Value, error) {
@@ -361,7 +361,7 @@ func (in *Interp) builtinConfig(t *star.Thread, b *star.Builtin, args star.Tuple
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	return fromGo(cur), nil
+	return fromGo(cur)
 }
 
 func builtinDual(t *star.Thread, b *star.Builtin, args star.Tuple, kwargs []star.Tuple) (star.Value, error) {
@@ -477,6 +477,10 @@ func (in *Interp) hostBuiltin(b script.Builtin) builtinFunc {
 		if err != nil {
 			return nil, err
 		}
-		return fromGo(out), nil
+		v, err := fromGo(out)
+		if err != nil {
+			return nil, fmt.Errorf("%s: result: %w", b.Name, err)
+		}
+		return v, nil
 	}
 }

@@ -15,6 +15,13 @@
 // budget (Options.MaxSteps), and Starlark caps the call stack, so a runaway
 // script stops with an error instead of hanging.
 //
+// # Values
+//
+// Values cross into Go as JSON shapes (see package script), converted
+// strictly: an error names the path of the part that has no JSON form,
+// such as args["items"][2]. A list or dict that contains itself, or
+// values nested deeper than script.MaxDepth, are such errors too.
+//
 // # Tests
 //
 // With Options.Testing, scripts also have the assert module (eq, ne, true,

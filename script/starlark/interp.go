@@ -247,7 +247,11 @@ func (f *scriptFunc) Call(ctx context.Context, args ...any) (any, error) {
 		case *script.Next:
 			sargs[i] = &nextValue{next: x}
 		default:
-			sargs[i] = fromGo(a)
+			v, err := fromGo(a)
+			if err != nil {
+				return nil, fmt.Errorf("%s: argument: %w", f.name, err)
+			}
+			sargs[i] = v
 		}
 	}
 	v, err := star.Call(t, f.fn, sargs, nil)

@@ -1,6 +1,7 @@
 package starlark
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/agentsh/agentsh/stdlib"
@@ -61,7 +62,7 @@ var jsonModule = newModule("json", map[string]builtinFunc{
 			}
 			return nil, err
 		}
-		return fromGo(v), nil
+		return fromGo(v)
 	},
 	"indent": func(t *star.Thread, b *star.Builtin, args star.Tuple, kwargs []star.Tuple) (star.Value, error) {
 		var s string
@@ -84,11 +85,11 @@ var reModule = newModule("re", map[string]builtinFunc{
 		if err := star.UnpackArgs(b.Name(), args, kwargs, "pattern", &pattern, "string", &s); err != nil {
 			return nil, err
 		}
-		out, err := stdlib.FindAll(pattern, s)
+		out, err := stdlib.FindAll(threadContext(t), pattern, s)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", b.Name(), err)
 		}
-		return fromGo(out), nil
+		return fromGo(out)
 	},
 	"sub": func(t *star.Thread, b *star.Builtin, args star.Tuple, kwargs []star.Tuple) (star.Value, error) {
 		var pattern, repl, s string
@@ -96,7 +97,7 @@ var reModule = newModule("re", map[string]builtinFunc{
 		if err := star.UnpackArgs(b.Name(), args, kwargs, "pattern", &pattern, "repl", &repl, "string", &s, "count?", &count); err != nil {
 			return nil, err
 		}
-		out, err := stdlib.Sub(pattern, repl, s, count)
+		out, err := stdlib.Sub(threadContext(t), pattern, repl, s, count)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", b.Name(), err)
 		}
@@ -108,11 +109,11 @@ var reModule = newModule("re", map[string]builtinFunc{
 		if err := star.UnpackArgs(b.Name(), args, kwargs, "pattern", &pattern, "string", &s, "maxsplit?", &maxsplit); err != nil {
 			return nil, err
 		}
-		out, err := stdlib.Split(pattern, s, maxsplit)
+		out, err := stdlib.Split(threadContext(t), pattern, s, maxsplit)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", b.Name(), err)
 		}
-		return fromGo(out), nil
+		return fromGo(out)
 	},
 	"escape": func(t *star.Thread, b *star.Builtin, args star.Tuple, kwargs []star.Tuple) (star.Value, error) {
 		var s string
@@ -123,13 +124,13 @@ var reModule = newModule("re", map[string]builtinFunc{
 	},
 })
 
-func matchFunc(find func(pattern, s string) (*stdlib.Match, error)) builtinFunc {
+func matchFunc(find func(ctx context.Context, pattern, s string) (*stdlib.Match, error)) builtinFunc {
 	return func(t *star.Thread, b *star.Builtin, args star.Tuple, kwargs []star.Tuple) (star.Value, error) {
 		var pattern, s string
 		if err := star.UnpackArgs(b.Name(), args, kwargs, "pattern", &pattern, "string", &s); err != nil {
 			return nil, err
 		}
-		m, err := find(pattern, s)
+		m, err := find(threadContext(t), pattern, s)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", b.Name(), err)
 		}
@@ -266,7 +267,7 @@ func (in *Interp) stateModule() *starlarkstruct.Module {
 			if v == nil {
 				return def, nil
 			}
-			return fromGo(v), nil
+			return fromGo(v)
 		},
 		"set": func(t *star.Thread, b *star.Builtin, args star.Tuple, kwargs []star.Tuple) (star.Value, error) {
 			var key string
@@ -304,7 +305,7 @@ func (in *Interp) stateModule() *starlarkstruct.Module {
 			if err := star.UnpackPositionalArgs(b.Name(), args, kwargs, 0); err != nil {
 				return nil, err
 			}
-			return fromGo(h.StateKeys()), nil
+			return fromGo(h.StateKeys())
 		},
 	})
 }

@@ -3,8 +3,8 @@ package starlark
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strings"
+	"unsafe"
 
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/script"
@@ -12,9 +12,35 @@ import (
 	"go.starlark.net/starlarkstruct"
 )
 
-// toGo converts a Starlark value into a JSON shape or a host object. path
-// names the value in errors, such as args["items"][2].
-func toGo(v star.Value, path string) (any, error) {
+// toGo converts a Starlark value into a JSON shape or a host object. root
+// names the value in errors, such as args (then args["items"][2] names a
+// part of it). A value nested deeper than script.MaxDepth, or one that
+// contains itself, is an error.
+func toGo(v star.Value, root string) (any, error) {
+	switch v.(type) {
+	case *star.List, star.Tuple, *star.Dict, *starlarkstruct.Struct:
+	default:
+		// No container: no walk to keep, and an error is at root.
+		g, err := valueToGo(nil, v)
+		if ve, ok := err.(*script.ValueError); ok {
+			ve.Path = root
+		}
+		return g, err
+	}
+	w := script.NewWalk(root)
+	defer w.Done()
+	return valueToGo(w, v)
+}
+
+// errorf is w.Errorf, or an error about the value itself without a walk.
+func errorf(w *script.Walk, format string, args ...any) error {
+	if w == nil {
+		return &script.ValueError{Msg: fmt.Sprintf(format, args...)}
+	}
+	return w.Errorf(format, args...)
+}
+
+func valueToGo(w *script.Walk, v star.Value) (any, error) {
 	switch x := v.(type) {
 	case star.NoneType:
 		return nil, nil
@@ -23,13 +49,13 @@ func toGo(v star.Value, path string) (any, error) {
 	case star.Int:
 		i, ok := x.Int64()
 		if !ok {
-			return nil, &script.ValueError{Path: path, Msg: fmt.Sprintf("integer %s does not fit in 64 bits", x)}
+			return nil, errorf(w, "integer %s does not fit in 64 bits", shortText(x))
 		}
 		return i, nil
 	case star.Float:
 		f := float64(x)
 		if math.IsInf(f, 0) || math.IsNaN(f) {
-			return nil, &script.ValueError{Path: path, Msg: fmt.Sprintf("float %v is not finite and has no JSON form", x)}
+			return nil, errorf(w, "float %v is not finite and has no JSON form", x)
 		}
 		return f, nil
 	case star.String:
@@ -37,34 +63,48 @@ func toGo(v star.Value, path string) (any, error) {
 	case star.Bytes:
 		return string(x), nil
 	case *star.List:
-		return seqToGo(x, x.Len(), path)
+		return seqToGo(w, x, unsafe.Pointer(x))
 	case star.Tuple:
-		return seqToGo(x, x.Len(), path)
+		var id unsafe.Pointer
+		if len(x) > 0 {
+			id = unsafe.Pointer(&x[0])
+		}
+		return seqToGo(w, x, id)
 	case *star.Dict:
+		if err := enter(w, unsafe.Pointer(x), x.Len()); err != nil {
+			return nil, err
+		}
 		m := make(map[string]any, x.Len())
 		for _, item := range x.Items() {
 			k, ok := item[0].(star.String)
 			if !ok {
-				return nil, &script.ValueError{Path: path, Msg: fmt.Sprintf("dict key %s is %s; JSON object keys must be strings", item[0], article(item[0].Type()))}
+				return nil, w.Errorf("dict key %s is %s; JSON object keys must be strings", shortText(item[0]), article(item[0].Type()))
 			}
-			e, err := toGo(item[1], fmt.Sprintf("%s[%q]", path, string(k)))
+			w.Key(string(k))
+			e, err := valueToGo(w, item[1])
 			if err != nil {
 				return nil, err
 			}
 			m[string(k)] = e
 		}
+		w.Leave()
 		return m, nil
 	case *starlarkstruct.Struct:
 		d := star.StringDict{}
 		x.ToStringDict(d)
+		if err := enter(w, unsafe.Pointer(x), len(d)); err != nil {
+			return nil, err
+		}
 		m := make(map[string]any, len(d))
 		for _, k := range d.Keys() {
-			e, err := toGo(d[k], path+"."+k)
+			w.Field(k)
+			e, err := valueToGo(w, d[k])
 			if err != nil {
 				return nil, err
 			}
 			m[k] = e
 		}
+		w.Leave()
 		return m, nil
 	case *resultValue:
 		return x.info, nil
@@ -77,21 +117,44 @@ func toGo(v star.Value, path string) (any, error) {
 	case silentValue:
 		return core.SilentResult{ForLLM: x.forLLM}, nil
 	case *callValue:
-		return x.info.Arguments(), nil
+		return x.info.Arguments()
 	}
-	return nil, &script.ValueError{Path: path, Msg: fmt.Sprintf("cannot convert %s to JSON", article(v.Type()))}
+	return nil, errorf(w, "cannot convert %s to JSON", article(v.Type()))
 }
 
-func seqToGo(seq star.Indexable, n int, path string) ([]any, error) {
+// enter opens a container of n elements in w.
+func enter(w *script.Walk, id unsafe.Pointer, n int) error {
+	if err := w.Enter(id); err != nil {
+		return err
+	}
+	return w.Count(n)
+}
+
+func seqToGo(w *script.Walk, seq star.Indexable, id unsafe.Pointer) ([]any, error) {
+	n := seq.Len()
+	if err := enter(w, id, n); err != nil {
+		return nil, err
+	}
 	out := make([]any, n)
 	for i := 0; i < n; i++ {
-		e, err := toGo(seq.Index(i), fmt.Sprintf("%s[%d]", path, i))
+		w.Index(i)
+		e, err := valueToGo(w, seq.Index(i))
 		if err != nil {
 			return nil, err
 		}
 		out[i] = e
 	}
+	w.Leave()
 	return out, nil
+}
+
+// shortText is v's text for a message, cut to a readable length.
+func shortText(v star.Value) string {
+	s := v.String()
+	if len(s) > 64 {
+		s = s[:60] + "…"
+	}
+	return s
 }
 
 func article(t string) string {
@@ -102,56 +165,91 @@ func article(t string) string {
 }
 
 // fromGo converts a JSON shape or host object into a new Starlark value.
-// Map keys are inserted in sorted order, so iteration is deterministic.
-func fromGo(v any) star.Value {
+// Map keys are inserted in sorted order, so iteration is deterministic. A
+// value nested deeper than script.MaxDepth, or one that contains itself,
+// is an error.
+func fromGo(v any) (star.Value, error) {
+	switch v.(type) {
+	case []any, map[string]any, script.Record:
+	default:
+		return valueFromGo(nil, v) // no container: no walk to keep
+	}
+	w := script.NewWalk("")
+	defer w.Done()
+	return valueFromGo(w, v)
+}
+
+func valueFromGo(w *script.Walk, v any) (star.Value, error) {
 	switch x := v.(type) {
 	case nil:
-		return star.None
+		return star.None, nil
 	case bool:
-		return star.Bool(x)
+		return star.Bool(x), nil
 	case int64:
-		return star.MakeInt64(x)
+		return star.MakeInt64(x), nil
 	case int:
-		return star.MakeInt(x)
+		return star.MakeInt(x), nil
 	case float64:
-		return star.Float(x)
+		return star.Float(x), nil
 	case string:
-		return star.String(x)
+		return star.String(x), nil
 	case []string:
 		l := make([]star.Value, len(x))
 		for i, s := range x {
 			l[i] = star.String(s)
 		}
-		return star.NewList(l)
+		return star.NewList(l), nil
 	case []any:
+		if err := w.Enter(script.SliceID(x)); err != nil {
+			return nil, err
+		}
 		l := make([]star.Value, len(x))
 		for i, e := range x {
-			l[i] = fromGo(e)
+			w.Index(i)
+			sv, err := valueFromGo(w, e)
+			if err != nil {
+				return nil, err
+			}
+			l[i] = sv
 		}
-		return star.NewList(l)
+		w.Leave()
+		return star.NewList(l), nil
 	case map[string]any:
-		keys := make([]string, 0, len(x))
-		for k := range x {
-			keys = append(keys, k)
+		if err := w.Enter(script.MapID(x)); err != nil {
+			return nil, err
 		}
-		sort.Strings(keys)
 		d := star.NewDict(len(x))
-		for _, k := range keys {
-			_ = d.SetKey(star.String(k), fromGo(x[k]))
+		for _, k := range script.SortedKeys(x) {
+			w.Key(k)
+			sv, err := valueFromGo(w, x[k])
+			if err != nil {
+				return nil, err
+			}
+			_ = d.SetKey(star.String(k), sv)
 		}
-		return d
+		w.Leave()
+		return d, nil
 	case *script.ResultInfo:
-		return &resultValue{info: x}
+		return &resultValue{info: x}, nil
 	case *script.CallInfo:
-		return &callValue{info: x}
+		return &callValue{info: x}, nil
 	case script.Record:
+		if err := w.Enter(script.MapID(map[string]any(x))); err != nil {
+			return nil, err
+		}
 		d := star.StringDict{}
 		for k, e := range x {
-			d[k] = fromGo(e)
+			w.Field(k)
+			sv, err := valueFromGo(w, e)
+			if err != nil {
+				return nil, err
+			}
+			d[k] = sv
 		}
-		return starlarkstruct.FromStringDict(starlarkstruct.Default, d)
+		w.Leave()
+		return starlarkstruct.FromStringDict(starlarkstruct.Default, d), nil
 	}
-	return star.String(fmt.Sprintf("<%T>", v))
+	return star.String(fmt.Sprintf("<%T>", v)), nil
 }
 
 // callValue is what hooks and middleware receive: .id .name .args .raw.
@@ -162,9 +260,7 @@ type callValue struct {
 
 var _ star.HasAttrs = (*callValue)(nil)
 
-func (c *callValue) String() string {
-	return fmt.Sprintf("call(id=%q, name=%q, args=%s)", c.info.ID, c.info.Name, script.Quote(c.info.Arguments()))
-}
+func (c *callValue) String() string        { return c.info.String() }
 func (c *callValue) Type() string          { return "call" }
 func (c *callValue) Freeze()               {}
 func (c *callValue) Truth() star.Bool      { return true }
@@ -180,7 +276,13 @@ func (c *callValue) Attr(name string) (star.Value, error) {
 		return star.String(c.info.Raw), nil
 	case "args":
 		if c.args == nil {
-			c.args = fromGo(c.info.Arguments())
+			args, err := c.info.Arguments()
+			if err != nil {
+				return nil, err
+			}
+			if c.args, err = fromGo(args); err != nil {
+				return nil, err
+			}
 		}
 		return c.args, nil
 	}
@@ -206,7 +308,7 @@ func (r *resultValue) Attr(name string) (star.Value, error) {
 	if !ok {
 		return nil, nil
 	}
-	return fromGo(v), nil
+	return fromGo(v)
 }
 
 // denyValue, rewriteValue, dualValue and silentValue are the values of

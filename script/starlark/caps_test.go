@@ -1,0 +1,45 @@
+package starlark
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/script"
+)
+
+// TestHugeResultIsCut: a Starlark tool's huge output reaches the model cut
+// to script.MaxOutputBytes, and a script that invokes it sees the same.
+func TestHugeResultIsCut(t *testing.T) {
+	e := newEnv(t, Options{})
+	n := script.MaxOutputBytes + 10
+	e.run(fmt.Sprintf(`
+tool(name = "big", fn = lambda args: "x" * %d)
+tool(name = "fails", fn = lambda args: fail("y" * %d))
+r = invoke_tool("big")
+print(len(r.output) < %d, r.output.endswith(" bytes in all, the first %d above; config(offload = 65536) keeps whole outputs as artifacts]"))
+print(len(invoke_tool("fails").error) < %d)
+`, n, script.MaxErrorBytes+10, script.MaxOutputBytes+200, script.MaxOutputBytes, script.MaxErrorBytes+300))
+	wantLines(t, e.lines(), "True True", "True")
+	res := e.invoke("big", `{}`)
+	if len(res.ForLLM) > script.MaxOutputBytes+200 || !strings.Contains(res.ForLLM, fmt.Sprintf("[output cut: %d bytes in all", n)) {
+		t.Errorf("output of %d bytes", len(res.ForLLM))
+	}
+}
+
+// TestReStopsAtTimeout: re over a huge text ends with the call's deadline
+// (this search once ran for minutes), and re.sub refuses to amplify its
+// input without bound.
+func TestReStopsAtTimeout(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.run(`
+tool(name = "scan", fn = lambda args: len(re.findall("[ab]{0,50}c", "ab" * (4 * 1024 * 1024))))
+middleware(timeout("100ms"), tools = ["scan"])
+`)
+	var res *core.Result
+	bounded(t, "scan", func() { res = e.invoke("scan", `{}`) })
+	wantKind(t, res, core.KindTimeout)
+	err := e.runErr(`re.sub("", "y" * 1024, "a" * 100000)`)
+	wantContains(t, err.Error(), "re.sub: the result would be more than 67108864 bytes longer than the input (100000 bytes)")
+}

@@ -46,6 +46,7 @@ func RunSandboxed(ctx context.Context, code string, maxSteps uint64) (string, er
 			}
 		},
 	}
+	t.SetLocal(ctxKey, ctx) // so that re stops with ctx too
 	t.SetMaxExecutionSteps(maxSteps)
 	t.OnMaxSteps = func(t *star.Thread) { t.Cancel("step budget exceeded") }
 	stop := context.AfterFunc(ctx, func() { t.Cancel(cancelReason(ctx)) })

@@ -41,3 +41,23 @@ func TestRunSandboxedStops(t *testing.T) {
 		t.Errorf("runtime error: %v", err)
 	}
 }
+
+// re inside the sandbox stops with the context too, in the middle of one
+// long search.
+func TestRunSandboxedReStops(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := RunSandboxed(ctx, "re.findall('a{1,1000}b', 'a' * 2000000)\n", 0)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("a search of minutes finished within its deadline")
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("re.findall went on long after its deadline")
+	}
+}

@@ -91,7 +91,7 @@ func (h *Host) addCoreSettings() {
 		Check: func(v any) error {
 			n, ok := v.(int64)
 			if !ok || n < 0 || n > 1<<20 {
-				return fmt.Errorf("got %s, want 0 (unlimited) or more", display(v))
+				return fmt.Errorf("got %s, want 0 (the default, %d at a time) or more", display(v), executor.DefaultConcurrency)
 			}
 			return nil
 		},

@@ -566,8 +566,8 @@ func TestHostConfig(t *testing.T) {
 	}{
 		{map[string]any{"mode": "fast"}, `mode: unknown execution mode "fast": want serial, parallel or mixed`},
 		{map[string]any{"mode": int64(1)}, `mode: want "serial", "parallel" or "mixed", got an int`},
-		{map[string]any{"concurrency": int64(-2)}, "concurrency: got -2, want 0 (unlimited) or more"},
-		{map[string]any{"concurrency": "4"}, `concurrency: got "4", want 0 (unlimited) or more`},
+		{map[string]any{"concurrency": int64(-2)}, "concurrency: got -2, want 0 (the default, 64 at a time) or more"},
+		{map[string]any{"concurrency": "4"}, `concurrency: got "4", want 0 (the default, 64 at a time) or more`},
 		{map[string]any{"validate_arguments": "yes"}, "validate_arguments: want True or False, got a string"},
 		{map[string]any{"offload": int64(-1)}, "offload: got -1, want 0 (off) or a size in bytes"},
 		{map[string]any{"speed": int64(1)}, `unknown setting "speed"; the settings are concurrency, mode, offload, validate_arguments`},

@@ -472,7 +472,7 @@ print(#rs, rs[6].output)
 		{`invoke_all({{"echo", {}, 5}})`, "invoke_all: calls[1]: dedup key must be a string, got a number"},
 		{`invoke_all({}, {mode = "sideways"})`, `invoke_all: `},
 		{`invoke_all({}, {mode = 1})`, "invoke_all: mode must be a string, got a number"},
-		{`invoke_all({}, {concurrency = -1})`, "invoke_all: concurrency got -1, want 0 (unlimited) or more"},
+		{`invoke_all({}, {concurrency = -1})`, "invoke_all: concurrency got -1, want 0 (the default, 64 at a time) or more"},
 		{`invoke_all({}, {concurrency = 1.5})`, "invoke_all: concurrency got 1.5"},
 		{`invoke_all({}, {modes = "serial"})`, `invoke_all: unexpected key "modes"; the keys are mode, concurrency`},
 		{`invoke_all({}, "serial")`, "invoke_all: options must be {mode = ..., concurrency = ...}, got a string"},
@@ -525,7 +525,7 @@ print(c.mode, c.concurrency, c.validate_arguments)
 		t.Fatalf("executor not configured: %v %d %v", e.ex.Mode(), e.ex.Concurrency(), e.ex.ValidateArguments())
 	}
 	for _, tc := range []struct{ src, want string }{
-		{`config{mode = "serial", concurrency = -1}`, "config: concurrency: got -1, want 0 (unlimited) or more"},
+		{`config{mode = "serial", concurrency = -1}`, "config: concurrency: got -1, want 0 (the default, 64 at a time) or more"},
 		{`config{mode = "serial", concurrency = 1.5}`, "config: concurrency: got 1.5"},
 		{`config{mode = "serial", validate_arguments = "yes"}`, "config: validate_arguments: want True or False"},
 		{`config{mode = "sideways", concurrency = 2}`, "config: mode:"},

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/executor"
 	"github.com/agentsh/agentsh/script"
 	lua "github.com/yuin/gopher-lua"
 )
@@ -433,7 +434,7 @@ func (in *Interp) builtinInvokeAll(L *lua.LState) int {
 		if c := f["concurrency"]; c != nil {
 			n, ok := c.(lua.LNumber)
 			if !ok || float64(n) != math.Trunc(float64(n)) || n < 0 || n > math.MaxInt32 {
-				L.RaiseError("invoke_all: concurrency got %s, want 0 (unlimited) or more", lua.LVAsString(c))
+				L.RaiseError("invoke_all: concurrency got %s, want 0 (the default, %d at a time) or more", lua.LVAsString(c), executor.DefaultConcurrency)
 			}
 			concurrency = int(n)
 		}

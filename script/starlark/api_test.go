@@ -177,7 +177,7 @@ print(invoke_all([]))
 
 	for _, tc := range []struct{ src, want string }{
 		{`invoke_all([("echo", {})], mode = "bogus")`, `invoke_all: unknown execution mode "bogus"`},
-		{`invoke_all([("echo", {})], concurrency = -1)`, "invoke_all: concurrency got -1, want 0 (unlimited) or more"},
+		{`invoke_all([("echo", {})], concurrency = -1)`, "invoke_all: concurrency got -1, want 0 (the default, 64 at a time) or more"},
 		{`invoke_all([("echo", {})], concurrency = "2")`, "concurrency must be an int"},
 		{`invoke_all([3])`, `invoke_all: calls[0]: want (name, args)`},
 		{`invoke_all([()])`, `calls[0]: want (name, args)`},
@@ -332,9 +332,9 @@ print(config(offload = 0, validate_arguments = False, concurrency = 0, mode = "s
 	for _, tc := range []struct{ src, want string }{
 		{`config(mode = "bogus")`, `config: mode: unknown execution mode "bogus": want serial, parallel or mixed`},
 		{`config(mode = 1)`, `config: mode: want "serial", "parallel" or "mixed", got an int`},
-		{`config(concurrency = -1)`, "config: concurrency: got -1, want 0 (unlimited) or more"},
-		{`config(concurrency = "2")`, `config: concurrency: got "2", want 0 (unlimited) or more`},
-		{`config(concurrency = 1 << 40)`, "config: concurrency: got 1099511627776, want 0 (unlimited) or more"},
+		{`config(concurrency = -1)`, "config: concurrency: got -1, want 0 (the default, 64 at a time) or more"},
+		{`config(concurrency = "2")`, `config: concurrency: got "2", want 0 (the default, 64 at a time) or more`},
+		{`config(concurrency = 1 << 40)`, "config: concurrency: got 1099511627776, want 0 (the default, 64 at a time) or more"},
 		{`config(validate_arguments = 1)`, "config: validate_arguments: want True or False, got an int"},
 		{`config(offload = -5)`, "config: offload: got -5, want 0 (off) or a size in bytes"},
 		{`config(offload = 1.5)`, "config: offload: got 1.5, want 0 (off) or a size in bytes"},

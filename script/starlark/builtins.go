@@ -5,6 +5,7 @@ import (
 	gomath "math"
 	"time"
 
+	"github.com/agentsh/agentsh/executor"
 	"github.com/agentsh/agentsh/script"
 	"go.starlark.net/lib/math"
 	startime "go.starlark.net/lib/time"
@@ -225,7 +226,7 @@ func (in *Interp) builtinInvokeAll(t *star.Thread, b *star.Builtin, args star.Tu
 			return nil, err
 		}
 		if n < 0 {
-			return nil, fmt.Errorf("invoke_all: concurrency got %d, want 0 (unlimited) or more", n)
+			return nil, fmt.Errorf("invoke_all: concurrency got %d, want 0 (the default, %d at a time) or more", n, executor.DefaultConcurrency)
 		}
 		concurrency = n
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -27,7 +28,16 @@ type signalCase struct {
 	// ready is a line on stdout, or a file whose appearance in the
 	// directory shows that the command is busy.
 	readyLine, readyFile string
+	// settle: the work starts just after the ready line, so the signal
+	// waits until agentsh has been busy for a moment.
+	settle bool
+	sparse string // a sparse text file of some GiB to write first
+	needs  string // a program the case needs on PATH
 }
+
+// settleTime is how long a case marked settle waits after its ready line:
+// long enough for the work to start, far shorter than the work.
+const settleTime = 300 * time.Millisecond
 
 // childPIDCommand is a bash command that writes its pid to child.pid and
 // then sleeps, ignoring SIGTERM, so that only SIGKILL stops it.
@@ -45,6 +55,37 @@ var signalCases = []signalCase{
 		args:      []string{"run", "spin.lua"},
 		files:     map[string]string{"spin.lua": "print('ready')\nwhile true do end\n"},
 		readyLine: "ready",
+	},
+	{
+		name:      "run lua pattern backtracking",
+		args:      []string{"run", "pattern.lua"},
+		files:     map[string]string{"pattern.lua": "print('ready')\nstring.find(string.rep('a', 40), '(.-)(.-)(.-)(.-)(.-)(.-)(.-)(.-)b')\n"},
+		readyLine: "ready",
+		settle:    true,
+	},
+	{
+		name:      "run native grep of a huge file",
+		args:      []string{"run", "grep.star"},
+		files:     map[string]string{"grep.star": "print('ready')\ninvoke_tool('grep', {'pattern': '[a-z]x{3}y', 'path': 'huge.txt'})\n"},
+		sparse:    "huge.txt",
+		readyLine: "ready",
+		settle:    true,
+	},
+	{
+		name:      "run ripgrep grep of a huge tree",
+		args:      []string{"--grep-backend", "ripgrep", "run", "grep.star"},
+		files:     map[string]string{"grep.star": "print('ready')\ninvoke_tool('grep', {'pattern': '[a-z]x{3}y'})\n"},
+		sparse:    "huge.txt",
+		needs:     "rg",
+		readyLine: "ready",
+		settle:    true,
+	},
+	{
+		name:      "run run_code child",
+		args:      []string{"run", "code.star"},
+		files:     map[string]string{"code.star": "print('ready')\ninvoke_tool('run_code', {'language': 'lua', 'code': 'while true do end', 'timeout_ms': 600000})\n"},
+		readyLine: "ready",
+		settle:    true,
 	},
 	{
 		name:      "run bash child that ignores SIGTERM",
@@ -116,11 +157,19 @@ func TestStopSignals(t *testing.T) {
 }
 
 func stopWithSignal(t *testing.T, c signalCase, sig syscall.Signal) {
+	if c.needs != "" {
+		if _, err := exec.LookPath(c.needs); err != nil {
+			t.Skipf("%s is not installed (Debian: apt-get install ripgrep)", c.needs)
+		}
+	}
 	cmd := agentshCmd(t, c.args...)
 	for name, content := range c.files {
 		if err := os.WriteFile(filepath.Join(cmd.Dir, name), []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+	if c.sparse != "" {
+		writeSparseText(t, filepath.Join(cmd.Dir, c.sparse), 8<<30)
 	}
 	cmd.Args = append(cmd.Args[:1], append([]string{"--workdir", cmd.Dir}, cmd.Args[1:]...)...)
 	stdin, err := cmd.StdinPipe()
@@ -155,6 +204,10 @@ func stopWithSignal(t *testing.T, c signalCase, sig syscall.Signal) {
 		exited <- cmd.Wait()
 	}()
 	childPID := waitReady(t, c, cmd.Dir, lines, exited, stderr)
+	if c.settle {
+		time.Sleep(settleTime)
+	}
+	family := descendants(cmd.Process.Pid)
 
 	sent := time.Now()
 	if err := cmd.Process.Signal(sig); err != nil {
@@ -175,6 +228,70 @@ func stopWithSignal(t *testing.T, c signalCase, sig syscall.Signal) {
 	if childPID > 0 && alive(childPID) {
 		syscall.Kill(childPID, syscall.SIGKILL)
 		t.Errorf("the bash child (pid %d) outlived agentsh", childPID)
+	}
+	for _, pid := range family {
+		if alive(pid) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Errorf("process %d, started by agentsh, outlived it", pid)
+		}
+	}
+}
+
+// descendants returns the pids of pid's live descendants.
+func descendants(pid int) []int {
+	parent := map[int]int{}
+	dirs, _ := os.ReadDir("/proc")
+	for _, d := range dirs {
+		p, err := strconv.Atoi(d.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p))
+		if err != nil {
+			continue
+		}
+		// pid (comm) STATE PPID ...
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		f := strings.Fields(string(b[i+1:]))
+		if len(f) < 2 {
+			continue
+		}
+		if pp, err := strconv.Atoi(f[1]); err == nil {
+			parent[p] = pp
+		}
+	}
+	var out []int
+	for p := range parent {
+		for q := parent[p]; q > 1; q = parent[q] {
+			if q == pid {
+				if alive(p) {
+					out = append(out, p)
+				}
+				break
+			}
+		}
+	}
+	return out
+}
+
+// writeSparseText writes a text file of size bytes that takes no disk
+// space: a line of text, then one long line of NUL bytes (a hole), which
+// no pattern of these tests matches quickly.
+func writeSparseText(t *testing.T, name string, size int64) {
+	t.Helper()
+	f, err := os.Create(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString(strings.Repeat("some text here\n", 1024)); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(size); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -40,6 +41,12 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir:           filepath.Join(root, "testdata", "script"),
 		UpdateScripts: *update,
+		Condition: func(cond string) (bool, error) {
+			if cond == "race" {
+				return raceEnabled, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
+		},
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("REPO", root)
 			env.Setenv("XDG_STATE_HOME", filepath.Join(env.WorkDir, ".state"))

@@ -189,18 +189,19 @@ func stopWithSignal(t *testing.T, c signalCase, sig syscall.Signal) {
 	defer cmd.Process.Kill()
 	io.WriteString(stdin, c.stdin)
 
-	lines := make(chan string, 16)
+	// One reader drains stdout, passing lines on while waitReady may want
+	// them; cmd.Wait follows once stdout is closed.
+	lines := make(chan string, 64)
+	exited := make(chan error, 1)
 	go func() {
 		sc := bufio.NewScanner(stdout)
 		for sc.Scan() {
-			lines <- sc.Text()
+			select {
+			case lines <- sc.Text():
+			default: // nobody is waiting for lines any more
+			}
 		}
 		close(lines)
-	}()
-	exited := make(chan error, 1)
-	go func() {
-		for range lines { // keep stdout drained after ready
-		}
 		exited <- cmd.Wait()
 	}()
 	childPID := waitReady(t, c, cmd.Dir, lines, exited, stderr)

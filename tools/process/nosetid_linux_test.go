@@ -155,6 +155,12 @@ func TestBubblewrapNoSetidFiles(t *testing.T) {
 	if bad := setidFiles(t, root); len(bad) > 0 {
 		t.Errorf("the sandbox left setuid, setgid or device files: %s", strings.Join(bad, ", "))
 	}
+	// Copies that preserve modes keep the file, without the bits.
+	for _, copy := range []string{"cp_-p_of_a_setuid_file/copied", "tar_of_a_setuid_file/" + setuidSource} {
+		if fi, err := os.Lstat(filepath.Join(root, copy)); err != nil || fi.Mode().Perm() != 0o755 {
+			t.Errorf("%s: %v, %v; want a copy with mode 0755", copy, fi, err)
+		}
+	}
 
 	// Ordinary modes, FIFOs and sockets still work.
 	res, err := execT(t, b, context.Background(), ExecRequest{Args: bash(
@@ -197,7 +203,7 @@ func setidFiles(t *testing.T, root string) []string {
 			return err
 		}
 		m := fi.Mode()
-		if d.Name() == setuidSource {
+		if p == filepath.Join(root, setuidSource) {
 			return nil
 		}
 		if m&(fs.ModeSetuid|fs.ModeSetgid|fs.ModeDevice|fs.ModeCharDevice) != 0 {

@@ -339,24 +339,7 @@ func run(ctx context.Context, cmd *exec.Cmd, req ExecRequest, cfg runConfig, st 
 		cmd.Stdin = inR
 	}
 
-	// The leader is started and waited for (without reaping it) on one
-	// locked OS thread: a parent-death signal (Pdeathsig, bwrap's
-	// --die-with-parent) is tied to the thread that forked, which must not
-	// exit while the process runs.
-	started := make(chan error, 1)
-	exited := make(chan struct{})
-	go func() {
-		lockThread()
-		defer unlockThread()
-		err := cmd.Start()
-		started <- err
-		if err != nil {
-			return
-		}
-		waitExit(cmd)
-		close(exited)
-	}()
-	err = <-started
+	exited, err := startLocked(cmd)
 	outW.Close()
 	if inR != nil {
 		inR.Close()
@@ -428,6 +411,27 @@ func run(ctx context.Context, cmd *exec.Cmd, req ExecRequest, cfg runConfig, st 
 		return res, fmt.Errorf("process: wait for %s: %w", name, werr)
 	}
 	return res, nil
+}
+
+// startLocked starts cmd and waits for it to exit, without reaping it, on
+// one locked OS thread: a parent-death signal (Pdeathsig, bwrap's
+// --die-with-parent) is tied to the thread that forked, which must not
+// exit while the process runs. exited is closed when it has exited.
+func startLocked(cmd *exec.Cmd) (exited <-chan struct{}, err error) {
+	started := make(chan error, 1)
+	done := make(chan struct{})
+	go func() {
+		lockThread()
+		defer unlockThread()
+		err := cmd.Start()
+		started <- err
+		if err != nil {
+			return
+		}
+		waitExit(cmd)
+		close(done)
+	}()
+	return done, <-started
 }
 
 func closed(ch <-chan struct{}) bool {

@@ -69,22 +69,7 @@ func RunSelf(ctx context.Context, req SelfRequest) (SelfResult, error) {
 	defer errR.Close()
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 
-	// As in run: the thread that forks carries the parent-death signal and
-	// must live as long as the child.
-	started := make(chan error, 1)
-	exited := make(chan struct{})
-	go func() {
-		lockThread()
-		defer unlockThread()
-		err := cmd.Start()
-		started <- err
-		if err != nil {
-			return
-		}
-		waitExit(cmd)
-		close(exited)
-	}()
-	err = <-started
+	exited, err := startLocked(cmd)
 	inR.Close()
 	outW.Close()
 	errW.Close()

@@ -57,16 +57,11 @@ func (b *beneath) open(rel string) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, err
 	}
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil {
-		syscall.Close(fd)
-		return nil, err
+	f, err := regularFile(fd)
+	if err != nil {
+		return nil, err // not a nil-valued rawFile in an interface
 	}
-	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
-		syscall.Close(fd)
-		return nil, errNotRegular
-	}
-	return rawFile(fd), nil
+	return f, nil
 }
 
 func (b *beneath) openat(rel string, flags int) (int, error) {

@@ -197,14 +197,24 @@ func (d *dirHandle) openFile(name string) (searchFile, error) {
 	if err != nil {
 		return nil, err
 	}
+	f, err := regularFile(fd)
+	if err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// regularFile returns fd as a file if it is open on a regular file, and
+// closes it otherwise.
+func regularFile(fd int) (rawFile, error) {
 	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil {
 		syscall.Close(fd)
-		return nil, err
+		return -1, err
 	}
 	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
 		syscall.Close(fd)
-		return nil, errNotRegular
+		return -1, errNotRegular
 	}
 	return rawFile(fd), nil
 }

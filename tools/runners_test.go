@@ -1,7 +1,6 @@
 package tools_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/executor"
+	"github.com/agentsh/agentsh/internal/proctest"
 	"github.com/agentsh/agentsh/script/lua"
 	"github.com/agentsh/agentsh/script/sandbox"
 	"github.com/agentsh/agentsh/script/starlark"
@@ -347,37 +347,9 @@ func memStatus(t *testing.T, field string) int64 {
 // sandboxChildren lists the live run_code children descending from this
 // process.
 func sandboxChildren() []string {
-	self := strconv.Itoa(os.Getpid())
-	ents, _ := os.ReadDir("/proc")
-	parent := map[string]string{}
-	var marked []string
-	for _, e := range ents {
-		pid := e.Name()
-		if _, err := strconv.Atoi(pid); err != nil {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + pid + "/stat")
-		if err != nil {
-			continue
-		}
-		i := bytes.LastIndexByte(stat, ')')
-		f := strings.Fields(string(stat[i+1:]))
-		if len(f) < 2 || f[0] == "Z" || f[0] == "X" {
-			continue
-		}
-		parent[pid] = f[1]
-		if cmd, err := os.ReadFile("/proc/" + pid + "/cmdline"); err == nil && bytes.Contains(append(cmd, 0), []byte(childMarker)) {
-			marked = append(marked, pid)
-		}
-	}
 	var out []string
-	for _, pid := range marked {
-		for p, n := parent[pid], 0; p != "" && n < 64; p, n = parent[p], n+1 {
-			if p == self {
-				out = append(out, pid)
-				break
-			}
-		}
+	for _, pid := range proctest.Descendants(os.Getpid(), strings.Trim(childMarker, "\x00")) {
+		out = append(out, strconv.Itoa(pid))
 	}
 	return out
 }

@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentsh/agentsh/internal/proctest"
 )
 
 // stopBound is how long agentsh may take to exit after a stop signal.
@@ -208,7 +210,7 @@ func stopWithSignal(t *testing.T, c signalCase, sig syscall.Signal) {
 	if c.settle {
 		time.Sleep(settleTime)
 	}
-	family := descendants(cmd.Process.Pid)
+	family := proctest.Descendants(cmd.Process.Pid)
 
 	sent := time.Now()
 	if err := cmd.Process.Signal(sig); err != nil {
@@ -226,56 +228,16 @@ func stopWithSignal(t *testing.T, c signalCase, sig syscall.Signal) {
 	case <-time.After(30 * time.Second):
 		t.Fatalf("agentsh did not exit within 30s of %s; stderr:\n%s", signalName(sig), stderr.String())
 	}
-	if childPID > 0 && alive(childPID) {
+	if childPID > 0 && proctest.Alive(childPID) {
 		syscall.Kill(childPID, syscall.SIGKILL)
 		t.Errorf("the bash child (pid %d) outlived agentsh", childPID)
 	}
 	for _, pid := range family {
-		if alive(pid) {
+		if proctest.Alive(pid) {
 			syscall.Kill(pid, syscall.SIGKILL)
 			t.Errorf("process %d, started by agentsh, outlived it", pid)
 		}
 	}
-}
-
-// descendants returns the pids of pid's live descendants.
-func descendants(pid int) []int {
-	parent := map[int]int{}
-	dirs, _ := os.ReadDir("/proc")
-	for _, d := range dirs {
-		p, err := strconv.Atoi(d.Name())
-		if err != nil {
-			continue
-		}
-		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p))
-		if err != nil {
-			continue
-		}
-		// pid (comm) STATE PPID ...
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
-		f := strings.Fields(string(b[i+1:]))
-		if len(f) < 2 {
-			continue
-		}
-		if pp, err := strconv.Atoi(f[1]); err == nil {
-			parent[p] = pp
-		}
-	}
-	var out []int
-	for p := range parent {
-		for q := parent[p]; q > 1; q = parent[q] {
-			if q == pid {
-				if alive(p) {
-					out = append(out, p)
-				}
-				break
-			}
-		}
-	}
-	return out
 }
 
 // writeSparseText writes a text file of size bytes that takes no disk
@@ -336,21 +298,6 @@ func waitReady(t *testing.T, c signalCase, dir string, lines <-chan string, exit
 		}
 		return pid
 	}
-}
-
-// alive reports whether pid is a process that has not exited.
-func alive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	// pid (comm) STATE ...: comm may hold spaces and parentheses.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 || i+2 >= len(b) {
-		return false
-	}
-	state := b[i+2]
-	return state != 'Z' && state != 'X'
 }
 
 // A run that ignores its cancelled context still ends: the stopper kills

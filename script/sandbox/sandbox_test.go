@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsh/agentsh/internal/proctest"
 	"github.com/agentsh/agentsh/tools/process"
 )
 
@@ -364,36 +365,9 @@ func limitField(limits, name string) string {
 // children lists the live sandbox children that descend from this
 // process.
 func children() []string {
-	self := strconv.Itoa(os.Getpid())
-	ents, _ := os.ReadDir("/proc")
-	parent := map[string]string{}
-	var marked []string
-	for _, e := range ents {
-		pid := e.Name()
-		if _, err := strconv.Atoi(pid); err != nil {
-			continue
-		}
-		stat, err := os.ReadFile("/proc/" + pid + "/stat")
-		if err != nil {
-			continue
-		}
-		f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
-		if len(f) < 2 || f[0] == "Z" || f[0] == "X" {
-			continue
-		}
-		parent[pid] = f[1]
-		if cmd, err := os.ReadFile("/proc/" + pid + "/cmdline"); err == nil && bytes.Contains(cmd, []byte("\x00"+childArg+"\x00")) {
-			marked = append(marked, pid)
-		}
-	}
 	var out []string
-	for _, pid := range marked {
-		for p, n := parent[pid], 0; p != "" && n < 64; p, n = parent[p], n+1 {
-			if p == self {
-				out = append(out, pid)
-				break
-			}
-		}
+	for _, pid := range proctest.Descendants(os.Getpid(), childArg) {
+		out = append(out, strconv.Itoa(pid))
 	}
 	return out
 }

@@ -214,16 +214,23 @@ func TestPatternsAgreeWithGopherLua(t *testing.T) {
 	}
 }
 
-// TestPatternsAgreeWithLua51: every case, those where gopher-lua departs
-// from Lua 5.1 included, gives what the reference Lua 5.1 gives.
-func TestPatternsAgreeWithLua51(t *testing.T) {
+// lua51 returns the path of the reference Lua 5.1, or skips the test.
+func lua51(t *testing.T) string {
+	t.Helper()
 	bin, err := exec.LookPath("lua5.1")
 	if err != nil {
 		t.Skip("lua5.1 is not installed (apt-get install lua5.1); the reference Lua checks the patterns")
 	}
+	return bin
+}
+
+// lua51Results runs cases in the reference Lua 5.1 and returns its result
+// line for each.
+func lua51Results(t *testing.T, bin string, cases []patternCase) []string {
+	t.Helper()
 	var src bytes.Buffer
 	src.WriteString(showLua)
-	for _, c := range patternCases {
+	for _, c := range cases {
 		fmt.Fprintf(&src, "print(__run(%q))\n", c.String())
 	}
 	cmd := exec.Command(bin, "-")
@@ -232,7 +239,14 @@ func TestPatternsAgreeWithLua51(t *testing.T) {
 	if err != nil {
 		t.Fatalf("lua5.1: %v", err)
 	}
-	want := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	return strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+}
+
+// TestPatternsAgreeWithLua51: every case, those where gopher-lua departs
+// from Lua 5.1 included, gives what the reference Lua 5.1 gives.
+func TestPatternsAgreeWithLua51(t *testing.T) {
+	bin := lua51(t)
+	want := lua51Results(t, bin, patternCases)
 	ours := oursState()
 	defer ours.Close()
 	got := runCases(t, ours, patternCases)
@@ -384,10 +398,7 @@ func runCases2(t *testing.T, L *lua.LState, cases []patternCase) []string {
 // TestRandomPatternsAgreeWithLua51: random patterns from the characters
 // that matter, on random subjects, give what the reference Lua 5.1 gives.
 func TestRandomPatternsAgreeWithLua51(t *testing.T) {
-	bin, err := exec.LookPath("lua5.1")
-	if err != nil {
-		t.Skip("lua5.1 is not installed (apt-get install lua5.1); the reference Lua checks the patterns")
-	}
+	bin := lua51(t)
 	r := rand.New(rand.NewPCG(1, 2))
 	parts := []string{"a", "b", "-", "[", "]", "%", "^", "$", "(", ")", ".", "*", "+", "?", "f", "1", "2", "w", " ", "%a", "%f[", "%b()", "[^", "()"}
 	letters := "ab-[]()% ^$.*1"
@@ -407,18 +418,7 @@ func TestRandomPatternsAgreeWithLua51(t *testing.T) {
 			patternCase{call: "gm", s: s.String(), p: p.String()},
 			patternCase{call: "string.gsub", s: s.String(), p: p.String(), repl: `"<%0>"`})
 	}
-	var src bytes.Buffer
-	src.WriteString(showLua)
-	for _, c := range cases {
-		fmt.Fprintf(&src, "print(__run(%q))\n", c.String())
-	}
-	cmd := exec.Command(bin, "-")
-	cmd.Stdin = &src
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("lua5.1: %v", err)
-	}
-	want := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	want := lua51Results(t, bin, cases)
 	ours := oursState()
 	defer ours.Close()
 	got := runCases(t, ours, cases)

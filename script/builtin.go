@@ -7,26 +7,83 @@ import (
 	"strings"
 )
 
-// Builtin is a function a Go program adds to the script API of every
-// language: the agent adds model, ask, on, provider and mcp_server this
-// way. Add builtins before creating interpreters on the host; an
-// interpreter sees the builtins that exist when it is made.
+// Builtin is one name of the script API, declared once as data; every
+// language gets it from here. The core names (tool, before, invoke_tool,
+// ...) are declared in api.go; a Go program adds more with AddBuiltin (the
+// agent adds model, ask, on, provider and mcp_server this way). Add
+// builtins before creating interpreters on the host; an interpreter sees
+// the builtins that exist when it is made.
+//
+// A binding contributes only value conversion and its calling convention:
+// Starlark passes arguments by position or keyword; Lua by position, with
+// the optional ones also as a trailing table of named options, as in
+// ask("hi", {max_turns = 3}), or as one table when Table is set, as in
+// tool{name = "greet", fn = greet}.
 type Builtin struct {
 	Name string
-	// Params names the parameters in order; a trailing "?" marks an
-	// optional one (optional parameters come last). Starlark passes them
-	// by position or keyword; Lua by position, and the optional ones also
-	// as a trailing table of named options, as in ask("hi", {max_turns = 3}).
-	Params []string
-	// Fn runs the call. Its arguments are JSON shapes, host objects, or
-	// Funcs for script functions. It returns a JSON shape, a Record, or a
-	// host object. It runs without holding any interpreter, so it may call
-	// back into scripts.
+	// Doc is one line for help and completion.
+	Doc string
+	// Params are the parameters in order; optional parameters come last.
+	Params []Param
+	// Table makes Lua take the arguments as one table of named fields.
+	Table bool
+	// Keywords makes the builtin take any named arguments (config); Params
+	// is then empty and Fn gets every keyword in Args.
+	Keywords bool
+	// Fn runs the call. Its arguments have been checked against Params and
+	// converted to the Go form of each parameter's Kind. It returns a JSON
+	// shape, a host object (Object, Deny, Rewrite, *ResultInfo, ...), or
+	// nil. It runs without holding any interpreter, so it may call back
+	// into scripts.
 	Fn func(ctx context.Context, args Args) (any, error)
 }
 
+// Param is one parameter of a builtin.
+type Param struct {
+	Name     string
+	Kind     Kind
+	Optional bool
+	// Default is the value Fn sees when an optional parameter is not
+	// passed (or passed as None/nil); nil leaves it absent.
+	Default any
+}
+
+// Kind says what a parameter accepts and the Go form Fn receives.
+type Kind uint8
+
+const (
+	// Any is a JSON shape or a host object, unchanged.
+	Any Kind = iota
+	// String is a string.
+	String
+	// Int is an integer that fits in an int: int.
+	Int
+	// Bool is a boolean: bool.
+	Bool
+	// OptBool is True, False or None: *bool (nil for None).
+	OptBool
+	// Function is a script function: Func.
+	Function
+	// Tools is a tool name or glob, or a non-empty list of them: []string
+	// (nil when absent).
+	Tools
+	// Duration is a string such as "2s", a number of seconds, or a time
+	// duration value: time.Duration. NaN, infinities and out-of-range
+	// values are refused with the same message in every language.
+	Duration
+	// CallArgs is a call's arguments: a JSON shape (the pipeline refuses
+	// anything but an object) or a string of raw JSON.
+	CallArgs
+	// Calls is invoke_all's batch: a list of (name, args[, dedup_key])
+	// sequences or {"name", "args", "dedup_key"} dicts: []CallSpec.
+	Calls
+	// Dict is a JSON object (dict, Lua table with string keys):
+	// map[string]any.
+	Dict
+)
+
 // Args are a builtin call's arguments by parameter name; an optional
-// parameter that was not passed is absent.
+// parameter that was not passed is absent unless it has a Default.
 type Args map[string]any
 
 // Record is a value with named fields that scripts read as attributes
@@ -56,26 +113,10 @@ func (h *Host) Builtins() []Builtin {
 	return out
 }
 
-// Param is one parameter of a builtin.
-type Param struct {
-	Name     string
-	Optional bool
-}
-
-// Parameters parses b.Params.
-func (b Builtin) Parameters() []Param {
-	ps := make([]Param, len(b.Params))
-	for i, p := range b.Params {
-		name, opt := strings.CutSuffix(p, "?")
-		ps[i] = Param{Name: name, Optional: opt}
-	}
-	return ps
-}
-
 // Bind matches positional and named arguments to b's parameters, with
 // messages in the style of the bindings' own errors.
 func (b Builtin) Bind(positional []any, named map[string]any) (Args, error) {
-	ps := b.Parameters()
+	ps := b.Params
 	if len(positional) > len(ps) {
 		return nil, fmt.Errorf("%s: got %d arguments, want at most %d", b.Name, len(positional), len(ps))
 	}
@@ -109,7 +150,7 @@ func (b Builtin) Bind(positional []any, named map[string]any) (Args, error) {
 
 func (b Builtin) names() []string {
 	var out []string
-	for _, p := range b.Parameters() {
+	for _, p := range b.Params {
 		out = append(out, p.Name)
 	}
 	return out

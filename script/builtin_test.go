@@ -6,7 +6,7 @@ import (
 )
 
 func TestBuiltinBind(t *testing.T) {
-	b := Builtin{Name: "ask", Params: []string{"prompt", "max_turns?"}}
+	b := Builtin{Name: "ask", Params: []Param{{Name: "prompt"}, {Name: "max_turns", Optional: true}}}
 	args, err := b.Bind([]any{"hi"}, map[string]any{"max_turns": int64(3)})
 	if err != nil || args["prompt"] != "hi" || args["max_turns"] != int64(3) {
 		t.Fatalf("Bind: %v, %v", args, err)
@@ -46,7 +46,7 @@ func TestAddBuiltinSorted(t *testing.T) {
 	h := NewHost(nil, nil)
 	h.AddBuiltin(Builtin{Name: "zeta"})
 	h.AddBuiltin(Builtin{Name: "alpha"})
-	h.AddBuiltin(Builtin{Name: "zeta", Params: []string{"x"}})
+	h.AddBuiltin(Builtin{Name: "zeta", Params: []Param{{Name: "x"}}})
 	bs := h.Builtins()
 	if len(bs) != 2 || bs[0].Name != "alpha" || bs[1].Name != "zeta" || len(bs[1].Params) != 1 {
 		t.Errorf("Builtins() = %+v", bs)

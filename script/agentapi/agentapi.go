@@ -86,12 +86,12 @@ func Install(h *script.Host, cfg Config) (*Session, error) {
 	if cfg.Provider != nil {
 		s.use(cfg.Provider)
 	}
-	h.AddBuiltin(script.Builtin{Name: "model", Params: []string{"fn"}, Fn: s.builtinModel})
-	h.AddBuiltin(script.Builtin{Name: "provider", Params: []string{"spec"}, Fn: s.builtinProvider})
-	h.AddBuiltin(script.Builtin{Name: "ask", Params: []string{"prompt", "max_turns?"}, Fn: s.builtinAsk})
-	h.AddBuiltin(script.Builtin{Name: "on", Params: []string{"event", "fn"}, Fn: s.builtinOn})
+	h.AddBuiltin(script.Builtin{Name: "model", Params: []script.Param{{Name: "fn"}}, Fn: s.builtinModel})
+	h.AddBuiltin(script.Builtin{Name: "provider", Params: []script.Param{{Name: "spec"}}, Fn: s.builtinProvider})
+	h.AddBuiltin(script.Builtin{Name: "ask", Params: []script.Param{{Name: "prompt"}, {Name: "max_turns", Optional: true}}, Fn: s.builtinAsk})
+	h.AddBuiltin(script.Builtin{Name: "on", Params: []script.Param{{Name: "event"}, {Name: "fn"}}, Fn: s.builtinOn})
 	if cfg.MCP != nil {
-		h.AddBuiltin(script.Builtin{Name: "mcp_server", Params: []string{"name", "command?", "url?", "env?"}, Fn: s.builtinMCP})
+		h.AddBuiltin(script.Builtin{Name: "mcp_server", Params: []script.Param{{Name: "name"}, {Name: "command", Optional: true}, {Name: "url", Optional: true}, {Name: "env", Optional: true}}, Fn: s.builtinMCP})
 	}
 	return s, nil
 }

@@ -11,7 +11,7 @@ import (
 
 // apply is a host builtin that calls a script function: apply(fn, value,
 // times?) returns a record {result, calls}.
-var apply = script.Builtin{Name: "apply", Params: []string{"fn", "value", "times?"},
+var apply = script.Builtin{Name: "apply", Params: []script.Param{{Name: "fn"}, {Name: "value"}, {Name: "times", Optional: true}},
 	Fn: func(ctx context.Context, args script.Args) (any, error) {
 		fn, err := args.Func("apply", "fn")
 		if err != nil {

@@ -75,7 +75,7 @@ func (in *Interp) installAPI(L *lua.LState) {
 // script.Funcs. The builtin runs without the interpreter lock, since it
 // may call back into scripts.
 func (in *Interp) hostBuiltin(b script.Builtin) lua.LGFunction {
-	params := b.Parameters()
+	params := b.Params
 	required := 0
 	optional := map[string]bool{}
 	for _, p := range params {

@@ -16,7 +16,7 @@ import (
 func TestHostBuiltins(t *testing.T) {
 	out := &scripttest.Buffer{}
 	h := script.NewHost(executor.New(nil), out)
-	h.AddBuiltin(script.Builtin{Name: "apply", Params: []string{"fn", "value", "times?"},
+	h.AddBuiltin(script.Builtin{Name: "apply", Params: []script.Param{{Name: "fn"}, {Name: "value"}, {Name: "times", Optional: true}},
 		Fn: func(ctx context.Context, args script.Args) (any, error) {
 			fn, err := args.Func("apply", "fn")
 			if err != nil {

@@ -448,7 +448,7 @@ func (in *Interp) hostBuiltin(b script.Builtin) builtinFunc {
 		return toGo(v, name)
 	}
 	return func(t *star.Thread, _ *star.Builtin, args star.Tuple, kwargs []star.Tuple) (star.Value, error) {
-		params := b.Parameters()
+		params := b.Params
 		positional := make([]any, len(args))
 		for i, v := range args {
 			name := "argument"

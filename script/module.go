@@ -1,0 +1,30 @@
+package script
+
+// Module is a namespace of builtins and values that scripts reach with a
+// dot: json.encode, re.search, state.get. Modules are declared once, in
+// modules.go, over the stdlib package; every language gets them from the
+// host.
+type Module struct {
+	Name    string
+	Doc     string
+	Members []Builtin
+	// Values are the module's constants (time.second, ...): JSON shapes or
+	// host objects.
+	Values map[string]any
+}
+
+// Object is a host value with named attributes that scripts read with a
+// dot (call.args, result.ok, match.group). A binding shows it as one
+// generic value of its language, so a new object type needs no binding
+// code. An attribute is a JSON shape, another host value, or a Builtin
+// (a method).
+type Object interface {
+	// TypeName names the value's type in messages: "call", "result".
+	TypeName() string
+	// AttrNames lists the attributes, sorted.
+	AttrNames() []string
+	// Attr returns one attribute; ok is false when there is none.
+	Attr(name string) (v any, ok bool, err error)
+	// String is the value's deterministic rendering for transcripts.
+	String() string
+}

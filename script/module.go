@@ -1,5 +1,7 @@
 package script
 
+import "context"
+
 // Module is a namespace of builtins and values that scripts reach with a
 // dot: json.encode, re.search, state.get. Modules are declared once, in
 // modules.go, over the stdlib package; every language gets them from the
@@ -27,4 +29,29 @@ type Object interface {
 	Attr(name string) (v any, ok bool, err error)
 	// String is the value's deterministic rendering for transcripts.
 	String() string
+}
+
+// Optional capabilities of an Object, found by interface assertion; a
+// binding maps each onto its language's operators.
+
+// Comparer orders an Object against another value of its kind (<, ==).
+type Comparer interface {
+	Object
+	// Compare returns -1, 0 or +1, or an error when other is not comparable.
+	Compare(other any) (int, error)
+}
+
+// Operator implements arithmetic on an Object (time - time, time + duration).
+type Operator interface {
+	Object
+	// Binary applies op ("+", "-", "*", "/", "//", "%") with other on the
+	// right, or on the left when reversed; ok is false when op or other's
+	// type does not apply.
+	Binary(op string, other any, reversed bool) (v any, ok bool, err error)
+}
+
+// Callable is an Object that scripts call (next(call) in middleware).
+type Callable interface {
+	Object
+	CallValue(ctx context.Context, args []any) (any, error)
 }

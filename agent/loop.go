@@ -60,7 +60,7 @@ type runKey struct{}
 var ErrNestedRun = errors.New("the agent is already answering a prompt: a tool, hook or model function cannot ask it another one (use a second agent)")
 
 // ErrNoProvider is the error of Run on an agent without a provider.
-var ErrNoProvider = errors.New("no model: set one with --model PROVIDER:MODEL, model(fn) in a script, or agent.WithProvider")
+var ErrNoProvider = errors.New(`no model: choose one with --model PROVIDER:MODEL, or in a script with provider("PROVIDER:MODEL") or model(fn)`)
 
 // Run sends prompt and loops until the model answers without tool calls,
 // the turn limit is reached, or ctx ends. Cancellation ends the run

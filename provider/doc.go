@@ -6,6 +6,13 @@
 // (Messages API) and replay (answers from a recording). Func adapts a Go
 // function, which is how scripts supply a model.
 //
+// Adapters register by spec prefix (Register, in their init) and Open
+// finds them: openai:MODEL, ollama:MODEL, anthropic:MODEL, replay:FILE,
+// or a program's own. A program reaches the adapters it imports; the CLI
+// imports provider/all. An adapter's errors carry their own Hint (its
+// environment variables, the --model spec that reaches it), so this
+// package names no vendor.
+//
 // Messages are plain data with JSON tags, so a conversation can be
 // recorded, replayed and compared byte for byte.
 //

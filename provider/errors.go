@@ -32,6 +32,10 @@ type Error struct {
 	Status   int    // HTTP status, 0 when there was none
 	Message  string // what the provider said, or what went wrong
 	Err      error  // the underlying error, if any
+	// Hint tells the user what to do next in the adapter's own terms: its
+	// environment variables, the --model spec that reaches it. Empty
+	// means the kind's general advice.
+	Hint string
 }
 
 func (e *Error) Error() string {
@@ -40,7 +44,11 @@ func (e *Error) Error() string {
 		s += fmt.Sprintf("HTTP %d: ", e.Status)
 	}
 	s += e.Message
-	if hint := e.Kind.hint(); hint != "" {
+	hint := e.Hint
+	if hint == "" {
+		hint = e.Kind.hint()
+	}
+	if hint != "" {
 		s += " (" + hint + ")"
 	}
 	return s
@@ -54,13 +62,14 @@ func (e *Error) Unwrap() []error {
 	return []error{e.Kind, e.Err}
 }
 
-// hint tells the user what to do next.
+// hint tells the user what to do next, in words true of every adapter;
+// an adapter says more in Error.Hint.
 func (k Kind) hint() string {
 	switch k {
 	case ErrAuth:
-		return "check the API key: OPENAI_API_KEY or ANTHROPIC_API_KEY"
+		return "check the provider's API key"
 	case ErrUnknownModel:
-		return "check the model name in --model PROVIDER:MODEL"
+		return "check the model name in --model PROVIDER:MODEL or provider(\"PROVIDER:MODEL\")"
 	case ErrContextOverflow:
 		return "the conversation is too long for the model; start a new one or use a model with a larger context"
 	case ErrTimeout:

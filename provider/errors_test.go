@@ -19,8 +19,12 @@ func TestStatusKind(t *testing.T) {
 
 func TestError(t *testing.T) {
 	e := &Error{Kind: ErrAuth, Provider: "openai", Status: 401, Message: "invalid key", Err: io.EOF}
-	if got := e.Error(); got != "openai: HTTP 401: invalid key (check the API key: OPENAI_API_KEY or ANTHROPIC_API_KEY)" {
+	if got := e.Error(); got != "openai: HTTP 401: invalid key (check the provider's API key)" {
 		t.Errorf("Error() = %q", got)
+	}
+	e.Hint = "set MYCO_KEY"
+	if got := e.Error(); got != "openai: HTTP 401: invalid key (set MYCO_KEY)" {
+		t.Errorf("Error() with the adapter's hint = %q, want it in place of the general one", got)
 	}
 	var err error = e
 	if !errors.Is(err, ErrAuth) || !errors.Is(err, io.EOF) || errors.Is(err, ErrServer) || KindOf(err) != ErrAuth {

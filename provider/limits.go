@@ -69,7 +69,7 @@ func (l Limits) Check() error {
 
 // Limited is implemented by providers whose responses are bounded by
 // Limits (the HTTP adapters). Code that holds only a Provider, such as one
-// from agent.OpenProvider, changes the limits through it.
+// from provider.Open, changes the limits through it.
 type Limited interface {
 	Provider
 	// Limits returns the limits in force, defaults filled in.

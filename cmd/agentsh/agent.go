@@ -55,7 +55,7 @@ func (a *app) installAgent(h *script.Host, out io.Writer, main bool) (*agentSetu
 		MCP:          mcpConnector{setup.mcp},
 		Observer:     newDisplay(out).event,
 		Open: func(spec string) (provider.Provider, error) {
-			p, err := agent.OpenProvider(spec)
+			p, err := provider.Open(spec)
 			if err != nil {
 				return nil, err
 			}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/agentsh/agentsh/agent"
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/executor"
 	"github.com/agentsh/agentsh/provider"
@@ -57,7 +56,7 @@ func newApp(o *options, std stdio, argv []string) (*app, error) {
 		extra = append(extra, executor.WithOnStart(a.events.toolStart), executor.WithOnEnd(a.events.toolEnd))
 	}
 	if o.model != "" {
-		p, err := agent.OpenProvider(o.model)
+		p, err := provider.Open(o.model)
 		if err != nil {
 			return nil, fmt.Errorf("--model: %w", err)
 		}

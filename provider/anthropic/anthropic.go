@@ -78,6 +78,10 @@ const apiVersion = "2023-06-01"
 
 const name = "anthropic"
 
+func init() {
+	provider.Register(name, func(model string) (provider.Provider, error) { return New(Config{Model: model}) })
+}
+
 // Config configures a Provider. The zero value of every field but Model
 // means the default.
 type Config struct {
@@ -128,7 +132,8 @@ func New(cfg Config) (*Provider, error) {
 		return nil, &provider.Error{
 			Kind:     provider.ErrAuth,
 			Provider: name,
-			Message:  "no API key: set ANTHROPIC_API_KEY",
+			Message:  "no API key",
+			Hint:     hint(provider.ErrAuth),
 		}
 	}
 	if err := cfg.Limits.Check(); err != nil {

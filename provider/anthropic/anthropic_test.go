@@ -371,6 +371,9 @@ func TestErrors(t *testing.T) {
 			if !strings.Contains(err.Error(), tt.contains) {
 				t.Errorf("error %q does not contain %q", err, tt.contains)
 			}
+			if msg := err.Error(); tt.kind == provider.ErrAuth && (!strings.Contains(msg, "ANTHROPIC_API_KEY") || strings.Contains(msg, "OPENAI")) {
+				t.Errorf("error %q, want a hint naming ANTHROPIC_API_KEY and no other vendor's key", msg)
+			}
 			if n := len(f.requests()); n != tt.calls {
 				t.Errorf("%d requests, want %d", n, tt.calls)
 			}
@@ -570,7 +573,7 @@ func TestMissingAPIKey(t *testing.T) {
 	t.Setenv("ANTHROPIC_API_KEY", "")
 	_, err := New(Config{Model: "claude-test"})
 	var pe *provider.Error
-	if !errors.As(err, &pe) || pe.Kind != provider.ErrAuth || !strings.Contains(err.Error(), "ANTHROPIC_API_KEY") {
+	if !errors.As(err, &pe) || pe.Kind != provider.ErrAuth || !strings.Contains(err.Error(), "ANTHROPIC_API_KEY") || strings.Contains(err.Error(), "OPENAI") {
 		t.Fatalf("got %v, want an ErrAuth error naming ANTHROPIC_API_KEY", err)
 	}
 }

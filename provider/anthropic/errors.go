@@ -34,6 +34,7 @@ func errorFromBody(status int, body string) error {
 		Provider: name,
 		Status:   status,
 		Message:  fmt.Sprintf("unrecognised error response: %q", truncate(strings.TrimSpace(body), 200)),
+		Hint:     hint(kind),
 	}
 }
 
@@ -44,12 +45,23 @@ func apiError(status int, e apiErrorField) error {
 	if msg == "" {
 		msg = "no message"
 	}
+	kind := errorKind(status, e.Type, e.Message)
 	return &provider.Error{
-		Kind:     errorKind(status, e.Type, e.Message),
+		Kind:     kind,
 		Provider: name,
 		Status:   status,
 		Message:  e.Type + ": " + msg,
+		Hint:     hint(kind),
 	}
+}
+
+// hint is what a user of this adapter can do about an error of kind k
+// beyond provider's general advice.
+func hint(k provider.Kind) string {
+	if k == provider.ErrAuth {
+		return "set ANTHROPIC_API_KEY to a key the server accepts"
+	}
+	return ""
 }
 
 func errorKind(status int, typ, msg string) provider.Kind {

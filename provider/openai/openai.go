@@ -58,6 +58,11 @@ type Provider struct {
 	label   string
 }
 
+func init() {
+	provider.Register("openai", func(model string) (provider.Provider, error) { return New(Config{Model: model}) })
+	provider.Register("ollama", func(model string) (provider.Provider, error) { return Ollama(model) })
+}
+
 var (
 	_ provider.Provider = (*Provider)(nil)
 	_ provider.Limited  = (*Provider)(nil)
@@ -98,7 +103,8 @@ func newProvider(kind string, cfg Config) (*Provider, error) {
 		return nil, &provider.Error{
 			Kind:     provider.ErrAuth,
 			Provider: kind,
-			Message:  "no API key: set OPENAI_API_KEY",
+			Message:  "no API key",
+			Hint:     hint(kind, "", provider.ErrAuth),
 		}
 	}
 	if err := cfg.Limits.Check(); err != nil {

@@ -370,6 +370,9 @@ func TestErrors(t *testing.T) {
 			if !errors.Is(err, tt.kind) {
 				t.Errorf("errors.Is(err, %q) is false", tt.kind)
 			}
+			if msg := err.Error(); tt.kind == provider.ErrAuth && (!strings.Contains(msg, "OPENAI_API_KEY") || strings.Contains(msg, "ANTHROPIC")) {
+				t.Errorf("error %q, want a hint naming OPENAI_API_KEY and no other vendor's key", msg)
+			}
 			if n := len(srv.requests()); n != 1 {
 				t.Errorf("%d requests, want 1 (client errors are not retried)", n)
 			}
@@ -583,8 +586,8 @@ func TestMissingKey(t *testing.T) {
 	t.Setenv("OPENAI_BASE_URL", "")
 	_, err := New(Config{Model: "gpt-4o"})
 	var pe *provider.Error
-	if !errors.As(err, &pe) || pe.Kind != provider.ErrAuth || !strings.Contains(err.Error(), "OPENAI_API_KEY") {
-		t.Fatalf("got %v, want an auth error naming OPENAI_API_KEY", err)
+	if !errors.As(err, &pe) || pe.Kind != provider.ErrAuth || !strings.Contains(err.Error(), "OPENAI_API_KEY") || strings.Contains(err.Error(), "ANTHROPIC") {
+		t.Fatalf("got %v, want an auth error naming OPENAI_API_KEY and no other vendor's key", err)
 	}
 
 	t.Setenv("OPENAI_API_KEY", "sk-env")
@@ -658,6 +661,28 @@ func TestOllama(t *testing.T) {
 	var pe *provider.Error
 	if !errors.As(err, &pe) || pe.Provider != "ollama" || pe.Kind != provider.ErrUnknownModel {
 		t.Errorf("got %v, want an ollama unknown-model error", err)
+	}
+	if !strings.Contains(err.Error(), "ollama pull llama3.2") {
+		t.Errorf("got %q, want a hint to pull the model", err)
+	}
+}
+
+// TestOllamaAuthHint checks that a server behind OLLAMA_HOST that wants a
+// key is answered with what the user can do (ollama sends none), not with
+// OpenAI's key.
+func TestOllamaAuthHint(t *testing.T) {
+	srv := newServer(t, reply{status: 401, body: `{"error":"unauthorized"}`})
+	t.Setenv("OLLAMA_HOST", strings.TrimPrefix(srv.URL, "http://"))
+	p, err := Ollama("llama3.2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Complete(context.Background(), userRequest("hi"), nil)
+	if !errors.Is(err, provider.ErrAuth) {
+		t.Fatalf("got %v, want an auth error", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, "--model openai:MODEL") || !strings.Contains(msg, "sends no key") || strings.Contains(msg, "ANTHROPIC") {
+		t.Errorf("got %q, want a hint saying ollama sends no key and naming --model openai:MODEL", msg)
 	}
 }
 

@@ -339,7 +339,8 @@ func (p *Provider) statusError(status int, body []byte) error {
 	if e.Message == "" {
 		e.Message = http.StatusText(status)
 	}
-	return &provider.Error{Kind: classify(status, e), Provider: p.kind, Status: status, Message: e.Message}
+	kind := classify(status, e)
+	return &provider.Error{Kind: kind, Provider: p.kind, Status: status, Message: e.Message, Hint: hint(p.kind, p.model, kind)}
 }
 
 // objectError turns an error object found in a successful answer or in a
@@ -352,7 +353,8 @@ func (p *Provider) objectError(status int, e *apiError) error {
 			msg += " (" + e.Code + ")"
 		}
 	}
-	return &provider.Error{Kind: classify(0, *e), Provider: p.kind, Status: status, Message: msg}
+	kind := classify(0, *e)
+	return &provider.Error{Kind: kind, Provider: p.kind, Status: status, Message: msg, Hint: hint(p.kind, p.model, kind)}
 }
 
 // parseErrorBody finds the message in an error body: OpenAI's

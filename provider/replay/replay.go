@@ -68,6 +68,10 @@ func (r *Recorder) Complete(ctx context.Context, req provider.Request, stream fu
 	return resp, err
 }
 
+func init() {
+	provider.Register("replay", func(path string) (provider.Provider, error) { return Open(path) })
+}
+
 // Player answers requests from a recording, in order.
 type Player struct {
 	name    string
@@ -144,7 +148,10 @@ func (p *Player) Complete(ctx context.Context, req provider.Request, stream func
 		if kind == "" {
 			kind = provider.ErrProtocol
 		}
-		return provider.Response{}, &provider.Error{Kind: kind, Provider: p.Name(), Message: "recorded error: " + e.Error.Message}
+		// The recorded message holds the original hint; the general one
+		// for the kind (check the key, the server) does not apply offline.
+		return provider.Response{}, &provider.Error{Kind: kind, Provider: p.Name(), Message: "recorded error: " + e.Error.Message,
+			Hint: "replayed from the recording; record the run again with --record once the cause is fixed"}
 	}
 	if stream != nil && e.Response.Content != "" {
 		stream(e.Response.Content)

@@ -143,3 +143,29 @@ func TestCancelledExchangeIsNotRecorded(t *testing.T) {
 		t.Errorf("recorded %q", buf.String())
 	}
 }
+
+// TestReplayedAuthErrorKeepsItsHint checks that a recorded auth error
+// replays with the adapter's hint it was recorded with, once, and without
+// the general advice to check a key (nothing is sent while replaying).
+func TestReplayedAuthErrorKeepsItsHint(t *testing.T) {
+	failing := provider.Func{Fn: func(context.Context, provider.Request) (provider.Response, error) {
+		return provider.Response{}, &provider.Error{Kind: provider.ErrAuth, Provider: "myco", Message: "no API key", Hint: "set MYCO_KEY"}
+	}}
+	var rec bytes.Buffer
+	req := provider.Request{Messages: []provider.Message{{Role: provider.RoleUser, Content: "hi"}}}
+	if _, err := Record(failing, &rec).Complete(context.Background(), req, nil); err == nil {
+		t.Fatal("the recorded provider did not fail")
+	}
+	p, err := Load(&rec, "run.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = p.Complete(context.Background(), req, nil)
+	if !errors.Is(err, provider.ErrAuth) {
+		t.Fatalf("got %v, want the recorded auth error", err)
+	}
+	msg := err.Error()
+	if strings.Count(msg, "set MYCO_KEY") != 1 || strings.Contains(msg, "check the provider's API key") || !strings.Contains(msg, "--record") {
+		t.Errorf("got %q, want the recorded hint once, no general key advice, and how to record again", msg)
+	}
+}

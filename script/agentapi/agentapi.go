@@ -33,7 +33,8 @@ type Config struct {
 	Extensions []core.Extension
 	// MaxTurns bounds each ask(); 0 means agent.DefaultMaxTurns.
 	MaxTurns int
-	// Open opens provider("SPEC"); nil means agent.OpenProvider.
+	// Open opens provider("SPEC"); nil means provider.Open, which reaches
+	// the adapters the program imports (see provider/all).
 	Open func(spec string) (provider.Provider, error)
 	// MCP connects mcp_server(...); nil leaves mcp_server out.
 	MCP MCPConnector
@@ -68,7 +69,7 @@ type Session struct {
 // API. Call it before creating interpreters on the host.
 func Install(h *script.Host, cfg Config) (*Session, error) {
 	if cfg.Open == nil {
-		cfg.Open = agent.OpenProvider
+		cfg.Open = provider.Open
 	}
 	opts := []agent.Option{agent.WithExecutor(h.Executor()), agent.WithExtensions(cfg.Extensions...),
 		agent.WithSystemPrompt(cfg.SystemPrompt)}

@@ -160,7 +160,7 @@ func TestProviderReplayDiverges(t *testing.T) {
 func TestProviderErrors(t *testing.T) {
 	e := newEnv(t, agentapi.Config{})
 	for _, tc := range []struct{ src, want string }{
-		{`provider("nope:x")`, `provider: model "nope:x": unknown provider "nope"; the providers are openai, anthropic, ollama and replay`},
+		{`provider("nope:x")`, `provider: model "nope:x": unknown provider "nope"; want one of anthropic, myco, ollama, openai, replay`},
 		{`provider("gpt-4o")`, `provider: model "gpt-4o": want PROVIDER:MODEL`},
 		{`provider("replay:` + filepath.ToSlash(filepath.Join(t.TempDir(), "missing.jsonl")) + `")`, "provider: replay: open"},
 		{`provider(3)`, "provider: spec must be a string"},

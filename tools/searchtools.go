@@ -24,46 +24,24 @@ func init() {
 	toolBuilders["glob"] = (*Extension).globTool
 }
 
-// GrepBackends and GlobBackends name the backends SetGrepBackend and
-// SetGlobBackend accept.
-var (
-	GrepBackends = []string{"native", "ripgrep"}
-	GlobBackends = []string{"native", "ripgrep", "fd"}
-)
-
-// newGrepper builds a grep backend by name; a backend whose program is
-// missing is an error, never a silent fallback.
-func (x *Extension) newGrepper(name string) (search.Grepper, string, error) {
-	switch name {
-	case "native":
-		return search.NewNative(x.realRoot), name, nil
-	case "ripgrep", "rg":
-		rg, err := search.NewRipgrep(x.realRoot)
-		return rg, "ripgrep", err
-	}
-	return nil, "", fmt.Errorf("unknown grep backend %q: want %s", name, strings.Join(GrepBackends, " or "))
+// newGrepper opens the grep backend registered as name (see
+// search.RegisterGrep); a backend whose program is missing is an error,
+// never a silent fallback.
+func (x *Extension) newGrepper(name string) (search.Grepper, error) {
+	return search.OpenGrep(name, x.realRoot)
 }
 
-// newGlobber builds a glob backend by name, as newGrepper.
-func (x *Extension) newGlobber(name string) (search.Globber, string, error) {
-	switch name {
-	case "native":
-		return search.NewNative(x.realRoot), name, nil
-	case "ripgrep", "rg":
-		rg, err := search.NewRipgrep(x.realRoot)
-		return rg, "ripgrep", err
-	case "fd", "fdfind":
-		fd, err := search.NewFd(x.realRoot)
-		return fd, "fd", err
-	}
-	return nil, "", fmt.Errorf("unknown glob backend %q: want %s", name, strings.Join(GlobBackends, ", "))
+// newGlobber opens the glob backend registered as name, as newGrepper.
+func (x *Extension) newGlobber(name string) (search.Globber, error) {
+	return search.OpenGlob(name, x.realRoot)
 }
 
 // CheckGrepBackend reports whether SetGrepBackend(name) would succeed,
 // changing nothing.
 func (x *Extension) CheckGrepBackend(name string) error { return x.grep.check(name, x.newGrepper) }
 
-// SetGrepBackend switches grep to "native" or "ripgrep".
+// SetGrepBackend switches grep to the backend registered as name:
+// "native", "ripgrep" (see search.GrepBackends), or a program's own.
 func (x *Extension) SetGrepBackend(name string) error { return x.grep.switchTo(name, x.newGrepper) }
 
 // GrepBackend names grep's backend ("custom" for one given in the config).
@@ -73,7 +51,8 @@ func (x *Extension) GrepBackend() string { return x.grep.name() }
 // changing nothing.
 func (x *Extension) CheckGlobBackend(name string) error { return x.glob.check(name, x.newGlobber) }
 
-// SetGlobBackend switches glob to "native", "ripgrep" or "fd".
+// SetGlobBackend switches glob to the backend registered as name:
+// "native", "ripgrep", "fd" (see search.GlobBackends), or a program's own.
 func (x *Extension) SetGlobBackend(name string) error { return x.glob.switchTo(name, x.newGlobber) }
 
 // GlobBackend names glob's backend ("custom" for one given in the config).
@@ -105,17 +84,17 @@ func (s *backendSlot[T]) set(b T, name string) {
 	s.b, s.label = b, name
 }
 
-func (s *backendSlot[T]) check(name string, build func(string) (T, string, error)) error {
-	_, _, err := build(name)
+func (s *backendSlot[T]) check(name string, open func(string) (T, error)) error {
+	_, err := open(name)
 	return err
 }
 
-func (s *backendSlot[T]) switchTo(name string, build func(string) (T, string, error)) error {
-	b, canonical, err := build(name)
+func (s *backendSlot[T]) switchTo(name string, open func(string) (T, error)) error {
+	b, err := open(name)
 	if err != nil {
 		return err
 	}
-	s.set(b, canonical)
+	s.set(b, name)
 	return nil
 }
 

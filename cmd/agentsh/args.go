@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentsh/agentsh/executor"
 	"github.com/agentsh/agentsh/tools/mcp"
+	"github.com/agentsh/agentsh/tools/search"
 )
 
 // options are the parsed command line.
@@ -88,15 +89,15 @@ var valueFlags = map[string]func(o *options, v string) error{
 		return nil
 	},
 	"grep-backend": func(o *options, v string) error {
-		if v != "native" && v != "ripgrep" {
-			return usagef("--grep-backend: got %q, want native or ripgrep", v)
+		if _, err := search.LookupGrep(v); err != nil {
+			return usagef("--grep-backend: %v", err)
 		}
 		o.grepBackend = v
 		return nil
 	},
 	"glob-backend": func(o *options, v string) error {
-		if v != "native" && v != "ripgrep" && v != "fd" {
-			return usagef("--glob-backend: got %q, want native, ripgrep or fd", v)
+		if _, err := search.LookupGlob(v); err != nil {
+			return usagef("--glob-backend: %v", err)
 		}
 		o.globBackend = v
 		return nil

@@ -1,6 +1,8 @@
 // Package search defines how agentsh's grep and glob tools search a tree,
 // and holds three backends that return identical results: native Go
-// (NewNative, the default), ripgrep (NewRipgrep) and fd (NewFd).
+// (NewNative, the default), ripgrep (NewRipgrep) and fd (NewFd). Backends
+// are chosen by name from a registry (RegisterGrep, RegisterGlob,
+// OpenGrep, OpenGlob) that holds these three and any a program adds.
 //
 // # Determinism
 //

@@ -4,8 +4,11 @@
 // prints the result the way rg -n and fd print theirs, for
 // scripts/bench-search.sh and for comparing backends by hand.
 //
-//	benchcmd [-backend native|ripgrep|fd] [-root DIR] [-limit N] [-stats] grep [-i] [-U] [-A N] [-B N] [-type T] [-glob G] [-path P] [-hidden] [-no-ignore] PATTERN
-//	benchcmd [-backend native|ripgrep|fd] [-root DIR] [-limit N] [-stats] glob [-path P] [-hidden] [-no-ignore] PATTERN
+//	benchcmd [-backend NAME] [-root DIR] [-limit N] [-stats] grep [-i] [-U] [-A N] [-B N] [-type T] [-glob G] [-path P] [-hidden] [-no-ignore] PATTERN
+//	benchcmd [-backend NAME] [-root DIR] [-limit N] [-stats] glob [-path P] [-hidden] [-no-ignore] PATTERN
+//
+// NAME is a registered backend (search.GrepBackends, search.GlobBackends):
+// native, ripgrep, or fd for glob.
 //
 // grep prints "path:line:text" for a matching line and "path-line-text"
 // for a context line; glob prints one path a line. -limit stops after N
@@ -20,6 +23,7 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/agentsh/agentsh/tools/search"
@@ -27,7 +31,7 @@ import (
 )
 
 func main() {
-	backend := flag.String("backend", "native", "native, ripgrep or fd")
+	backend := flag.String("backend", "native", "a registered backend: "+strings.Join(search.GlobBackends(), ", ")+" (grep: "+strings.Join(search.GrepBackends(), ", ")+")")
 	root := flag.String("root", ".", "search root")
 	limit := flag.Int("limit", 0, "stop after this many lines or paths (0: no limit)")
 	showStats := flag.Bool("stats", false, "print files opened and peak RSS on stderr")
@@ -81,18 +85,9 @@ func grep(backend, root string, limit int, args []string, out *bufio.Writer) err
 		usage()
 	}
 	req.Pattern = fs.Arg(0)
-	var g search.Grepper
-	switch backend {
-	case "native":
-		g = search.NewNative(root)
-	case "ripgrep":
-		rg, err := search.NewRipgrep(root)
-		if err != nil {
-			return err
-		}
-		g = rg
-	default:
-		return fmt.Errorf("backend %q cannot grep", backend)
+	g, err := search.OpenGrep(backend, root)
+	if err != nil {
+		return err
 	}
 	n := 0
 	return g.Grep(context.Background(), req, func(r search.FileResult) bool {
@@ -126,24 +121,9 @@ func glob(backend, root string, limit int, args []string, out *bufio.Writer) err
 		usage()
 	}
 	req.Pattern = fs.Arg(0)
-	var g search.Globber
-	switch backend {
-	case "native":
-		g = search.NewNative(root)
-	case "ripgrep":
-		rg, err := search.NewRipgrep(root)
-		if err != nil {
-			return err
-		}
-		g = rg
-	case "fd":
-		fd, err := search.NewFd(root)
-		if err != nil {
-			return err
-		}
-		g = fd
-	default:
-		return fmt.Errorf("unknown backend %q", backend)
+	g, err := search.OpenGlob(backend, root)
+	if err != nil {
+		return err
 	}
 	n := 0
 	return g.Glob(context.Background(), req, func(p string) bool {

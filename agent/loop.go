@@ -57,7 +57,7 @@ type runKey struct{}
 
 // ErrNestedRun is the error of a Run started from inside a Run of the same
 // agent.
-var ErrNestedRun = errors.New("the agent is already answering a prompt: a tool, hook or model function cannot ask it another one (use a second agent)")
+var ErrNestedRun = errors.New("the agent is already answering a prompt: ask() from a tool, hook or model function would wait for itself; call it from the top level of the script")
 
 // ErrNoProvider is the error of Run on an agent without a provider.
 var ErrNoProvider = errors.New(`no model: choose one with --model PROVIDER:MODEL, or in a script with provider("PROVIDER:MODEL") or model(fn)`)

@@ -1,4 +1,6 @@
 // Package anthropic adapts Anthropic's Messages API to provider.Provider.
+// Importing it registers the spec prefix anthropic: (New, with the key
+// from ANTHROPIC_API_KEY) with provider.Register.
 //
 // It speaks HTTP, JSON and server-sent events directly: POST
 // {BaseURL}/v1/messages with the x-api-key and anthropic-version headers.

@@ -13,6 +13,9 @@
 //     New(Config{Model: ..., BaseURL: ...}). A server at any URL other than
 //     OpenAI's needs no key; when one is given it is sent as a bearer token.
 //
+// Importing the package registers the spec prefixes openai: (New) and
+// ollama: (Ollama) with provider.Register, for --model and provider().
+//
 // # Requests
 //
 // The system prompt goes first as a system message. Assistant tool calls
@@ -59,7 +62,9 @@
 // server that cannot be reached, are provider.ErrServer; other 4xx are
 // provider.ErrBadRequest; an answer that cannot be understood is
 // provider.ErrProtocol. When the context ends, Complete returns the
-// context's error.
+// context's error. An auth error's Hint names OPENAI_API_KEY (for Ollama:
+// that it sends no key), an unknown Ollama model's the ollama pull that
+// fetches it.
 //
 // Every response is bounded by Config.Limits (provider.Limits): a server
 // that sends nothing for IdleTimeout (10 minutes by default, before the

@@ -1,6 +1,8 @@
 // Package replay records a provider's requests and responses as JSON
 // lines and answers from such a recording offline, failing clearly when
 // the conversation leaves it. A recorded run replays byte for byte.
+// Importing the package registers the spec prefix replay: (Open) with
+// provider.Register.
 package replay
 
 import (

@@ -15,6 +15,7 @@ require (
 	go.starlark.net v0.0.0-20260908191801-89a6a09411d5
 	golang.org/x/net v0.55.0
 	golang.org/x/sys v0.50.0
+	golang.org/x/text v0.37.0
 	mvdan.cc/sh/v3 v3.14.1
 )
 
@@ -30,5 +31,5 @@ require (
 	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.20.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
-	golang.org/x/tools v0.42.0 // indirect
+	golang.org/x/tools v0.44.0 // indirect
 )

@@ -13,8 +13,10 @@ require (
 	github.com/santhosh-tekuri/jsonschema/v5 v5.3.1
 	github.com/yuin/gopher-lua v1.1.2
 	go.starlark.net v0.0.0-20260908191801-89a6a09411d5
+	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/net v0.55.0
 	golang.org/x/sys v0.50.0
+	golang.org/x/text v0.37.0
 	mvdan.cc/sh/v3 v3.14.1
 )
 
@@ -30,5 +32,5 @@ require (
 	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.20.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
-	golang.org/x/tools v0.42.0 // indirect
+	golang.org/x/tools v0.44.0 // indirect
 )

@@ -32,9 +32,10 @@
 // skill's body with the skill tool, which reads SKILL.md from disk at that
 // moment.
 //
-// The front matter is read by a small parser for the part of YAML that
-// front matter uses: top-level keys with plain, single- or double-quoted
-// values, literal (|) and folded (>) block scalars and multi-line plain
-// scalars. Nested mappings and sequences are skipped; anchors, aliases and
-// tags are not interpreted.
+// The front matter is YAML (go.yaml.in/yaml/v3), of at most 64 KiB. Only
+// its top-level keys are looked at: name and description must be strings
+// (an alias of one counts); nested mappings and sequences under other keys
+// are accepted and skipped. Aliases are never expanded, so a document
+// built to multiply itself through them costs only its size. An error
+// names the file, the line in it and, where it can, the key.
 package skills

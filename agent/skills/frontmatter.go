@@ -7,7 +7,8 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"go.yaml.in/yaml/v3"
 )
 
 // maxFrontMatter bounds how much of a file is read looking for the end of
@@ -51,254 +52,100 @@ func readFrontMatter(r io.Reader) (lines []string, n int, err error) {
 
 // value is a top-level front matter value.
 type value struct {
-	text   string // the scalar's value
+	text   string // the scalar's value; "" for null
 	scalar bool   // false for a mapping or a sequence
 	line   int    // 1-based line in the file
 }
 
-// parseFrontMatter parses the top-level keys of YAML front matter. lines
+// parseFrontMatter parses YAML front matter into its top-level keys. lines
 // are the lines between the delimiters; the first is line 2 of the file.
+//
+// The document is parsed into nodes and never into Go values, so an alias
+// is a pointer to the node it names: a document of aliases of aliases (a
+// "billion laughs") costs what its text does. readFrontMatter bounds the
+// text, and the parser bounds nesting.
 func parseFrontMatter(lines []string) (map[string]value, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte(strings.Join(lines, "\n")), &doc); err != nil {
+		return nil, syntaxError(err, lines)
+	}
 	out := map[string]value{}
-	for i := 0; i < len(lines); {
-		line := lines[i]
-		lineNo := i + 2
-		trimmed := strings.TrimSpace(line)
-		if trimmed == "" || strings.HasPrefix(trimmed, "#") {
-			i++
-			continue
+	if len(doc.Content) == 0 {
+		return out, nil // only blank lines and comments
+	}
+	top := doc.Content[0]
+	if top.Kind != yaml.MappingNode {
+		return nil, fmt.Errorf(`front matter line %d: got %s, want "key: value" lines`, fileLine(top.Line), kindName(top))
+	}
+	for i := 0; i+1 < len(top.Content); i += 2 {
+		k, v := top.Content[i], top.Content[i+1]
+		line := fileLine(k.Line)
+		if k.Kind != yaml.ScalarNode {
+			return nil, fmt.Errorf("front matter line %d: got %s as a key, want a string", line, kindName(k))
 		}
-		if indented(line) {
-			return nil, fmt.Errorf("front matter line %d: unexpected indentation", lineNo)
+		if prev, dup := out[k.Value]; dup {
+			return nil, fmt.Errorf("front matter line %d: key %q repeats line %d", line, k.Value, prev.line)
 		}
-		key, rest, ok := splitKey(line)
-		if !ok {
-			return nil, fmt.Errorf(`front matter line %d: got %q, want "key: value"`, lineNo, trimmed)
+		if v.Kind == yaml.AliasNode {
+			v = v.Alias
 		}
-		if prev, dup := out[key]; dup {
-			return nil, fmt.Errorf("front matter line %d: key %q repeats line %d", lineNo, key, prev.line)
+		val := value{line: line}
+		if v.Kind == yaml.ScalarNode {
+			val.scalar = true
+			if v.ShortTag() != "!!null" {
+				val.text = v.Value
+			}
 		}
-		j := i + 1
-		for j < len(lines) && (strings.TrimSpace(lines[j]) == "" || indented(lines[j])) {
-			j++
-		}
-		v, err := scalar(rest, lines[i+1:j])
-		if err != nil {
-			return nil, fmt.Errorf("front matter line %d: %s: %v", lineNo, key, err)
-		}
-		v.line = lineNo
-		out[key] = v
-		i = j
+		out[k.Value] = val
 	}
 	return out, nil
 }
 
-func indented(line string) bool {
-	return line != "" && (line[0] == ' ' || line[0] == '\t')
+// fileLine turns a line of the front matter into a line of the file.
+func fileLine(n int) int { return n + 1 }
+
+func kindName(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		return "a mapping"
+	case yaml.SequenceNode:
+		return "a list"
+	case yaml.AliasNode:
+		return "an alias"
+	}
+	return fmt.Sprintf("%q", n.Value)
 }
 
-// splitKey splits "key: rest" (the key possibly quoted).
-func splitKey(line string) (key, rest string, ok bool) {
-	if line[0] == '"' || line[0] == '\'' {
-		end := strings.IndexByte(line[1:], line[0])
-		if end < 0 {
-			return "", "", false
-		}
-		key, rest = line[1:end+1], strings.TrimLeft(line[end+2:], " \t")
-		if !strings.HasPrefix(rest, ":") {
-			return "", "", false
-		}
-		return key, rest[1:], true
-	}
-	for i := 0; i < len(line); i++ {
-		if line[i] == ':' && (i+1 == len(line) || line[i+1] == ' ' || line[i+1] == '\t') {
-			key = strings.TrimSpace(line[:i])
-			if key == "" || strings.HasPrefix(key, "- ") || key == "-" {
-				return "", "", false
-			}
-			return key, line[i+1:], true
-		}
-	}
-	return "", "", false
+// yamlHints say what the YAML parser's terse messages usually mean in
+// front matter.
+var yamlHints = map[string]string{
+	"could not find expected ':'":                     `want "key: value"`,
+	"found unexpected end of stream":                  "missing closing quote?",
+	"found a tab character that violates indentation": "indent with spaces",
+	"mapping values are not allowed in this context":  `quote a value that holds ": "`,
 }
 
-// scalar interprets the value after "key:" and the indented lines that
-// follow it.
-func scalar(rest string, more []string) (value, error) {
-	rest = strings.TrimSpace(rest)
-	for len(more) > 0 && strings.TrimSpace(more[len(more)-1]) == "" {
-		more = more[:len(more)-1]
+// syntaxError rewrites the YAML parser's error ("yaml: line N: problem")
+// with the line of the file and, where the line starts a top-level key,
+// that key.
+func syntaxError(err error, lines []string) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	rest, ok := strings.CutPrefix(msg, "line ")
+	if !ok {
+		return fmt.Errorf("front matter: %s", msg)
 	}
-	switch {
-	case rest == "":
-		if len(more) == 0 {
-			return value{scalar: true}, nil
-		}
-		var first string
-		for _, l := range more {
-			if first = strings.TrimSpace(l); first != "" {
-				break
-			}
-		}
-		if first == "-" || strings.HasPrefix(first, "- ") || strings.HasSuffix(first, ":") || strings.Contains(first, ": ") {
-			return value{}, nil // a nested mapping or sequence
-		}
-		return value{text: fold(more), scalar: true}, nil
-	case rest[0] == '|' || rest[0] == '>':
-		header := rest[1:]
-		if i := strings.Index(header, "#"); i >= 0 && (i == 0 || header[i-1] == ' ' || header[i-1] == '\t') {
-			header = header[:i]
-		}
-		if strings.Trim(strings.TrimSpace(header), "+-123456789") != "" {
-			return value{}, fmt.Errorf("invalid block scalar header %q", rest)
-		}
-		return value{text: block(rest[0] == '>', more), scalar: true}, nil
-	case rest[0] == '"' || rest[0] == '\'':
-		s := rest
-		if len(more) > 0 {
-			s = rest + " " + fold(more)
-		}
-		text, err := quoted(s)
-		return value{text: text, scalar: true}, err
-	case rest[0] == '[' || rest[0] == '{':
-		return value{}, nil // a flow sequence or mapping
+	num, problem, ok := strings.Cut(rest, ": ")
+	n, convErr := strconv.Atoi(num)
+	if !ok || convErr != nil {
+		return fmt.Errorf("front matter: %s", msg)
 	}
-	if i := strings.Index(rest, " #"); i >= 0 {
-		rest = strings.TrimSpace(rest[:i])
+	if hint, ok := yamlHints[problem]; ok {
+		problem += " (" + hint + ")"
 	}
-	if i := strings.Index(rest, "\t#"); i >= 0 {
-		rest = strings.TrimSpace(rest[:i])
-	}
-	if len(more) > 0 {
-		rest += " " + fold(more)
-	}
-	if rest == "~" || rest == "null" || rest == "Null" || rest == "NULL" {
-		rest = ""
-	}
-	return value{text: rest, scalar: true}, nil
-}
-
-// fold joins the lines of a multi-line flow scalar: line breaks become
-// spaces, and each empty line becomes a newline.
-func fold(lines []string) string {
-	var b strings.Builder
-	pendingSpace := false
-	for _, l := range lines {
-		l = strings.TrimSpace(l)
-		if l == "" {
-			b.WriteByte('\n')
-			pendingSpace = false
-			continue
-		}
-		if pendingSpace {
-			b.WriteByte(' ')
-		}
-		b.WriteString(l)
-		pendingSpace = true
-	}
-	return b.String()
-}
-
-// block returns the content of a literal or folded block scalar, without
-// its final line break (chomping indicators are accepted, not applied).
-func block(folded bool, lines []string) string {
-	indent := -1
-	for _, l := range lines {
-		if strings.TrimSpace(l) != "" {
-			indent = len(l) - len(strings.TrimLeft(l, " \t"))
-			break
+	if n >= 1 && n <= len(lines) {
+		if key, _, ok := strings.Cut(lines[n-1], ":"); ok && key != "" && !strings.ContainsAny(key[:1], " \t#-\"'") {
+			problem = key + ": " + problem
 		}
 	}
-	if indent < 0 {
-		return ""
-	}
-	out := make([]string, len(lines))
-	for i, l := range lines {
-		if strings.TrimSpace(l) == "" {
-			continue
-		}
-		n := len(l) - len(strings.TrimLeft(l, " \t"))
-		out[i] = l[min(n, indent):]
-	}
-	if !folded {
-		return strings.Join(out, "\n")
-	}
-	var b strings.Builder
-	for i, l := range out {
-		// Each empty line is a line break; other breaks between lines of
-		// text fold into spaces, unless a line is more indented.
-		switch {
-		case i == 0, l != "" && out[i-1] == "":
-		case l == "" || indented(l) || indented(out[i-1]):
-			b.WriteByte('\n')
-		default:
-			b.WriteByte(' ')
-		}
-		b.WriteString(l)
-	}
-	return b.String()
-}
-
-// quoted decodes a single- or double-quoted scalar; only a comment may
-// follow the closing quote.
-func quoted(s string) (string, error) {
-	q := s[0]
-	var b strings.Builder
-	i := 1
-	for {
-		if i >= len(s) {
-			return "", fmt.Errorf("missing closing %c", q)
-		}
-		c := s[i]
-		if c == q {
-			if q == '\'' && i+1 < len(s) && s[i+1] == '\'' {
-				b.WriteByte('\'')
-				i += 2
-				continue
-			}
-			i++
-			break
-		}
-		if c == '\\' && q == '"' {
-			n, err := unescape(&b, s[i:])
-			if err != nil {
-				return "", err
-			}
-			i += n
-			continue
-		}
-		b.WriteByte(c)
-		i++
-	}
-	if tail := strings.TrimSpace(s[i:]); tail != "" && !strings.HasPrefix(tail, "#") {
-		return "", fmt.Errorf("unexpected %q after the closing quote", tail)
-	}
-	return b.String(), nil
-}
-
-// unescape decodes the escape sequence at the start of s into b and
-// returns its length.
-func unescape(b *strings.Builder, s string) (int, error) {
-	if len(s) < 2 {
-		return 0, errors.New(`a "\" ends the string`)
-	}
-	simple := map[byte]string{
-		'0': "\x00", 'a': "\a", 'b': "\b", 't': "\t", '\t': "\t", 'n': "\n", 'v': "\v",
-		'f': "\f", 'r': "\r", 'e': "\x1b", ' ': " ", '"': `"`, '/': "/", '\\': `\`,
-		'N': "\u0085", '_': "\u00a0", 'L': "\u2028", 'P': "\u2029",
-	}
-	if r, ok := simple[s[1]]; ok {
-		b.WriteString(r)
-		return 2, nil
-	}
-	digits := map[byte]int{'x': 2, 'u': 4, 'U': 8}[s[1]]
-	if digits == 0 || len(s) < 2+digits {
-		return 0, fmt.Errorf("invalid escape %q", s[:min(len(s), 2+digits)])
-	}
-	n, err := strconv.ParseUint(s[2:2+digits], 16, 32)
-	if err != nil || !utf8.ValidRune(rune(n)) {
-		return 0, fmt.Errorf("invalid escape %q", s[:2+digits])
-	}
-	b.WriteRune(rune(n))
-	return 2 + digits, nil
+	return fmt.Errorf("front matter line %d: %s", fileLine(n), problem)
 }

@@ -36,7 +36,7 @@ import (
 const modeBits = unix.S_ISUID | unix.S_ISGID
 
 // devBit is set in S_IFCHR and S_IFBLK and in no other file type.
-const devBit = 0o020000
+const devBit = unix.S_IFCHR & unix.S_IFBLK
 
 // argBits is a test on the low 32 bits of a system call's argument: true
 // when any of mask's bits are set.

@@ -12,113 +12,19 @@ import (
 // a wrapper runs next (nil if none).
 type commandRule func(s *scope, base string, rest []arg, in *stdin) ([]arg, error)
 
-// commandRules are the commands whose arguments the policy reads: wrappers,
-// builtins that run strings or evaluate names, and the declarations. (A
-// map filled by init, since the rules call back into the checker.)
+// commandRules are the other commands whose arguments the policy reads
+// (wrappers are data, in wrappers): env and su, which have their own ways
+// to give a command; find -exec; builtins that run strings or evaluate
+// names; and the declarations. (A map filled by init, since the rules
+// call back into the checker.)
 var commandRules map[string]commandRule
 
 func init() {
 	commandRules = map[string]commandRule{
-		"env": func(s *scope, _ string, rest []arg, _ *stdin) ([]arg, error) { return s.env(rest) },
-		"command": func(s *scope, base string, rest []arg, _ *stdin) ([]arg, error) {
-			return s.options(base, rest, optSpec{short: "pvV"}, func(o opts, ops []arg) ([]arg, error) {
-				if o.has("-v", "-V") {
-					return nil, nil // only says what the name is
-				}
-				return ops, nil
-			})
-		},
-		"builtin":   passThrough(optSpec{short: "p", long: []string{"help", "version"}}),
-		"nohup":     passThrough(optSpec{short: "p", long: []string{"help", "version"}}),
-		"unbuffer":  passThrough(optSpec{short: "p", long: []string{"help", "version"}}),
-		"busybox":   passThrough(optSpec{short: "p", long: []string{"help", "version"}}),
-		"nocorrect": passThrough(optSpec{short: "p", long: []string{"help", "version"}}),
-		"noglob":    passThrough(optSpec{short: "p", long: []string{"help", "version"}}),
-		"exec":      passThrough(optSpec{short: "cl", shortArg: "a"}),
-		"nice":      passThrough(optSpec{shortArg: "n", longArg: []string{"adjustment"}, long: []string{"help", "version"}, numeric: true}),
-		"time": passThrough(optSpec{short: "apqvV", shortArg: "fo", longArg: []string{"format", "output"},
-			long: []string{"append", "portability", "quiet", "verbose", "help", "version"}}),
-		"timeout": func(s *scope, base string, rest []arg, _ *stdin) ([]arg, error) {
-			return s.options(base, rest, optSpec{short: "v", shortArg: "sk", longArg: []string{"signal", "kill-after"},
-				long: []string{"preserve-status", "foreground", "verbose", "help", "version"}}, skipOperands(1))
-		},
-		"xargs": (*scope).xargs,
-		"sudo": func(s *scope, base string, rest []arg, in *stdin) ([]arg, error) {
-			return s.options(base, rest, optSpec{short: "AbBEeHiKklNnPSsVv", shortArg: "aCcDgpRrTtUu", shortOptArg: "h",
-				longArg: []string{"user", "group", "close-from", "host", "prompt", "role", "type", "command-timeout", "other-user", "chdir", "chroot"},
-				long: []string{"askpass", "background", "edit", "set-home", "login", "remove-timestamp", "reset-timestamp", "list",
-					"non-interactive", "preserve-groups", "stdin", "shell", "version", "validate", "help", "bell", "no-update"},
-				longOptArg: []string{"preserve-env"}},
-				func(o opts, ops []arg) ([]arg, error) {
-					if o.has("-e", "--edit") {
-						return nil, nil // sudoedit: files, not a command
-					}
-					cmd, err := s.envAssignments(ops, base)
-					if err == nil && len(cmd) == 0 && o.has("-s", "-i", "--shell", "--login") {
-						err = s.stdinShell(base+" -s", in) // a shell reading standard input
-					}
-					return cmd, err
-				})
-		},
-		"doas": func(s *scope, base string, rest []arg, in *stdin) ([]arg, error) {
-			return s.options(base, rest, optSpec{short: "nsL", shortArg: "uC"}, func(o opts, ops []arg) ([]arg, error) {
-				if len(ops) == 0 && o.has("-s") {
-					return nil, s.stdinShell(base+" -s", in)
-				}
-				return ops, nil
-			})
-		},
-		"stdbuf": passThrough(optSpec{shortArg: "ioe", longArg: []string{"input", "output", "error"}, long: []string{"help", "version"}}),
-		"setsid": passThrough(optSpec{short: "cfw", long: []string{"ctty", "fork", "wait", "help", "version"}}),
-		"chroot": func(s *scope, base string, rest []arg, _ *stdin) ([]arg, error) {
-			return s.options(base, rest, optSpec{longArg: []string{"userspec", "groups"}, long: []string{"skip-chdir", "help", "version"}}, skipOperands(1))
-		},
-		"ionice": func(s *scope, base string, rest []arg, _ *stdin) ([]arg, error) {
-			return s.options(base, rest, optSpec{short: "tpPu", shortArg: "cn", longArg: []string{"class", "classdata"},
-				long: []string{"ignore", "pid", "pgid", "uid", "help", "version"}},
-				func(o opts, ops []arg) ([]arg, error) {
-					if o.has("-p", "-P", "-u", "--pid", "--pgid", "--uid") {
-						return nil, nil // changes existing processes
-					}
-					return ops, nil
-				})
-		},
-		"taskset": func(s *scope, base string, rest []arg, _ *stdin) ([]arg, error) {
-			return s.options(base, rest, optSpec{short: "acp", long: []string{"all-tasks", "cpu-list", "pid", "help", "version"}},
-				func(o opts, ops []arg) ([]arg, error) {
-					if o.has("-p", "--pid") {
-						return nil, nil
-					}
-					return skipOperands(1)(o, ops)
-				})
-		},
-		"flock": (*scope).flock,
-		"watch": func(s *scope, base string, rest []arg, _ *stdin) ([]arg, error) {
-			return s.options(base, rest, optSpec{short: "bcCegprtwx", shortArg: "nq", shortOptArg: "d", longArg: []string{"interval", "equexit"},
-				longOptArg: []string{"differences"},
-				long:       []string{"beep", "color", "no-color", "errexit", "chgexit", "precise", "no-rerun", "no-title", "no-wrap", "exec", "help", "version"}},
-				func(o opts, ops []arg) ([]arg, error) {
-					if o.has("-x", "--exec") || len(ops) == 0 {
-						return ops, nil
-					}
-					return nil, s.nested(joinArgs(ops), "watch") // run by sh -c
-				})
-		},
+		"env":     func(s *scope, _ string, rest []arg, _ *stdin) ([]arg, error) { return s.env(rest) },
 		"su":      (*scope).su,
 		"runuser": (*scope).su,
-		"script": func(s *scope, base string, rest []arg, _ *stdin) ([]arg, error) {
-			return s.options(base, rest, optSpec{short: "aefqV", shortArg: "cEIOmBTo", shortOptArg: "t",
-				longArg:    []string{"command", "echo", "log-in", "log-out", "log-io", "log-timing", "logging-format", "output-limit"},
-				longOptArg: []string{"timing"},
-				long:       []string{"append", "return", "flush", "force", "quiet", "help", "version"}, permute: true},
-				func(o opts, ops []arg) ([]arg, error) {
-					if c, ok := o.value("-c", "--command"); ok {
-						return nil, s.nested(c, "script -c")
-					}
-					return nil, refuseInteractive("script without -c", s.checker)
-				})
-		},
-		"find": func(s *scope, _ string, rest []arg, _ *stdin) ([]arg, error) { return nil, s.find(rest) },
+		"find":    func(s *scope, _ string, rest []arg, _ *stdin) ([]arg, error) { return nil, s.find(rest) },
 		"eval": func(s *scope, _ string, rest []arg, _ *stdin) ([]arg, error) {
 			if len(rest) > 0 && rest[0].lit && rest[0].val == "--" {
 				rest = rest[1:]
@@ -150,17 +56,13 @@ func init() {
 	}
 }
 
-// passThrough is the rule of a wrapper that runs its operands as a command.
-func passThrough(spec optSpec) commandRule {
-	return func(s *scope, base string, rest []arg, _ *stdin) ([]arg, error) {
-		return s.options(base, rest, spec, passOperands)
-	}
-}
-
 // wrapped returns the command a wrapper runs (nil if none or not a
 // wrapper), checking along the way the strings it runs as command lines
 // and what builtins evaluate.
 func (s *scope) wrapped(base string, rest []arg, in *stdin) ([]arg, error) {
+	if w, ok := wrappers[base]; ok {
+		return s.unwrap(base, &w, rest, in)
+	}
 	if rule, ok := commandRules[base]; ok {
 		return rule(s, base, rest, in)
 	}
@@ -173,29 +75,9 @@ func (s *scope) wrapped(base string, rest []arg, in *stdin) ([]arg, error) {
 // readSpecially reports whether the policy reads the arguments of the
 // command named base (a wrapper, a shell, a builtin that evaluates).
 func readSpecially(base string) bool {
-	_, ok := commandRules[base]
-	return ok || isShell(base)
-}
-
-func (s *scope) flock(base string, rest []arg, _ *stdin) ([]arg, error) {
-	return s.options(base, rest, optSpec{short: "sxenuoFv", shortArg: "wEc", longArg: []string{"wait", "timeout", "conflict-exit-code", "command"},
-		long: []string{"shared", "exclusive", "unlock", "nonblock", "nb", "close", "no-fork", "verbose", "help", "version"}},
-		func(o opts, ops []arg) ([]arg, error) {
-			if c, ok := o.value("-c", "--command"); ok {
-				return nil, s.nested(c, "flock -c")
-			}
-			// flock [options] file -c string: -c after the file.
-			if len(ops) > 1 && ops[1].lit && (ops[1].val == "-c" || ops[1].val == "--command") {
-				if len(ops) < 3 {
-					return nil, nil
-				}
-				if !ops[2].lit {
-					return nil, s.dynamic(ops[2], "the command line run by flock -c")
-				}
-				return nil, s.nested(ops[2].val, "flock -c")
-			}
-			return skipOperands(1)(o, ops)
-		})
+	_, wrapper := wrappers[base]
+	_, rule := commandRules[base]
+	return wrapper || rule || isShell(base)
 }
 
 func (s *scope) su(base string, rest []arg, in *stdin) ([]arg, error) {
@@ -487,28 +369,6 @@ func (s *scope) find(rest []arg) error {
 	return nil
 }
 
-// xargs runs its command with words it reads appended, or put in place of
-// the replace string (-I R, -i).
-func (s *scope) xargs(base string, rest []arg, _ *stdin) ([]arg, error) {
-	return s.options(base, rest, optSpec{short: "0prtxo", shortArg: "adEILnPs", shortOptArg: "eil",
-		longArg:    []string{"arg-file", "delimiter", "max-args", "max-procs", "max-chars", "process-slot-var"},
-		longOptArg: []string{"eof", "replace", "max-lines"},
-		long:       []string{"null", "no-run-if-empty", "interactive", "verbose", "exit", "open-tty", "show-limits", "help", "version"}},
-		func(o opts, ops []arg) ([]arg, error) {
-			if len(ops) == 0 {
-				return nil, nil // runs echo
-			}
-			read := "the words xargs reads"
-			if r, ok := o.value("-I", "-i", "--replace"); ok {
-				if r == "" {
-					r = "{}"
-				}
-				return replaced(ops, r, read), nil
-			}
-			return append(ops[:len(ops):len(ops)], arg{src: "(" + read + ")"}), nil
-		})
-}
-
 // replaced marks the words that contain repl as not literal: a program
 // puts text it reads in place of repl.
 func replaced(args []arg, repl, what string) []arg {
@@ -585,19 +445,6 @@ func (o opts) value(names ...string) (string, bool) {
 		}
 	}
 	return "", false
-}
-
-func passOperands(_ opts, ops []arg) ([]arg, error) { return ops, nil }
-
-// skipOperands drops n operands before the command (timeout's duration,
-// chroot's directory, taskset's mask, flock's file).
-func skipOperands(n int) func(opts, []arg) ([]arg, error) {
-	return func(_ opts, ops []arg) ([]arg, error) {
-		if len(ops) <= n {
-			return nil, nil
-		}
-		return ops[n:], nil
-	}
 }
 
 // options parses a wrapper's options (GNU style: options first, -- ends

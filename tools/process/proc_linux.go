@@ -8,7 +8,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
-	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // sysProcAttr starts a process in a new session (so a new process group
@@ -24,17 +25,10 @@ func unlockThread() { runtime.UnlockOSThread() }
 // (WNOWAIT) for reap: until then its pid, which is also its process
 // group's id, cannot be reused.
 func waitExit(cmd *exec.Cmd) {
-	pid := cmd.Process.Pid
-	const (
-		pPID    = 1
-		wExited = 4
-		wNowait = 0x1000000
-	)
-	var info [128]byte // siginfo_t
+	var info unix.Siginfo
 	for {
-		_, _, errno := syscall.Syscall6(syscall.SYS_WAITID, pPID, uintptr(pid),
-			uintptr(unsafe.Pointer(&info[0])), wExited|wNowait, 0, 0)
-		if errno != syscall.EINTR {
+		err := unix.Waitid(unix.P_PID, cmd.Process.Pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if err != unix.EINTR {
 			return // exited, or ECHILD: nothing left to wait for
 		}
 	}

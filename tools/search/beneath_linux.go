@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"syscall"
 
 	"golang.org/x/sys/unix"
 )
@@ -32,7 +31,7 @@ type beneath struct {
 }
 
 func newBeneath(_ *os.Root, rootPath string) *beneath {
-	fd, err := openat(atFdcwd, rootPath, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC)
+	fd, err := openat(unix.AT_FDCWD, rootPath, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC)
 	if err != nil {
 		fd = -1
 	}
@@ -41,7 +40,7 @@ func newBeneath(_ *os.Root, rootPath string) *beneath {
 
 func (b *beneath) close() {
 	if b.rootFd >= 0 {
-		syscall.Close(b.rootFd)
+		unix.Close(b.rootFd)
 		b.rootFd = -1
 	}
 }
@@ -66,10 +65,10 @@ func (b *beneath) open(rel string) (io.ReadCloser, error) {
 
 func (b *beneath) openat(rel string, flags int) (int, error) {
 	if b.rootFd < 0 {
-		return -1, syscall.EBADF
+		return -1, unix.EBADF
 	}
 	if !cleanBelow(rel) {
-		return -1, syscall.EINVAL
+		return -1, unix.EINVAL
 	}
 	how := unix.OpenHow{Flags: uint64(flags), Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS}
 	for range 16 {
@@ -77,9 +76,9 @@ func (b *beneath) openat(rel string, flags int) (int, error) {
 		switch err {
 		case nil:
 			return fd, nil
-		case syscall.EINTR, syscall.EAGAIN:
+		case unix.EINTR, unix.EAGAIN:
 			continue // EAGAIN: a rename raced a ".." (rel has none)
-		case syscall.ENOSYS, syscall.EPERM, syscall.E2BIG, syscall.ENAMETOOLONG:
+		case unix.ENOSYS, unix.EPERM, unix.E2BIG, unix.ENAMETOOLONG:
 			return openSteps(b.rootFd, rel, flags)
 		}
 		return -1, err
@@ -93,18 +92,18 @@ func openSteps(dirfd int, rel string, flags int) (int, error) {
 	parts := strings.Split(rel, "/") // clean: no "", "." or ".."
 	fd := dirfd
 	for _, c := range parts[:len(parts)-1] {
-		next, err := openat(fd, c, unix.O_PATH|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC)
+		next, err := openat(fd, c, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC)
 		if fd != dirfd {
-			syscall.Close(fd)
+			unix.Close(fd)
 		}
 		if err != nil {
 			return -1, err
 		}
 		fd = next
 	}
-	next, err := openat(fd, parts[len(parts)-1], flags|syscall.O_NOFOLLOW)
+	next, err := openat(fd, parts[len(parts)-1], flags|unix.O_NOFOLLOW)
 	if fd != dirfd {
-		syscall.Close(fd)
+		unix.Close(fd)
 	}
 	return next, err
 }
@@ -134,7 +133,7 @@ func (n *nameCheck) isFile(rel string) bool {
 		dir, base = rel[:i], rel[i+1:]
 	}
 	st, ok := n.lstat(dir, base)
-	return ok && st.Mode&syscall.S_IFMT == syscall.S_IFREG
+	return ok && st.Mode&unix.S_IFMT == unix.S_IFREG
 }
 
 // exists reports whether the directory dir ("" for the root) has an
@@ -154,7 +153,7 @@ func (n *nameCheck) lstat(dir, name string) (unix.Stat_t, bool) {
 		if !n.open || dir != n.dir {
 			n.close()
 			n.dir, n.open = dir, true
-			n.dirFd, _ = n.b.openat(dir, unix.O_PATH|syscall.O_DIRECTORY|syscall.O_NOFOLLOW|syscall.O_CLOEXEC)
+			n.dirFd, _ = n.b.openat(dir, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC)
 		}
 		fd = n.dirFd
 	}
@@ -163,7 +162,7 @@ func (n *nameCheck) lstat(dir, name string) (unix.Stat_t, bool) {
 	}
 	for {
 		err := unix.Fstatat(fd, name, &st, unix.AT_SYMLINK_NOFOLLOW)
-		if err != syscall.EINTR {
+		if err != unix.EINTR {
 			return st, err == nil
 		}
 	}
@@ -171,7 +170,7 @@ func (n *nameCheck) lstat(dir, name string) (unix.Stat_t, bool) {
 
 func (n *nameCheck) close() {
 	if n.open && n.dirFd >= 0 {
-		syscall.Close(n.dirFd)
+		unix.Close(n.dirFd)
 	}
 	n.open, n.dirFd = false, -1
 }

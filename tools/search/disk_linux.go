@@ -3,11 +3,13 @@
 package search
 
 import (
+	"bytes"
 	"encoding/binary"
 	"io"
 	"os"
 	"strings"
-	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // On Linux the walk holds directory file descriptors and opens every
@@ -25,20 +27,20 @@ type dirSys struct {
 
 func (s *dirSys) close() {
 	if s.open {
-		syscall.Close(s.fd)
+		unix.Close(s.fd)
 		s.open = false
 	}
 }
 
 const (
-	dirFlags  = syscall.O_RDONLY | syscall.O_DIRECTORY | syscall.O_NOFOLLOW | syscall.O_CLOEXEC
-	fileFlags = syscall.O_RDONLY | syscall.O_NOFOLLOW | syscall.O_CLOEXEC | syscall.O_NONBLOCK
+	dirFlags  = unix.O_RDONLY | unix.O_DIRECTORY | unix.O_NOFOLLOW | unix.O_CLOEXEC
+	fileFlags = unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_CLOEXEC | unix.O_NONBLOCK
 )
 
 func openat(dirfd int, name string, flags int) (int, error) {
 	for {
-		fd, err := syscall.Openat(dirfd, name, flags, 0)
-		if err != syscall.EINTR {
+		fd, err := unix.Openat(dirfd, name, flags, 0)
+		if err != unix.EINTR {
 			return fd, err
 		}
 	}
@@ -66,14 +68,14 @@ func (s *diskSource) openDir(parent *dirHandle, name, rel string) (*dirHandle, e
 	}
 	// From the root (which may itself be a symbolic link), one component
 	// at a time.
-	fd, err := openat(atFdcwd, s.rootPath, syscall.O_RDONLY|syscall.O_DIRECTORY|syscall.O_CLOEXEC)
+	fd, err := openat(unix.AT_FDCWD, s.rootPath, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC)
 	if err != nil {
 		return nil, &os.PathError{Op: "open", Path: s.rootPath, Err: err}
 	}
 	if rel != "" {
 		for c := range strings.SplitSeq(rel, "/") {
 			nfd, err := openat(fd, c, dirFlags)
-			syscall.Close(fd)
+			unix.Close(fd)
 			if err != nil {
 				return nil, &os.PathError{Op: "open", Path: rel, Err: err}
 			}
@@ -82,6 +84,15 @@ func (s *diskSource) openDir(parent *dirHandle, name, rel string) (*dirHandle, e
 	}
 	return &dirHandle{rel: rel, sys: dirSys{fd: fd, open: true}}, nil
 }
+
+// Offsets in struct linux_dirent64, which getdents64 fills: d_ino and
+// d_off (8 bytes each), d_reclen (2), d_type (1), then the name,
+// NUL-terminated and padded to d_reclen.
+const (
+	direntReclen = 16
+	direntType   = 18
+	direntName   = 19
+)
 
 func (s *diskSource) readDir(d *dirHandle) ([]dirEntry, error) {
 	if s.buf == nil {
@@ -92,8 +103,8 @@ func (s *diskSource) readDir(d *dirHandle) ([]dirEntry, error) {
 		if s.stopped != nil && s.stopped() {
 			return entries, errStop
 		}
-		n, err := syscall.Getdents(d.sys.fd, s.buf)
-		if err == syscall.EINTR {
+		n, err := unix.Getdents(d.sys.fd, s.buf)
+		if err == unix.EINTR {
 			continue
 		}
 		if err != nil {
@@ -102,49 +113,38 @@ func (s *diskSource) readDir(d *dirHandle) ([]dirEntry, error) {
 		if n <= 0 {
 			return entries, nil
 		}
-		// struct linux_dirent64: ino u64, off s64, reclen u16, type u8,
-		// name NUL-terminated.
-		for b := s.buf[:n]; len(b) >= 19; {
-			reclen := int(binary.NativeEndian.Uint16(b[16:18]))
-			if reclen < 19 || reclen > len(b) {
+		for b := s.buf[:n]; len(b) >= direntName; {
+			reclen := int(binary.NativeEndian.Uint16(b[direntReclen:]))
+			if reclen < direntName || reclen > len(b) {
 				break
 			}
-			name := b[19:reclen]
-			if i := indexNul(name); i >= 0 {
+			name := b[direntName:reclen]
+			if i := bytes.IndexByte(name, 0); i >= 0 {
 				name = name[:i]
 			}
-			typ := b[18]
+			typ := b[direntType]
 			b = b[reclen:]
 			if len(name) == 0 || string(name) == "." || string(name) == ".." {
 				continue
 			}
 			e := dirEntry{name: string(name), kind: kindOther}
-			switch typ {
-			case syscall.DT_REG:
-				e.kind = kindFile
-			case syscall.DT_DIR:
-				e.kind = kindDir
-			case syscall.DT_UNKNOWN:
-				if fi, err := os.Lstat(s.rootPath + "/" + joinRel(d.rel, e.name)); err == nil {
-					if fi.Mode().IsRegular() {
-						e.kind = kindFile
-					} else if fi.IsDir() {
-						e.kind = kindDir
-					}
+			if typ == unix.DT_UNKNOWN {
+				// Some file systems leave the type to a stat, made
+				// relative to the directory like every other open.
+				var st unix.Stat_t
+				if unix.Fstatat(d.sys.fd, e.name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
+					typ = uint8(st.Mode & unix.S_IFMT >> 12)
 				}
+			}
+			switch typ {
+			case unix.DT_REG:
+				e.kind = kindFile
+			case unix.DT_DIR:
+				e.kind = kindDir
 			}
 			entries = append(entries, e)
 		}
 	}
-}
-
-func indexNul(b []byte) int {
-	for i, c := range b {
-		if c == 0 {
-			return i
-		}
-	}
-	return -1
 }
 
 func (*diskSource) hasGit(_ *dirHandle, entries []dirEntry) bool {
@@ -161,7 +161,7 @@ func (s *diskSource) readGitignore(d *dirHandle) []byte {
 	if err != nil {
 		return nil
 	}
-	defer syscall.Close(fd)
+	defer unix.Close(fd)
 	data, err := readAll(rawFile(fd))
 	if err != nil {
 		return nil
@@ -174,9 +174,9 @@ type rawFile int
 
 func (f rawFile) Read(p []byte) (int, error) {
 	for {
-		n, err := syscall.Read(int(f), p)
+		n, err := unix.Read(int(f), p)
 		switch {
-		case err == syscall.EINTR:
+		case err == unix.EINTR:
 			continue
 		case err != nil:
 			return 0, err
@@ -187,7 +187,7 @@ func (f rawFile) Read(p []byte) (int, error) {
 	}
 }
 
-func (f rawFile) Close() error { return syscall.Close(int(f)) }
+func (f rawFile) Close() error { return unix.Close(int(f)) }
 
 // openFile opens the file name in d for reading. The listing said it was
 // a regular file; what was opened is checked again, so a FIFO or device
@@ -207,20 +207,17 @@ func (d *dirHandle) openFile(name string) (searchFile, error) {
 // regularFile returns fd as a file if it is open on a regular file, and
 // closes it otherwise.
 func regularFile(fd int) (rawFile, error) {
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil {
-		syscall.Close(fd)
+	var st unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		unix.Close(fd)
 		return -1, err
 	}
-	if st.Mode&syscall.S_IFMT != syscall.S_IFREG {
-		syscall.Close(fd)
+	if st.Mode&unix.S_IFMT != unix.S_IFREG {
+		unix.Close(fd)
 		return -1, errNotRegular
 	}
 	return rawFile(fd), nil
 }
-
-// atFdcwd is AT_FDCWD: the current directory for *at system calls.
-const atFdcwd = -0x64
 
 // outputPipe returns a pipe for rg's output: a blocking read end (rg
 // output is read in big chunks by one goroutine; a blocking read spares
@@ -229,10 +226,10 @@ const atFdcwd = -0x64
 // switches between rg and the reader when rg prints a lot.
 func outputPipe() (io.ReadCloser, *os.File, error) {
 	var p [2]int
-	if err := syscall.Pipe2(p[:], syscall.O_CLOEXEC); err != nil {
+	if err := unix.Pipe2(p[:], unix.O_CLOEXEC); err != nil {
 		return nil, nil, os.NewSyscallError("pipe2", err)
 	}
-	const fSetPipeSz = 1031
-	syscall.Syscall(syscall.SYS_FCNTL, uintptr(p[1]), fSetPipeSz, 1<<20)
+	// Best effort: a smaller pipe only costs more switches.
+	_, _ = unix.FcntlInt(uintptr(p[1]), unix.F_SETPIPE_SZ, 1<<20)
 	return rawFile(p[0]), os.NewFile(uintptr(p[1]), "|1"), nil
 }

@@ -4,7 +4,8 @@ package search
 
 import (
 	"io"
-	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 var _ searchFile = rawFile(0)
@@ -13,9 +14,9 @@ var _ searchFile = rawFile(0)
 func (f rawFile) ReadAt(p []byte, off int64) (int, error) {
 	n := 0
 	for n < len(p) {
-		k, err := syscall.Pread(int(f), p[n:], off+int64(n))
+		k, err := unix.Pread(int(f), p[n:], off+int64(n))
 		switch {
-		case err == syscall.EINTR:
+		case err == unix.EINTR:
 			continue
 		case err != nil:
 			return n, err

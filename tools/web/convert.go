@@ -17,6 +17,11 @@ import (
 	"github.com/JohannesKaufmann/html-to-markdown/v2/plugin/table"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
+	"golang.org/x/net/html/charset"
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/encoding/unicode"
+	"golang.org/x/text/transform"
 )
 
 // Format is how the fetch tool shows a document.
@@ -58,11 +63,13 @@ var ErrNotText = errors.New("content is not text")
 // text (text/*, JSON, XML, JavaScript, YAML, ...) is returned as it is;
 // anything else is refused with an error that names the content type and
 // wraps ErrNotText. An empty contentType is sniffed from the body. The body
-// is decoded from the charset that the content type names, or for HTML a
-// <meta charset>; without one it is UTF-8, or windows-1252 when it is not
-// valid UTF-8. ISO-8859-1, ASCII and windows-1252 are decoded; any other
-// charset is read as UTF-8 with invalid bytes replaced by U+FFFD. pageURL
-// resolves relative links in Markdown.
+// is decoded to UTF-8 from every encoding of the WHATWG encoding standard
+// (Shift_JIS, EUC-KR, GBK, KOI8-R, UTF-16, ...): a byte order mark comes
+// first, then the charset of the content type, then for HTML a <meta>
+// declaration in the first 1024 bytes; with none of them, or a label the
+// standard does not know, the body is UTF-8 if it is valid UTF-8 and
+// windows-1252 if not. Bytes invalid in the encoding become U+FFFD.
+// pageURL resolves relative links in Markdown.
 func Convert(body []byte, contentType, pageURL string, f Format) (string, error) {
 	if f == "" {
 		f = FormatMarkdown
@@ -71,7 +78,9 @@ func Convert(body []byte, contentType, pageURL string, f Format) (string, error)
 		return "", err
 	}
 	if contentType == "" {
-		contentType = http.DetectContentType(body)
+		// Only the media type: the sniffer's charset is a guess, and the
+		// body's own declarations and a byte order mark decide.
+		contentType, _, _ = strings.Cut(http.DetectContentType(body), ";")
 	}
 	mt, params, err := mime.ParseMediaType(contentType)
 	if err != nil {
@@ -83,11 +92,7 @@ func Convert(body []byte, contentType, pageURL string, f Format) (string, error)
 	if kind == mediaBinary {
 		return "", fmt.Errorf("content type %s (%d bytes) is not HTML, text or JSON: %w", mt, len(body), ErrNotText)
 	}
-	charset := params["charset"]
-	if charset == "" && kind == mediaHTML {
-		charset = metaCharset(body)
-	}
-	text := decodeCharset(body, charset)
+	text := decodeText(body, params["charset"], kind == mediaHTML)
 	if kind == mediaText || f == FormatHTML {
 		return text, nil
 	}
@@ -134,73 +139,47 @@ func classifyMedia(mt string) mediaKind {
 	return mediaBinary
 }
 
-// decodeCharset returns body as UTF-8 text. As in the WHATWG encoding
-// standard, the labels of ASCII and Latin-1 mean windows-1252; a body with
-// no charset that is not valid UTF-8 is taken as windows-1252 too.
-func decodeCharset(body []byte, charset string) string {
-	body = bytes.TrimPrefix(body, []byte("\xef\xbb\xbf"))
-	if charset == "" && !utf8.Valid(body) {
-		charset = "windows-1252"
+// decodeText returns body as UTF-8 text. Its encoding is, first to
+// apply: a byte order mark (UTF-8, UTF-16LE, UTF-16BE); label, the
+// content type's charset; for HTML, a <meta charset> or <meta http-equiv>
+// in the first 1024 bytes (x/net/html/charset's prescan, as the WHATWG
+// HTML standard has it). Labels are the WHATWG encoding standard's, so ASCII
+// and Latin-1 mean windows-1252; a label it does not know counts as none.
+// With no encoding found, the body is UTF-8 if all of it is valid UTF-8,
+// else windows-1252. Bytes invalid in the encoding become U+FFFD.
+func decodeText(body []byte, label string, isHTML bool) string {
+	e, _ := charset.Lookup(label)
+	if e == nil && isHTML {
+		found, _, certain := charset.DetermineEncoding(body, "")
+		// DetermineEncoding's own guesses are these two values, unwrapped;
+		// an encoding it found declared comes from charset.Lookup. The
+		// guess is made below from the whole body.
+		if certain || found != encoding.Nop && found != charmap.Windows1252 {
+			e = found
+		}
 	}
-	switch strings.ToLower(strings.TrimSpace(charset)) {
-	case "iso-8859-1", "iso8859-1", "iso_8859-1", "latin1", "l1", "windows-1252", "cp1252", "x-cp1252", "us-ascii", "ascii":
-		return decodeWindows1252(body)
+	if e == nil {
+		e = unicode.UTF8
+		if !utf8.Valid(body) && !hasBOM(body) {
+			e = charmap.Windows1252
+		}
 	}
-	return strings.ToValidUTF8(string(body), "\uFFFD")
+	out, _, err := transform.Bytes(unicode.BOMOverride(e.NewDecoder()), body)
+	if err != nil {
+		return strings.ToValidUTF8(string(body), "\uFFFD")
+	}
+	return string(out)
 }
 
-// metaCharset finds a charset declared by a <meta> tag in the first 1024
-// bytes of an HTML document, or "".
-func metaCharset(body []byte) string {
-	head := bytes.ToLower(body[:min(len(body), 1024)])
-	for i := 0; ; {
-		j := bytes.Index(head[i:], []byte("<meta"))
-		if j < 0 {
-			return ""
-		}
-		i += j + len("<meta")
-		end := bytes.IndexByte(head[i:], '>')
-		if end < 0 {
-			return ""
-		}
-		tag := head[i : i+end]
-		k := bytes.Index(tag, []byte("charset"))
-		if k < 0 {
-			continue
-		}
-		v := bytes.TrimLeft(tag[k+len("charset"):], " \t\n\r\f")
-		if len(v) == 0 || v[0] != '=' {
-			continue
-		}
-		v = bytes.TrimLeft(v[1:], " \t\n\r\f\"'")
-		n := bytes.IndexAny(v, " \t\n\r\f\"';/>")
-		if n >= 0 {
-			v = v[:n]
-		}
-		return string(v)
-	}
-}
-
-// windows1252 maps the bytes 0x80 to 0x9f; the rest are Latin-1.
-var windows1252 = [32]rune{
-	'€', 0x81, '‚', 'ƒ', '„', '…', '†', '‡', 'ˆ', '‰', 'Š', '‹', 'Œ', 0x8d, 'Ž', 0x8f,
-	0x90, '‘', '’', '“', '”', '•', '–', '—', '˜', '™', 'š', '›', 'œ', 0x9d, 'ž', 'Ÿ',
-}
-
-func decodeWindows1252(b []byte) string {
-	var sb strings.Builder
-	sb.Grow(len(b))
-	for _, c := range b {
-		switch {
-		case c < 0x80:
-			sb.WriteByte(c)
-		case c < 0xa0:
-			sb.WriteRune(windows1252[c-0x80])
-		default:
-			sb.WriteRune(rune(c))
+// hasBOM reports whether body starts with a byte order mark, which
+// decides the encoding over any label.
+func hasBOM(body []byte) bool {
+	for _, bom := range []string{"\xef\xbb\xbf", "\xfe\xff", "\xff\xfe"} {
+		if bytes.HasPrefix(body, []byte(bom)) {
+			return true
 		}
 	}
-	return sb.String()
+	return false
 }
 
 // mdConverter is shared: the converter is safe for concurrent use.

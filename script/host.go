@@ -40,6 +40,9 @@ type Host struct {
 	threshold int // artifact offload threshold; 0 is off
 	settings  map[string]Setting
 	builtins  map[string]Builtin
+
+	replaceTools bool              // SetReplaceTools
+	replaceNote  func(name string) // SetReplaceTools
 }
 
 // NewHost returns a host for exec that prints to out. Artifacts offloaded
@@ -92,6 +95,9 @@ func (h *Host) DefineTool(spec ToolSpec) error {
 	}
 	if spec.Replace {
 		return h.exec.Registry().ReplaceTools(t)
+	}
+	if done, err := h.defineReplacing(t); done {
+		return err
 	}
 	return h.exec.Registry().RegisterTools(t)
 }

@@ -11,8 +11,6 @@ import (
 	"github.com/agentsh/agentsh/executor"
 	"github.com/agentsh/agentsh/provider"
 	"github.com/agentsh/agentsh/script"
-	"github.com/agentsh/agentsh/script/lua"
-	sl "github.com/agentsh/agentsh/script/starlark"
 )
 
 type stdio struct {
@@ -20,15 +18,14 @@ type stdio struct {
 	out, err io.Writer
 }
 
-// app is one agentsh process: registry, executor, host and interpreter.
+// app is one agentsh process: registry, executor, host and interpreters.
 type app struct {
-	opts   *options
-	io     stdio
-	exec   *executor.Executor
-	host   *script.Host
-	interp *sl.Interp
-	lua    *lua.Interp // created on first use
-	agent  *agentSetup
+	opts    *options
+	io      stdio
+	exec    *executor.Executor
+	host    *script.Host
+	interps map[string]script.Interp // by language name, created on first use
+	agent   *agentSetup
 	// provider answers ask() from the start (--model); record receives
 	// the exchanges (--record).
 	provider provider.Provider
@@ -75,7 +72,6 @@ func newApp(o *options, std stdio, argv []string) (*app, error) {
 		return nil, err
 	}
 	a.host, a.exec, a.agent = host, host.Executor(), setup
-	a.interp = sl.New(a.host, sl.Options{MaxSteps: o.maxSteps, Argv: argv})
 	return a, nil
 }
 
@@ -118,8 +114,8 @@ func (a *app) close() {
 	if a.record != nil {
 		_ = a.record.Close()
 	}
-	if a.lua != nil {
-		a.lua.Close()
+	for _, in := range a.interps {
+		_ = in.Close()
 	}
 }
 
@@ -127,7 +123,7 @@ func (a *app) close() {
 // middleware apply to everything that follows.
 func (a *app) loadPolicies(ctx context.Context) error {
 	for _, f := range a.opts.loads {
-		if err := a.language(a.langOf(f)).load(ctx, f); err != nil {
+		if err := a.interp(a.langOf(f)).LoadFile(ctx, f); err != nil {
 			return err
 		}
 	}
@@ -165,13 +161,9 @@ func (a *app) report(err error, stop *stopped) int {
 // detail renders an error for a terminal: script errors with their
 // backtrace.
 func detail(err error) string {
-	var se *sl.Error
+	var se *script.Error
 	if errors.As(err, &se) {
 		return se.Detail()
-	}
-	var le *lua.Error
-	if errors.As(err, &le) {
-		return le.Detail()
 	}
 	var ue *usageError
 	if errors.As(err, &ue) {
@@ -234,15 +226,18 @@ func agentsh(args []string, std stdio) int {
 
 // dispatch runs the non-interactive commands.
 func (a *app) dispatch(ctx context.Context) int {
+	o := a.opts
+	if o.command == "test" {
+		return a.test(ctx) // the --load files run on every test's host
+	}
 	if err := a.loadPolicies(ctx); err != nil {
 		return a.fail(err)
 	}
-	o := a.opts
 	switch {
 	case o.hasCode:
 		return a.runSnippet(ctx, "<command-line>", o.code)
 	case o.command == "run":
-		if err := a.language(a.langOf(o.positional[0])).run(ctx, o.positional[0]); err != nil {
+		if err := a.interp(a.langOf(o.positional[0])).LoadFile(ctx, o.positional[0]); err != nil {
 			return a.fail(err)
 		}
 		return 0
@@ -250,14 +245,12 @@ func (a *app) dispatch(ctx context.Context) int {
 		return a.call(ctx)
 	case o.command == "tools":
 		return a.tools()
-	case o.command == "test":
-		return a.test(ctx)
 	}
 	src, err := io.ReadAll(a.io.in)
 	if err != nil {
 		return a.fail(fmt.Errorf("read stdin: %w", err))
 	}
-	if err := a.language(a.opts.lang).source(ctx, "<stdin>", src); err != nil {
+	if err := a.interp(a.opts.lang).Run(ctx, "<stdin>", src); err != nil {
 		return a.fail(err)
 	}
 	return 0

@@ -2,11 +2,14 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/agentsh/agentsh/executor"
+	"github.com/agentsh/agentsh/script"
 	"github.com/agentsh/agentsh/tools/mcp"
 	"github.com/agentsh/agentsh/tools/search"
 )
@@ -23,9 +26,10 @@ type options struct {
 	jsonOut     bool
 	timeout     time.Duration
 	maxSteps    uint64
-	interactive bool   // -i: REPL even when stdin is not a terminal
-	lang        string // --lang: of -c, piped stdin, the REPL and files without .star/.lua
-	verbose     bool   // -v: agentsh test shows the output of passing tests
+	interactive bool           // -i: REPL even when stdin is not a terminal
+	lang        string         // --lang: of -c, piped stdin, the REPL and files without .star/.lua
+	verbose     bool           // -v: agentsh test shows the output of passing tests
+	runTests    *regexp.Regexp // -run: the tests agentsh test runs
 
 	model      string             // --model PROVIDER:MODEL
 	record     string             // --record FILE
@@ -38,6 +42,16 @@ type options struct {
 	grepBackend string
 	globBackend string
 	execBackend string // "", "local" or "bwrap"
+}
+
+// isScript reports whether arg names a script to run: a file of a
+// registered language's extension, or any existing file.
+func isScriptFile(arg string) bool {
+	if _, ok := script.LanguageOf(arg); ok {
+		return true
+	}
+	st, err := os.Stat(arg)
+	return err == nil && st.Mode().IsRegular()
 }
 
 // usageError is a command-line mistake: exit code 2.
@@ -142,14 +156,19 @@ var valueFlags = map[string]func(o *options, v string) error{
 		return nil
 	},
 	"lang": func(o *options, v string) error {
-		switch v {
-		case "star", "starlark":
-			o.lang = langStarlark
-		case "lua":
-			o.lang = langLua
-		default:
+		l, ok := script.LookupLanguage(v)
+		if !ok {
 			return usagef("--lang: got %q, want star or lua", v)
 		}
+		o.lang = l.Name
+		return nil
+	},
+	"run": func(o *options, v string) error {
+		re, err := regexp.Compile(v)
+		if err != nil {
+			return usagef("-run: got %q, want a regular expression that matches test names: %v", v, err)
+		}
+		o.runTests = re
 		return nil
 	},
 	"max-steps": func(o *options, v string) error {
@@ -165,7 +184,7 @@ var valueFlags = map[string]func(o *options, v string) error{
 // parseArgs reads flags anywhere on the line, except after the script of
 // "run", whose remaining arguments belong to the script.
 func parseArgs(args []string) (*options, error) {
-	o := &options{concurrency: -1, lang: langStarlark}
+	o := &options{concurrency: -1, lang: defaultLang}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if o.command == "run" && len(o.positional) > 0 {
@@ -179,10 +198,16 @@ func parseArgs(args []string) (*options, error) {
 		if !strings.HasPrefix(a, "-") || a == "-" {
 			if o.command == "" && len(o.positional) == 0 && !o.hasCode {
 				if !commands[a] {
-					return nil, usagef("unknown command %q: want run, call, tools, test or help", a)
+					if !isScriptFile(a) {
+						return nil, usagef("unknown command %q: want run, call, tools, test or help", a)
+					}
+					// agentsh FILE is agentsh run FILE, so that a script
+					// can start with #!/usr/bin/env agentsh.
+					o.command = "run"
+				} else {
+					o.command = a
+					continue
 				}
-				o.command = a
-				continue
 			}
 			o.positional = append(o.positional, a)
 			continue
@@ -229,6 +254,9 @@ func parseArgs(args []string) (*options, error) {
 	if o.hasCode && o.command != "" {
 		return nil, usagef("-c runs a snippet and cannot be combined with %q", o.command)
 	}
+	if o.runTests != nil && o.command != "test" {
+		return nil, usagef("-run selects the tests of agentsh test: agentsh test -run REGEXP [PATHS...]")
+	}
 	return o, nil
 }
 
@@ -236,12 +264,15 @@ const usageText = `agentsh: an embedded scripting agent shell
 
 Usage:
   agentsh [flags]                         REPL (piped stdin runs as a script)
-  agentsh run FILE [ARGS...]              run a .star or .lua script; ARGS are in argv
+  agentsh [run] FILE [ARGS...]            run a .star or .lua script; ARGS are in argv
+                                          (Lua: arg[1], ...); #! lines are allowed
   agentsh -c CODE [ARGS...]               run a snippet (a sole expression is printed)
   agentsh call TOOL [JSON] [--load F]     one call through the pipeline
   agentsh tools [--json]                  list the registered tools
-  agentsh test [-v] [PATHS...]            run *_test.star and *_test.lua files
-                                          (default: . recursively, without testdata)
+  agentsh test [-v] [-run RE] [PATHS...]  run *_test.star and *_test.lua files
+                                          (default: . recursively, without testdata);
+                                          -run: only the tests whose names match RE;
+                                          --load files run on every test's host
   agentsh help                            this text
 
 Flags:
@@ -273,5 +304,5 @@ Flags:
 Exit codes: 0 ok, 1 script error or failed call, 2 usage, 128+N stopped by
 signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP; agentsh exits within 2 s).
 REPL commands: :help, :tools, :load FILE, :star, :lua, :ask PROMPT, :model [SPEC],
-:quit (Ctrl-D also exits).
+:new, :quit (exit(), quit() and Ctrl-D also exit).
 `

@@ -7,8 +7,7 @@ import (
 	"sync"
 
 	"github.com/agentsh/agentsh/core"
-	"github.com/agentsh/agentsh/script/lua"
-	sl "github.com/agentsh/agentsh/script/starlark"
+	"github.com/agentsh/agentsh/script"
 )
 
 // events writes --json output: one JSON object per line, with an "event"
@@ -61,20 +60,12 @@ func (e *events) toolEnd(call *core.Call, res *core.Result) {
 
 func (e *events) error(err error, code int) {
 	ev := map[string]any{"event": "error", "message": err.Error(), "exit_code": code}
-	var se *sl.Error
-	var le *lua.Error
-	switch {
-	case errors.As(err, &se):
+	var se *script.Error
+	if errors.As(err, &se) {
 		ev["message"] = se.Msg
-		ev["position"] = se.Pos
+		ev["position"] = se.Pos()
 		if se.Backtrace != "" {
 			ev["backtrace"] = se.Backtrace
-		}
-	case errors.As(err, &le):
-		ev["message"] = le.Msg
-		ev["position"] = le.Pos
-		if le.Traceback != "" {
-			ev["backtrace"] = le.Traceback
 		}
 	}
 	e.emit(ev)

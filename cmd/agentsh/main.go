@@ -1,16 +1,24 @@
 // Command agentsh is an embedded scripting agent shell: define tools,
-// hooks and middleware in Starlark, and run every tool call through one
+// hooks and middleware in Starlark or Lua, and run every tool call —
+// from a script, the REPL, the model or the command line — through one
 // pipeline.
 //
-//	agentsh                         REPL; piped stdin runs as a script
-//	agentsh run FILE.star [ARGS...] run a script (ARGS in argv)
-//	agentsh -c CODE                 run a snippet
-//	agentsh call TOOL [JSON]        one call through the pipeline
-//	agentsh tools [--json]          list the registered tools
+//	agentsh                          REPL (--lang lua for Lua); piped stdin runs as a script
+//	agentsh [run] FILE [ARGS...]     run a .star or .lua script (ARGS in argv; Lua: arg)
+//	agentsh -c CODE                  run a snippet (a sole expression is printed)
+//	agentsh call TOOL [JSON]         one call through the pipeline
+//	agentsh tools [--json]           list the registered tools
+//	agentsh test [-run RE] [PATHS]   run *_test.star and *_test.lua files
+//
+// --load FILE (repeatable) runs policy and tool files first; with agentsh
+// test they run on every test's host. A script may start with
+// #!/usr/bin/env agentsh. The languages come from their bindings
+// (script/starlark, script/lua), which register themselves with package
+// script; this command imports them and knows them only by name.
 //
 // Run "agentsh help" for the flags. Exit codes: 0 ok, 1 script error or
-// failed call, 2 usage, 128+N stopped by signal N (130 for Ctrl-C, 143 for
-// SIGTERM, 129 for SIGHUP).
+// failed call or test, 2 usage, 128+N stopped by signal N (130 for Ctrl-C,
+// 143 for SIGTERM, 129 for SIGHUP).
 package main
 
 import (

@@ -36,7 +36,7 @@ var errAborted = errors.New("aborted")
 // replSession is one interactive session.
 type replSession struct {
 	a       *app
-	lang    string // the language of what is typed: star or lua
+	lang    string // the language of what is typed: starlark or lua
 	lines   lineReader
 	signals <-chan os.Signal // interrupts cancel the running evaluation
 	exit    func(code int)   // os.Exit; ends a session stopped at the prompt
@@ -48,7 +48,7 @@ type replSession struct {
 
 // prompt is the primary prompt of the session's language.
 func (s *replSession) prompt() string {
-	if s.lang == langLua {
+	if s.lang == "lua" {
 		return luaPrompt
 	}
 	return prompt
@@ -56,10 +56,13 @@ func (s *replSession) prompt() string {
 
 // langTitle names a language for people.
 func langTitle(lang string) string {
-	if lang == langLua {
+	switch lang {
+	case "lua":
 		return "Lua"
+	case "starlark":
+		return "Starlark"
 	}
-	return "Starlark"
+	return lang
 }
 
 // repl runs the interactive loop until Ctrl-D or :quit.
@@ -73,7 +76,7 @@ func (a *app) repl() int {
 	term.start()
 	defer term.stop()
 	if isTerminal(a.io.in) && isTerminal(os.Stdout) {
-		s.lines = newLinerReader(a, func() []string { return a.language(s.lang).names() })
+		s.lines = newLinerReader(s.complete)
 		fmt.Fprintf(a.io.out, "agentsh — %s. :help for help, Ctrl-D to exit.\n", langTitle(s.lang))
 	} else {
 		s.lines = &plainReader{r: bufio.NewReader(a.io.in)}
@@ -82,7 +85,16 @@ func (a *app) repl() int {
 	if err := a.loadPolicies(context.Background()); err != nil {
 		a.report(err, nil)
 	}
+	s.replaceTools()
 	return s.loop()
+}
+
+// replaceTools lets what is typed redefine tools, with a note: trying a
+// tool out means defining it again and again.
+func (s *replSession) replaceTools() {
+	s.a.host.SetReplaceTools(true, func(name string) {
+		fmt.Fprintf(s.a.io.err, "replaced tool %s\n", name)
+	})
 }
 
 func (s *replSession) loop() int {
@@ -108,7 +120,7 @@ func (s *replSession) loop() int {
 			continue
 		}
 		pending := []byte(line + "\n")
-		chunk, err := s.a.language(s.lang).readChunk(func() ([]byte, error) {
+		chunk, err := s.a.interp(s.lang).ReadChunk(func() ([]byte, error) {
 			if pending != nil {
 				b := pending
 				pending = nil
@@ -129,8 +141,11 @@ func (s *replSession) loop() int {
 			fmt.Fprintln(s.a.io.err, detail(err))
 			continue
 		}
-		if chunk.Empty() {
+		switch strings.TrimSpace(string(chunk)) {
+		case "":
 			continue
+		case "exit()", "quit()":
+			return 0
 		}
 		s.eval(chunk)
 	}
@@ -138,8 +153,8 @@ func (s *replSession) loop() int {
 
 // eval runs one chunk; an interrupt cancels it (and its tool calls), not
 // the session.
-func (s *replSession) eval(chunk chunk) {
-	s.interruptible(func(ctx context.Context) (string, error) { return s.a.language(s.lang).eval(ctx, chunk) })
+func (s *replSession) eval(chunk []byte) {
+	s.interruptible(func(ctx context.Context) (string, error) { return s.a.interp(s.lang).Eval(ctx, "<stdin>", chunk) })
 }
 
 // interruptible runs fn under a context that an interrupt cancels (and
@@ -222,8 +237,12 @@ expression is printed and kept in _.
                replay:FILE
   :tools       list the registered tools
   :load FILE   run FILE (.star or .lua) and keep its globals
+  :new         start a new conversation with the model
   :help        this text
-  :quit        leave (Ctrl-D also leaves)
+  :quit        leave (exit(), quit() and Ctrl-D also leave)
+Defining a tool again replaces it. Tab completes names, members after a
+dot (state.) and tool names in strings; at the start of a "... " line it
+indents.
 Ctrl-C cancels a running evaluation and its tool calls.
 Script API: tool, before, after, middleware, deny, rewrite, invoke_tool,
 invoke_all, tool_names, get_tool, unregister_tool, config, dual, silent,
@@ -249,7 +268,7 @@ func (s *replSession) command(line string) bool {
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		if err := s.a.language(s.a.langOf(arg)).load(ctx, arg); err != nil {
+		if err := s.a.interp(s.a.langOf(arg)).LoadFile(ctx, arg); err != nil {
 			fmt.Fprintln(s.a.io.err, detail(err))
 		}
 	case ":ask":
@@ -274,10 +293,15 @@ func (s *replSession) command(line string) bool {
 		} else {
 			fmt.Fprintln(s.a.io.err, "no model yet: :model PROVIDER:MODEL, --model, or model(fn) in a script")
 		}
+	case ":new":
+		if err := s.a.agent.session.Agent().Reset(context.Background()); err != nil {
+			fmt.Fprintln(s.a.io.err, detail(err))
+		}
+		fmt.Fprintln(s.a.io.err, "new conversation")
 	case ":star", ":starlark", ":lua":
-		s.lang = langStarlark
+		s.lang = "starlark"
 		if name == ":lua" {
-			s.lang = langLua
+			s.lang = "lua"
 		}
 		fmt.Fprintf(s.a.io.err, "now %s\n", langTitle(s.lang))
 	default:
@@ -307,15 +331,21 @@ func (p *plainReader) close() {}
 type linerReader struct {
 	st      *liner.State
 	history string
+	cont    bool      // the prompt is a continuation ("... ")
 	closed  sync.Once // a signal may close it while the loop does too
 }
 
-func newLinerReader(a *app, globals func() []string) *linerReader {
+// completer is what Tab does: the text before and after the cursor, with
+// the completions of the word between (see liner.WordCompleter). cont
+// tells that the line continues a block.
+type completer func(line string, pos int, cont bool) (head string, completions []string, tail string)
+
+func newLinerReader(complete completer) *linerReader {
 	st := liner.NewLiner()
 	st.SetCtrlCAborts(true)
 	st.SetTabCompletionStyle(liner.TabPrints)
-	st.SetCompleter(func(line string) []string { return complete(line, globals(), a.host.ToolNames()) })
 	r := &linerReader{st: st, history: historyPath()}
+	st.SetWordCompleter(func(line string, pos int) (string, []string, string) { return complete(line, pos, r.cont) })
 	if r.history != "" {
 		if f, err := os.Open(r.history); err == nil {
 			st.ReadHistory(f)
@@ -326,6 +356,7 @@ func newLinerReader(a *app, globals func() []string) *linerReader {
 }
 
 func (r *linerReader) prompt(p string) (string, error) {
+	r.cont = p == contPrompt
 	line, err := r.st.Prompt(p)
 	if errors.Is(err, liner.ErrPromptAborted) {
 		return "", errAborted
@@ -382,27 +413,42 @@ func historyPath() string {
 	return filepath.Join(dir, "agentsh", "history")
 }
 
-// complete offers completions for the word at the end of line: global
-// names, and tool names inside a string.
-func complete(line string, globals, tools []string) []string {
-	inString := strings.Count(line, `"`)%2 == 1 || strings.Count(line, `'`)%2 == 1
-	i := len(line)
-	for i > 0 && (isIdentByte(line[i-1]) || inString && line[i-1] == '-') {
-		i--
+// indent is what Tab inserts at the start of a continuation line.
+const indent = "    "
+
+// complete is the REPL's Tab: at the start of a "... " line an indent;
+// inside a string the tool names; otherwise what the language's
+// interpreter completes (names, and members after a dot).
+func (s *replSession) complete(line string, pos int, cont bool) (string, []string, string) {
+	if pos < 0 || pos > len(line) {
+		pos = len(line)
 	}
-	prefix, word := line[:i], line[i:]
-	cands := globals
-	if inString {
-		cands = tools
+	before, after := line[:pos], line[pos:]
+	if cont && strings.TrimSpace(before) == "" {
+		return before, []string{indent}, after
 	}
-	var out []string
-	for _, c := range cands {
-		if strings.HasPrefix(c, word) && !strings.HasPrefix(c, "_") {
-			out = append(out, prefix+c)
+	if inString(before) {
+		i := len(before)
+		for i > 0 && (isIdentByte(before[i-1]) || before[i-1] == '-') {
+			i--
 		}
+		word := before[i:]
+		var out []string
+		for _, t := range s.a.host.ToolNames() {
+			if strings.HasPrefix(t, word) {
+				out = append(out, t)
+			}
+		}
+		sort.Strings(out)
+		return before[:i], out, after
 	}
-	sort.Strings(out)
-	return out
+	start, words := s.a.interp(s.lang).Complete(line, pos)
+	return line[:start], words, after
+}
+
+// inString reports whether text ends inside a string literal.
+func inString(text string) bool {
+	return strings.Count(text, `"`)%2 == 1 || strings.Count(text, `'`)%2 == 1
 }
 
 func isIdentByte(b byte) bool {

@@ -62,7 +62,7 @@ func newTestREPL(t *testing.T, input string) (*replSession, chan os.Signal, chan
 		t.Fatal(err)
 	}
 	sig := make(chan os.Signal, 1)
-	s := &replSession{a: a, lines: &plainReader{r: bufio.NewReader(strings.NewReader(input))}, signals: sig}
+	s := &replSession{a: a, lang: a.opts.lang, lines: &plainReader{r: bufio.NewReader(strings.NewReader(input))}, signals: sig}
 	return s, sig, ready, out, errb
 }
 
@@ -205,24 +205,66 @@ func TestHistoryPath(t *testing.T) {
 	}
 }
 
+// TestComplete: Tab offers globals, members after a dot (not every
+// global glued to the dot), tool names in strings, and an indent at the
+// start of a continuation line, in both languages.
 func TestComplete(t *testing.T) {
-	globals := []string{"_", "invoke_all", "invoke_tool", "json", "print", "tool", "tool_names"}
-	tools := []string{"grep", "greet", "mcp__fs__read-file"}
+	s, _, _, _, _ := newTestREPL(t, "")
+	for _, name := range []string{"grep", "greet", "mcp__fs__read-file"} {
+		if err := s.a.exec.Registry().RegisterTools(core.Tool{Name: name, Func: func(context.Context, json.RawMessage) (any, error) { return "", nil }}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	if _, err := s.a.interp("starlark").Eval(ctx, "<test>", []byte("def helper(): pass\nd = {}")); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
-		line string
-		want []string
+		lang, line string
+		cont       bool
+		want       []string
 	}{
-		{"inv", []string{"invoke_all", "invoke_tool"}},
-		{"x = tool", []string{"x = tool", "x = tool_names"}},
-		{`invoke_tool("gre`, []string{`invoke_tool("greet`, `invoke_tool("grep`}},
-		{`invoke_tool('mcp__fs__read-`, []string{`invoke_tool('mcp__fs__read-file`}},
-		{"zzz", nil},
-		{"", []string{"invoke_all", "invoke_tool", "json", "print", "tool", "tool_names"}},
+		{"starlark", "inv", false, []string{"invoke_all", "invoke_tool"}},
+		{"starlark", "x = tool", false, []string{"x = tool", "x = tool_names"}},
+		{"starlark", "hel", false, []string{"helper"}},
+		{"starlark", "state.", false, []string{"state.delete", "state.get", "state.incr", "state.keys", "state.set"}},
+		{"starlark", "x = state.g", false, []string{"x = state.get"}},
+		{"starlark", "json.enc", false, []string{"json.encode", "json.encode_indent"}},
+		{"starlark", "d.ke", false, []string{"d.keys"}},
+		{"starlark", "nosuch.", false, nil},
+		{"starlark", `invoke_tool("gre`, false, []string{`invoke_tool("greet`, `invoke_tool("grep`}},
+		{"starlark", `invoke_tool('mcp__fs__read-`, false, []string{`invoke_tool('mcp__fs__read-file`}},
+		{"starlark", "zzz", false, nil},
+		{"starlark", "", true, []string{"    "}},
+		{"starlark", "    ", true, []string{"        "}},
+		{"starlark", "    inv", true, []string{"    invoke_all", "    invoke_tool"}},
+		{"lua", "string.up", false, []string{"string.upper"}},
+		{"lua", "state.", false, []string{"state.delete", "state.get", "state.incr", "state.keys", "state.set"}},
+		{"lua", "x = state:g", false, []string{"x = state:get"}},
+		{"lua", "invoke_t", false, []string{"invoke_tool"}},
+		{"lua", "", true, []string{"    "}},
 	}
 	for _, tt := range tests {
-		if got := complete(tt.line, globals, tools); !reflect.DeepEqual(got, tt.want) {
-			t.Errorf("complete(%q) = %q, want %q", tt.line, got, tt.want)
+		s.lang = tt.lang
+		head, words, tail := s.complete(tt.line, len(tt.line), tt.cont)
+		var got []string
+		for _, w := range words {
+			got = append(got, head+w+tail)
 		}
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("%s: complete(%q, cont %v) = %q, want %q", tt.lang, tt.line, tt.cont, got, tt.want)
+		}
+	}
+	// Empty: every global not starting with _, no internals.
+	s.lang = "starlark"
+	_, words, _ := s.complete("", 0, false)
+	if len(words) < 10 || strings.HasPrefix(strings.Join(words, " "), "_") {
+		t.Errorf("complete(\"\") = %q, want the globals", words)
+	}
+	// The cursor inside the line: the text after it stays.
+	head, words, tail := s.complete("x = inv(1)", 7, false)
+	if head != "x = " || tail != "(1)" || len(words) != 2 {
+		t.Errorf("mid-line: %q %q %q", head, words, tail)
 	}
 }
 
@@ -232,7 +274,7 @@ func TestREPLInterruptStopsLuaLoop(t *testing.T) {
 	input := "tool{name = \"spin\", fn = function() invoke_tool(\"ready\") while true do end end}\n" +
 		"invoke_tool(\"spin\").error_kind\nprint(\"still here\")\n"
 	s, sig, ready, out, errb := newTestREPL(t, input)
-	s.lang = langLua
+	s.lang = "lua"
 	interruptWhenReady(t, ready, sig)
 	if code := runLoop(t, s); code != 0 {
 		t.Fatalf("exit %d, want 0 (Ctrl-D at the end)", code)
@@ -250,7 +292,7 @@ func TestREPLInterruptStopsLuaLoop(t *testing.T) {
 func TestREPLLuaInput(t *testing.T) {
 	input := "print(1)\nlocal x = = 2\nfunction f()\n  return 2\nend\nf()\n:star\n1 + 2\n:lua\nfor i = 1, 2 do\n"
 	s, _, _, out, errb := newTestREPL(t, input)
-	s.lang = langLua
+	s.lang = "lua"
 	if code := runLoop(t, s); code != 0 {
 		t.Fatalf("exit %d, want 0", code)
 	}

@@ -8,9 +8,10 @@ import (
 	"github.com/agentsh/agentsh/script/testrunner"
 )
 
-// test runs: agentsh test [PATHS...]. Every test gets a fresh host set up
-// as the flags say (built-in tools included unless --no-builtins); the
-// report goes to stdout and any failure exits 1.
+// test runs: agentsh test [-run REGEXP] [PATHS...]. Every test gets a
+// fresh host set up as the flags say (built-in tools included unless
+// --no-builtins) with the --load files run on it, in their own languages;
+// the report goes to stdout and any failure exits 1.
 func (a *app) test(ctx context.Context) int {
 	opts := testrunner.Options{
 		NewHost: func(out io.Writer) (*script.Host, func(), error) {
@@ -23,6 +24,8 @@ func (a *app) test(ctx context.Context) int {
 		MaxSteps: a.opts.maxSteps,
 		Out:      a.io.out,
 		Verbose:  a.opts.verbose,
+		Load:     a.opts.loads,
+		Run:      a.opts.runTests,
 	}
 	sum, err := testrunner.Run(ctx, opts, a.opts.positional)
 	if err != nil {

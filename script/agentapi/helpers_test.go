@@ -142,11 +142,8 @@ func (e *env) lines() []string {
 }
 
 func errDetail(err error) string {
-	if se, ok := err.(*sl.Error); ok {
+	if se, ok := err.(*script.Error); ok {
 		return se.Detail()
-	}
-	if le, ok := err.(*lua.Error); ok {
-		return le.Detail()
 	}
 	return err.Error()
 }

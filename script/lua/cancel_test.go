@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/script"
 )
 
 // TestTimeoutStopsLuaLoop: timeout middleware stops a Lua tool's infinite
@@ -105,9 +106,9 @@ func TestCancelTopLevel(t *testing.T) {
 		if !errors.Is(err, context.DeadlineExceeded) {
 			t.Errorf("%s: %v, want a deadline error", src, err)
 		}
-		var le *Error
-		if !errors.As(err, &le) || le.Pos != "test.lua:1" {
-			t.Errorf("%s: %#v, want an *Error at test.lua:1", src, err)
+		var le *script.Error
+		if !errors.As(err, &le) || le.Pos() != "test.lua:1" {
+			t.Errorf("%s: %#v, want an *script.Error at test.lua:1", src, err)
 		}
 	}
 

@@ -2,8 +2,15 @@
 // (github.com/yuin/gopher-lua), name for name with the Starlark binding.
 //
 // An Interp runs .lua files, snippets and REPL chunks against a
-// script.Host. A Lua and a Starlark interpreter may share one host: their
-// tools, hooks and middleware then apply to each other's calls.
+// script.Host; it is a script.Interp, and the package registers the
+// language "lua" (files .lua) with package script when it is imported. A
+// Lua and a Starlark interpreter may share one host: their tools, hooks
+// and middleware then apply to each other's calls.
+//
+// A script's arguments (script.Options.Argv) are in arg, as the lua
+// command has them: arg[0] is the script, arg[1] the first argument; argv
+// holds the same from argv[1]. A first line starting with # (such as
+// #!/usr/bin/env agentsh) is skipped, and line numbers still count it.
 //
 //	tool{name = "greet", description = "Greets someone.",
 //	     parameters = {type = "object", properties = {name = {type = "string"}}},
@@ -86,9 +93,9 @@
 //
 // # Errors
 //
-// A script error is an *Error: file:line (Lua keeps no columns), the
-// message, and a traceback of at most 20 frames, taken before the stack
-// unwinds.
+// A script error is a *script.Error: file:line (Lua keeps no columns),
+// the message, and a traceback of at most 20 frames, taken before the
+// stack unwinds, which Detail prints after the message.
 //
 // # Modules
 //

@@ -4,64 +4,29 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 
+	"github.com/agentsh/agentsh/script"
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
 )
-
-// Error is a Lua error with its position and, for runtime errors, a Lua
-// traceback.
-type Error struct {
-	// Pos is file:line of the code that raised the error, if known.
-	Pos string
-	// Msg is the message without the position.
-	Msg string
-	// Traceback is Lua's "stack traceback:" listing; empty for syntax
-	// errors.
-	Traceback string
-	// Incomplete reports a syntax error at the end of the input: more
-	// lines could complete it (the REPL reads on).
-	Incomplete bool
-	cause      error
-}
-
-func (e *Error) Error() string {
-	if e.Pos == "" {
-		return e.Msg
-	}
-	return e.Pos + ": " + e.Msg
-}
-
-// Unwrap returns the Go error a built-in raised (such as a
-// *script.Skipped), or the *lua.ApiError.
-func (e *Error) Unwrap() error { return e.cause }
-
-// Detail returns the positioned message followed by the traceback, for
-// people reading a terminal.
-func (e *Error) Detail() string {
-	if e.Traceback == "" {
-		return e.Error()
-	}
-	return e.Error() + "\n" + e.Traceback
-}
 
 // position matches the "file:line: " that Lua puts before messages.
 var position = regexp.MustCompile(`^([^\s:][^:\n]*:\d+): `)
 
 // goError is the Value of a userdata raised as an error by a built-in that
-// has a Go error to report (errors.As finds it through *Error).
+// has a Go error to report (errors.As finds it through *script.Error).
 type goError struct{ err error }
 
 func (goError) typeName() string { return "error" }
 
-// wrapError converts gopher-lua's errors into *Error.
+// wrapError converts gopher-lua's errors into *script.Error, with the
+// traceback printed after the message, as Lua does.
 func wrapError(err error) error {
 	if err == nil {
 		return nil
 	}
-	var le *Error
+	var le *script.Error
 	if errors.As(err, &le) {
 		return err
 	}
@@ -72,18 +37,19 @@ func wrapError(err error) error {
 	if ae.Type == lua.ApiErrorSyntax {
 		return syntaxError(err)
 	}
-	e := &Error{Traceback: ae.StackTrace, cause: err}
+	e := &script.Error{Backtrace: ae.StackTrace, BacktraceLast: true, Err: err}
 	if ud, ok := ae.Object.(*lua.LUserData); ok {
 		if g, ok := ud.Value.(goError); ok {
-			e.cause = g.err
+			e.Err = g.err
 			e.Msg = g.err.Error()
-			e.Pos = tracebackPos(e.Traceback)
+			e.ParsePos(tracebackPos(e.Backtrace))
 			return e
 		}
 	}
 	msg := ae.Object.String()
 	if m := position.FindStringSubmatch(msg); m != nil {
-		e.Pos, msg = m[1], msg[len(m[0]):]
+		e.ParsePos(m[1])
+		msg = msg[len(m[0]):]
 	}
 	e.Msg = msg
 	return e
@@ -104,13 +70,11 @@ func tracebackPos(tb string) string {
 func syntaxError(err error) error {
 	var pe *parse.Error
 	if errors.As(err, &pe) {
-		e := &Error{Msg: strings.TrimSpace(pe.Message), cause: err}
+		e := &script.Error{Msg: strings.TrimSpace(pe.Message), File: pe.Pos.Source, Err: err}
 		if pe.Pos.Line == parse.EOF {
-			e.Incomplete = true
-			e.Pos = pe.Pos.Source
 			e.Msg += " at end of input"
 		} else {
-			e.Pos = pe.Pos.Source + ":" + strconv.Itoa(pe.Pos.Line)
+			e.Line = pe.Pos.Line
 			if pe.Token != "" {
 				e.Msg += " near '" + pe.Token + "'"
 			}
@@ -122,19 +86,35 @@ func syntaxError(err error) error {
 		if ae.Cause != nil && ae.Cause != err {
 			return syntaxError(ae.Cause)
 		}
-		msg := strings.TrimSpace(ae.Object.String())
-		return &Error{Msg: msg, cause: err, Incomplete: strings.Contains(msg, "at EOF")}
+		return &script.Error{Msg: strings.TrimSpace(ae.Object.String()), Err: err}
 	}
 	return err
+}
+
+// incomplete reports whether err is a syntax error at the end of the
+// input, which more lines could complete (the REPL reads on).
+func incomplete(err error) bool {
+	var pe *parse.Error
+	if errors.As(err, &pe) {
+		return pe.Pos.Line == parse.EOF
+	}
+	var ae *lua.ApiError
+	if errors.As(err, &ae) {
+		if ae.Cause != nil && ae.Cause != err {
+			return incomplete(ae.Cause)
+		}
+		return strings.Contains(ae.Object.String(), "at EOF")
+	}
+	return false
 }
 
 // renameOuterFrame names the outermost frame of a function called from Go
 // (Lua can only call it the main chunk).
 func renameOuterFrame(err error, name string) error {
-	var e *Error
+	var e *script.Error
 	if errors.As(err, &e) {
-		if i := strings.LastIndex(e.Traceback, " in main chunk"); i >= 0 && !strings.Contains(e.Traceback[i+1:], "\n") {
-			e.Traceback = e.Traceback[:i] + " in function '" + name + "'"
+		if i := strings.LastIndex(e.Backtrace, " in main chunk"); i >= 0 && !strings.Contains(e.Backtrace[i+1:], "\n") {
+			e.Backtrace = e.Backtrace[:i] + " in function '" + name + "'"
 		}
 	}
 	return err

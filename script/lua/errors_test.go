@@ -7,13 +7,14 @@ import (
 	"testing"
 
 	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/script"
 )
 
-func asError(t *testing.T, err error) *Error {
+func asError(t *testing.T, err error) *script.Error {
 	t.Helper()
-	var le *Error
+	var le *script.Error
 	if !errors.As(err, &le) {
-		t.Fatalf("%T %v is not an *Error", err, err)
+		t.Fatalf("%T %v is not an *script.Error", err, err)
 	}
 	return le
 }
@@ -29,14 +30,14 @@ local function outer() inner() end
 outer()
 `)
 	le := asError(t, err)
-	if le.Pos != "test.lua:3" || le.Msg != "went wrong" || le.Incomplete {
-		t.Fatalf("Pos %q Msg %q Incomplete %v", le.Pos, le.Msg, le.Incomplete)
+	if le.Pos() != "test.lua:3" || le.Msg != "went wrong" || incomplete(le) {
+		t.Fatalf("Pos %q Msg %q Incomplete %v", le.Pos(), le.Msg, incomplete(le))
 	}
 	if le.Error() != "test.lua:3: went wrong" {
 		t.Errorf("Error() = %q", le.Error())
 	}
-	wantContains(t, le.Traceback, "stack traceback:", "test.lua:3: in", "test.lua:5: in", "test.lua:6: in main chunk")
-	if le.Detail() != le.Error()+"\n"+le.Traceback {
+	wantContains(t, le.Backtrace, "stack traceback:", "test.lua:3: in", "test.lua:5: in", "test.lua:6: in main chunk")
+	if le.Detail() != le.Error()+"\n"+le.Backtrace {
 		t.Errorf("Detail() = %q", le.Detail())
 	}
 	if strings.Contains(le.Msg, "test.lua") {
@@ -50,10 +51,10 @@ outer()
 		{`undefined_function()`, "test.lua:1", "attempt to call a non-function object"},
 	} {
 		le := asError(t, e.runErr(tc.src))
-		if le.Pos != tc.pos || !strings.Contains(le.Msg, tc.msg) {
-			t.Errorf("%q: Pos %q Msg %q; want %q, %q", tc.src, le.Pos, le.Msg, tc.pos, tc.msg)
+		if le.Pos() != tc.pos || !strings.Contains(le.Msg, tc.msg) {
+			t.Errorf("%q: Pos %q Msg %q; want %q, %q", tc.src, le.Pos(), le.Msg, tc.pos, tc.msg)
 		}
-		if le.Traceback == "" || le.Detail() == le.Error() {
+		if le.Backtrace == "" || le.Detail() == le.Error() {
 			t.Errorf("%q: no traceback", tc.src)
 		}
 	}
@@ -78,11 +79,11 @@ func TestSyntaxError(t *testing.T) {
 		{"end", "test.lua:1", "near 'end'", false},
 	} {
 		le := asError(t, e.runErr(tc.src))
-		if le.Pos != tc.pos || !strings.Contains(le.Msg, tc.msg) || le.Incomplete != tc.incomplete {
-			t.Errorf("%q: Pos %q Msg %q Incomplete %v; want %q, %q, %v", tc.src, le.Pos, le.Msg, le.Incomplete, tc.pos, tc.msg, tc.incomplete)
+		if le.Pos() != tc.pos || !strings.Contains(le.Msg, tc.msg) || incomplete(le) != tc.incomplete {
+			t.Errorf("%q: Pos %q Msg %q Incomplete %v; want %q, %q, %v", tc.src, le.Pos(), le.Msg, incomplete(le), tc.pos, tc.msg, tc.incomplete)
 		}
-		if le.Traceback != "" || le.Detail() != le.Error() {
-			t.Errorf("%q: a syntax error has a traceback: %q", tc.src, le.Traceback)
+		if le.Backtrace != "" || le.Detail() != le.Error() {
+			t.Errorf("%q: a syntax error has a traceback: %q", tc.src, le.Backtrace)
 		}
 	}
 	if e.out.String() != "" {
@@ -102,14 +103,14 @@ func TestBuiltinErrorPosition(t *testing.T) {
 		{"\ninvoke_tool('x', {f = print})", "test.lua:2", `invoke_tool x: args["f"]: cannot convert a function to JSON`},
 	} {
 		le := asError(t, e.runErr(tc.src))
-		if le.Pos != tc.pos || !strings.HasPrefix(le.Msg, tc.msg) {
-			t.Errorf("%q: Pos %q Msg %q; want %q, %q", tc.src, le.Pos, le.Msg, tc.pos, tc.msg)
+		if le.Pos() != tc.pos || !strings.HasPrefix(le.Msg, tc.msg) {
+			t.Errorf("%q: Pos %q Msg %q; want %q, %q", tc.src, le.Pos(), le.Msg, tc.pos, tc.msg)
 		}
 	}
 }
 
 // TestToolErrorReachesResult: a Lua tool's error is a failed result whose
-// message has the position, and whose error chain holds the *Error with
+// message has the position, and whose error chain holds the *script.Error with
 // its traceback.
 func TestToolErrorReachesResult(t *testing.T) {
 	e := newEnv(t, Options{})
@@ -128,10 +129,10 @@ end}
 	res := e.invoke("bad", `{}`)
 	wantKind(t, res, core.KindFailed)
 	le := asError(t, res.Err)
-	if le.Pos != "test.lua:3" || !strings.Contains(le.Msg, "attempt to index a non-table object(nil) with key 'field'") {
-		t.Errorf("Pos %q Msg %q", le.Pos, le.Msg)
+	if le.Pos() != "test.lua:3" || !strings.Contains(le.Msg, "attempt to index a non-table object(nil) with key 'field'") {
+		t.Errorf("Pos %q Msg %q", le.Pos(), le.Msg)
 	}
-	wantContains(t, le.Traceback, "stack traceback:", "test.lua:3:")
+	wantContains(t, le.Backtrace, "stack traceback:", "test.lua:3:")
 	res = e.invoke("caller", `{}`)
 	if res.Err == nil || res.Err.Error() != "test.lua:6: tool said no" {
 		t.Errorf("nested error: %v", res.Err)
@@ -156,7 +157,7 @@ print(ok, err)
 		t.Errorf("error(42): %q", le.Msg)
 	}
 	_, err := e.in.ExecSource(context.Background(), "other.lua", []byte("\nerror('x')"))
-	if le := asError(t, err); le.Pos != "other.lua:2" {
-		t.Errorf("filename: %q", le.Pos)
+	if le := asError(t, err); le.Pos() != "other.lua:2" {
+		t.Errorf("filename: %q", le.Pos())
 	}
 }

@@ -80,7 +80,7 @@ func (e *env) runErr(src string) error {
 }
 
 func detail(err error) string {
-	var le *Error
+	var le *script.Error
 	if errors.As(err, &le) {
 		return le.Detail()
 	}

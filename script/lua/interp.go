@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/agentsh/agentsh/script"
 	lua "github.com/yuin/gopher-lua"
@@ -17,17 +16,22 @@ import (
 // errClosed is the error of using an interpreter after Close.
 var errClosed = errors.New("the Lua interpreter is closed")
 
-// Options configures an Interp. The zero value is usable.
-type Options struct {
-	// Argv is visible to scripts as the array argv (argv[1] is the script).
-	Argv []string
-	// Now, when set, is the clock of time.now(), os.time() and os.date();
-	// tests fix it.
-	Now func() time.Time
-	// Testing predeclares assert, mock_tool and skip (see package
-	// testrunner).
-	Testing bool
+// Options configures an Interp; see script.Options. Lua has no step
+// budget: MaxSteps is ignored.
+type Options = script.Options
+
+func init() {
+	script.RegisterLanguage(script.Language{
+		Name:       "lua",
+		Extensions: []string{".lua"},
+		New:        func(h *script.Host, opts script.Options) script.Interp { return New(h, opts) },
+		RunSandboxed: func(ctx context.Context, code string, _ uint64) (string, error) {
+			return RunSandboxed(ctx, code)
+		},
+	})
 }
+
+var _ script.Interp = (*Interp)(nil)
 
 // Stack limits of every Lua thread: frames of the call stack, and slots of
 // the value stack (which grows in steps up to its maximum).
@@ -87,7 +91,17 @@ func New(host *script.Host, opts Options) *Interp {
 		panic(err) // the standard libraries always open
 	}
 	in.installAPI(in.main)
+	in.predeclared.RawSetString("arg", in.argTable(in.main))
 	return in
+}
+
+// argTable is Lua's arg: arg[0] is the script, arg[1] the first argument.
+func (in *Interp) argTable(L *lua.LState) *lua.LTable {
+	t := L.CreateTable(len(in.opts.Argv), 1)
+	for i, a := range in.opts.Argv {
+		t.RawSetInt(i, lua.LString(a))
+	}
+	return t
 }
 
 var stateOptions = lua.Options{
@@ -102,12 +116,12 @@ var stateOptions = lua.Options{
 func (in *Interp) Host() *script.Host { return in.host }
 
 // Close releases the Lua states. Afterwards registered functions fail with
-// an error, and nothing runs.
-func (in *Interp) Close() {
+// an error, and nothing runs. It always returns nil.
+func (in *Interp) Close() error {
 	in.lock()
 	defer in.release()
 	if in.closed {
-		return
+		return nil
 	}
 	for _, t := range in.idle {
 		t.Close()
@@ -115,6 +129,7 @@ func (in *Interp) Close() {
 	in.idle = nil
 	in.main.Close()
 	in.closed = true
+	return nil
 }
 
 // acquire takes the interpreter lock, or gives up when ctx ends first.
@@ -220,10 +235,23 @@ func (in *Interp) ExecSource(ctx context.Context, filename string, src []byte) (
 	L := in.thread(ctx)
 	defer in.putThread(L)
 	env := in.newEnv(L)
-	if _, err := in.runChunk(ctx, L, filename, src, env, 0); err != nil {
+	if _, err := in.runChunk(ctx, L, filename, skipShebang(src), env, 0); err != nil {
 		return nil, err
 	}
 	return &Globals{env: env}, nil
+}
+
+// skipShebang blanks a first line starting with #, as the lua command
+// does, so that a script can start with #!/usr/bin/env agentsh. The line
+// break stays, and with it the line numbers.
+func skipShebang(src []byte) []byte {
+	if len(src) == 0 || src[0] != '#' {
+		return src
+	}
+	if i := bytes.IndexByte(src, '\n'); i >= 0 {
+		return src[i:]
+	}
+	return nil
 }
 
 // runChunk compiles src, runs it with env as its globals, and returns its
@@ -307,6 +335,7 @@ func (in *Interp) require(L *lua.LState) int {
 	if err != nil {
 		L.RaiseError("require %q: %v (modules are json, re, time, state, or .lua files next to the script)", name, err)
 	}
+	src = skipShebang(src)
 	m = &module{loading: true}
 	in.modules[abs] = m
 	env := in.newEnv(L)

@@ -27,12 +27,12 @@ func TestTailCallLoopStopsPromptly(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want the deadline", err)
 	}
-	var le *Error
+	var le *script.Error
 	if !errors.As(err, &le) {
-		t.Fatalf("err %T, want *Error", err)
+		t.Fatalf("err %T, want *script.Error", err)
 	}
-	if n := strings.Count(le.Traceback, "\n"); n > maxTraceFrames+2 {
-		t.Errorf("traceback has %d lines, want at most %d:\n%s", n, maxTraceFrames+2, le.Traceback)
+	if n := strings.Count(le.Backtrace, "\n"); n > maxTraceFrames+2 {
+		t.Errorf("traceback has %d lines, want at most %d:\n%s", n, maxTraceFrames+2, le.Backtrace)
 	}
 	// The same in run_code's sandbox.
 	bounded(t, "sandboxed tail-call loop", func() {
@@ -51,13 +51,13 @@ func TestTracebackIsBounded(t *testing.T) {
 	e := newEnv(t, Options{})
 	err := e.runErr(`local function f(n) if n == 0 then error("bottom") end return 1 + f(n - 1) end
 f(100)`)
-	var le *Error
+	var le *script.Error
 	if !errors.As(err, &le) {
-		t.Fatalf("err %T, want *Error", err)
+		t.Fatalf("err %T, want *script.Error", err)
 	}
-	lines := strings.Split(le.Traceback, "\n")
+	lines := strings.Split(le.Backtrace, "\n")
 	if lines[0] != "stack traceback:" || len(lines) != maxTraceFrames+2 {
-		t.Fatalf("traceback:\n%s\nwant a header and %d frames with one elision", le.Traceback, maxTraceFrames)
+		t.Fatalf("traceback:\n%s\nwant a header and %d frames with one elision", le.Backtrace, maxTraceFrames)
 	}
 	wantLines(t, []string{lines[1], lines[2], lines[11], lines[len(lines)-1]},
 		"\t[G]: in function 'error'", "\ttest.lua:1: in function 'f'", "\t...", "\ttest.lua:2: in main chunk")

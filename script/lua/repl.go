@@ -3,6 +3,7 @@ package lua
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"sort"
 	"strings"
@@ -53,8 +54,7 @@ func ReadChunk(filename string, readline func() ([]byte, error)) (*Chunk, error)
 		if err == nil {
 			return c, nil
 		}
-		var le *Error
-		if !errors.As(err, &le) || !le.Incomplete {
+		if !incomplete(err) {
 			return nil, err
 		}
 	}
@@ -162,5 +162,136 @@ func (in *Interp) GlobalNames() []string {
 		}
 	}
 	sort.Strings(names)
+	return names
+}
+
+// LoadFile runs the .lua file at path and adds its globals to the REPL
+// globals (agentsh run, --load, :load).
+func (in *Interp) LoadFile(ctx context.Context, path string) error {
+	g, err := in.ExecFile(ctx, path)
+	in.Define(g)
+	return err
+}
+
+// Run runs src as the program filename and adds its globals to the REPL
+// globals (a program piped to agentsh).
+func (in *Interp) Run(ctx context.Context, filename string, src []byte) error {
+	g, err := in.ExecSource(ctx, filename, src)
+	in.Define(g)
+	return err
+}
+
+// Eval runs src against the REPL globals, as Exec.
+func (in *Interp) Eval(ctx context.Context, filename string, src []byte) (string, error) {
+	return in.Exec(ctx, filename, string(src))
+}
+
+// ReadChunk reads one REPL input with readline (see script.Interp) and
+// returns its source.
+func (in *Interp) ReadChunk(readline func() ([]byte, error)) ([]byte, error) {
+	var src []byte
+	_, err := ReadChunk("<stdin>", func() ([]byte, error) {
+		line, err := readline()
+		src = append(src, line...)
+		return line, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return src, nil
+}
+
+// Functions returns the functions among the REPL globals (what LoadFile,
+// Run and Eval defined), sorted.
+func (in *Interp) Functions() []string {
+	in.lock()
+	defer in.release()
+	var names []string
+	in.replEnv().ForEach(func(k, v lua.LValue) {
+		if s, ok := k.(lua.LString); ok {
+			if _, isFn := v.(*lua.LFunction); isFn {
+				names = append(names, string(s))
+			}
+		}
+	})
+	sort.Strings(names)
+	return names
+}
+
+// CallGlobal calls the global function name with no arguments.
+func (in *Interp) CallGlobal(ctx context.Context, name string) error {
+	in.lock()
+	fn, ok := in.replEnv().RawGetString(name).(*lua.LFunction)
+	in.release()
+	if !ok {
+		return fmt.Errorf("%s is not a global function", name)
+	}
+	_, err := in.callFunction(ctx, fn, name, nil)
+	return err
+}
+
+// Complete returns the completions of the name that ends at pos in line
+// (see script.Interp): globals, or the fields of the table (or the
+// attributes of the host object) a dotted name leads to, such as string.
+// or state.; a colon completes like a dot. Fields are read raw: no
+// metamethod runs.
+func (in *Interp) Complete(line string, pos int) (int, []string) {
+	c := script.ParseCompletion(line, pos, ".:")
+	in.lock()
+	defer in.release()
+	if in.closed {
+		return c.Start, nil
+	}
+	env := in.replEnv()
+	if len(c.Path) == 0 {
+		return c.Start, c.Candidates(append(stringKeys(env), stringKeys(in.predeclared)...))
+	}
+	v := env.RawGetString(c.Path[0])
+	if v == lua.LNil {
+		v = in.predeclared.RawGetString(c.Path[0])
+	}
+	for _, name := range c.Path[1:] {
+		t, ok := v.(*lua.LTable)
+		if !ok {
+			return c.Start, nil
+		}
+		v = t.RawGetString(name)
+	}
+	return c.Start, c.Candidates(memberNames(v))
+}
+
+// memberNames are the names v.NAME can read: a table's string keys (and
+// those its __index table offers), a host object's attributes.
+func memberNames(v lua.LValue) []string {
+	switch x := v.(type) {
+	case *lua.LTable:
+		names := stringKeys(x)
+		if mt, ok := x.Metatable.(*lua.LTable); ok {
+			if idx, ok := mt.RawGetString("__index").(*lua.LTable); ok {
+				names = append(names, stringKeys(idx)...)
+			}
+		}
+		return names
+	case *lua.LUserData:
+		if o, ok := x.Value.(script.Object); ok {
+			return o.AttrNames()
+		}
+		if mt, ok := x.Metatable.(*lua.LTable); ok {
+			if idx, ok := mt.RawGetString("__index").(*lua.LTable); ok {
+				return stringKeys(idx)
+			}
+		}
+	}
+	return nil
+}
+
+// stringKeys are the string keys of t that are names.
+func stringKeys(t *lua.LTable) []string {
+	var names []string
+	t.ForEach(func(k, _ lua.LValue) {
+		if s, ok := k.(lua.LString); ok {
+			names = append(names, string(s))
+		}
+	})
 	return names
 }

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/agentsh/agentsh/script"
 )
 
 // lineReader feeds ReadChunk one line at a time, as the REPL does (with
@@ -127,8 +129,8 @@ func TestReadChunkEnds(t *testing.T) {
 		calls++
 		return []byte("x = )\n"), nil
 	})
-	var le *Error
-	if !errors.As(err, &le) || le.Incomplete || calls != 1 {
+	var le *script.Error
+	if !errors.As(err, &le) || incomplete(le) || calls != 1 {
 		t.Errorf("syntax error: %v (read %d lines)", err, calls)
 	}
 	readErr := errors.New("aborted")
@@ -165,8 +167,8 @@ function file_fn(n) return n * 3 end
 	}
 	if _, err := e.in.Exec(ctx, "<cmd>", "x = )"); err == nil {
 		t.Error("Exec: syntax error accepted")
-	} else if le := asError(t, err); le.Pos != "<cmd>:1" {
-		t.Errorf("Exec syntax error at %q", le.Pos)
+	} else if le := asError(t, err); le.Pos() != "<cmd>:1" {
+		t.Errorf("Exec syntax error at %q", le.Pos())
 	}
 	if _, err := e.in.Exec(ctx, "<cmd>", "error('boom')"); err == nil || !strings.Contains(err.Error(), "<cmd>:1: boom") {
 		t.Errorf("Exec runtime error: %v", err)

@@ -1,11 +1,8 @@
 package lua
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"sort"
-	"strings"
 
 	"github.com/agentsh/agentsh/script"
 	lua "github.com/yuin/gopher-lua"
@@ -143,37 +140,9 @@ func (in *Interp) show(L *lua.LState, v lua.LValue) string {
 
 // bareMessage is an error's message without its script position.
 func bareMessage(err error) string {
-	var e *Error
+	var e *script.Error
 	if errors.As(wrapError(err), &e) {
 		return e.Msg
 	}
 	return err.Error()
-}
-
-// TestNames returns the global functions of g whose names start with
-// test_, sorted.
-func TestNames(g *Globals) []string {
-	var names []string
-	g.env.ForEach(func(k, v lua.LValue) {
-		if s, ok := k.(lua.LString); ok && strings.HasPrefix(string(s), "test_") {
-			if _, isFn := v.(*lua.LFunction); isFn {
-				names = append(names, string(s))
-			}
-		}
-	})
-	sort.Strings(names)
-	return names
-}
-
-// CallGlobal calls the global function name of g with no arguments under
-// ctx.
-func (in *Interp) CallGlobal(ctx context.Context, g *Globals, name string) error {
-	in.lock()
-	fn, ok := g.env.RawGetString(name).(*lua.LFunction)
-	in.release()
-	if !ok {
-		return fmt.Errorf("%s is not a global function", name)
-	}
-	_, err := in.callFunction(ctx, fn, name, nil)
-	return err
 }

@@ -49,7 +49,8 @@ func runSnippet(ctx context.Context, req request, code string) (r reply) {
 			r = reply{status: statusPanic, msg: fmt.Sprint(v)}
 		}
 	}()
-	out, err := languages[req.lang](ctx, code, req.maxSteps)
+	run, _ := runner(req.lang) // parseRequest checked that there is one
+	out, err := run(ctx, code, req.maxSteps)
 	switch {
 	case err == nil:
 		return reply{status: statusOK, output: out}

@@ -50,7 +50,7 @@ func parseRequest(args []string) (request, error) {
 	if fs.NArg() > 0 {
 		return r, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	if _, ok := languages[r.lang]; !ok {
+	if _, ok := runner(r.lang); !ok {
 		return r, fmt.Errorf("unknown language %q", r.lang)
 	}
 	return r, nil

@@ -18,6 +18,10 @@
 //			"starlark": sb.Runner("starlark"), "lua": sb.Runner("lua"),
 //		}}
 //
+// The languages are the registered script languages (script.Language)
+// that have a RunSandboxed: a program gets Starlark and Lua by importing
+// script/starlark and script/lua, as cmd/agentsh does.
+//
 // In a program that did not call Init, Run fails with ErrNotInitialized
 // and starts nothing. Such a program can still run snippets in its own
 // process with starlark.RunSandboxed and lua.RunSandboxed (the same
@@ -59,31 +63,33 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
 
-	"github.com/agentsh/agentsh/script/lua"
-	"github.com/agentsh/agentsh/script/starlark"
+	"github.com/agentsh/agentsh/script"
 	"github.com/agentsh/agentsh/tools/process"
 )
 
-// languages are the in-process runners a child runs, by name.
-var languages = map[string]func(ctx context.Context, code string, maxSteps uint64) (string, error){
-	"starlark": starlark.RunSandboxed,
-	"lua": func(ctx context.Context, code string, _ uint64) (string, error) {
-		return lua.RunSandboxed(ctx, code)
-	},
+// runner returns the in-process runner of the language name: the
+// RunSandboxed of a registered script language.
+func runner(name string) (func(ctx context.Context, code string, maxSteps uint64) (string, error), bool) {
+	l, ok := script.LookupLanguage(name)
+	if !ok || l.RunSandboxed == nil || l.Name != name {
+		return nil, false
+	}
+	return l.RunSandboxed, true
 }
 
-// Languages returns the languages a Sandbox runs, sorted.
+// Languages returns the languages a Sandbox runs, sorted: the registered
+// script languages that have a sandboxed runner, by name.
 func Languages() []string {
-	names := make([]string, 0, len(languages))
-	for n := range languages {
-		names = append(names, n)
+	var names []string
+	for _, l := range script.Languages() {
+		if l.RunSandboxed != nil {
+			names = append(names, l.Name)
+		}
 	}
-	sort.Strings(names)
 	return names
 }
 
@@ -186,7 +192,7 @@ func (s *Sandbox) Runner(lang string) func(ctx context.Context, code string) (st
 // *process.LimitError; when ctx is canceled, the child is killed and the
 // error wraps ctx's.
 func (s *Sandbox) Run(ctx context.Context, lang, code string) (string, error) {
-	if _, ok := languages[lang]; !ok {
+	if _, ok := runner(lang); !ok {
 		return "", fmt.Errorf("sandbox: unknown language %q; want one of %s", lang, strings.Join(Languages(), ", "))
 	}
 	if !initialized.Load() {

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/script"
 )
 
 // TestStepBudgetTopLevel: a runaway top-level loop stops with an error
@@ -22,9 +23,9 @@ func TestStepBudgetTopLevel(t *testing.T) {
 	wantContains(t, err.Error(), "test.star:", "step budget of 10000 exceeded", "--max-steps")
 	// Where exactly a cancelled loop stops is up to go.starlark.net's line
 	// table (often the start of the function); only the file is certain.
-	var se *Error
-	if !errors.As(err, &se) || !strings.HasPrefix(se.Pos, "test.star:") {
-		t.Errorf("error %#v: want a positioned *Error", err)
+	var se *script.Error
+	if !errors.As(err, &se) || !strings.HasPrefix(se.Pos(), "test.star:") {
+		t.Errorf("error %#v: want a positioned *script.Error", err)
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("a step-budget error must not look like a context error: %v", err)
@@ -108,7 +109,7 @@ while True:
 	if strings.Contains(err.Error(), "step budget") {
 		t.Errorf("the loop ran until its step budget: %v", err)
 	}
-	var se *Error
+	var se *script.Error
 	if !errors.As(err, &se) {
 		t.Errorf("a cancelled run should still carry the script position: %#v", err)
 	}

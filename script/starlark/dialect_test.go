@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentsh/agentsh/script"
 	star "go.starlark.net/starlark"
 	"go.starlark.net/syntax"
 )
@@ -79,9 +80,9 @@ func TestSyntaxErrorPosition(t *testing.T) {
 		if !strings.HasPrefix(err.Error(), tc.want) {
 			t.Errorf("%q: error %q, want prefix %q", tc.src, err, tc.want)
 		}
-		var se *Error
-		if !errors.As(err, &se) || se.Pos == "" {
-			t.Errorf("%q: %#v is not a positioned *Error", tc.src, err)
+		var se *script.Error
+		if !errors.As(err, &se) || se.Pos() == "" {
+			t.Errorf("%q: %#v is not a positioned *script.Error", tc.src, err)
 			continue
 		}
 		if se.Backtrace != "" || se.Detail() != se.Error() {
@@ -116,15 +117,15 @@ def outer():
 
 outer()
 `)
-	var se *Error
+	var se *script.Error
 	if !errors.As(err, &se) {
-		t.Fatalf("%#v is not an *Error", err)
+		t.Fatalf("%#v is not an *script.Error", err)
 	}
 	if se.Error() != "test.star:3:14: floored division by zero" {
 		t.Errorf("Error() = %q", se.Error())
 	}
-	if se.Pos != "test.star:3:14" || se.Msg != "floored division by zero" {
-		t.Errorf("Pos %q Msg %q", se.Pos, se.Msg)
+	if se.Pos() != "test.star:3:14" || se.Msg != "floored division by zero" {
+		t.Errorf("Pos %q Msg %q", se.Pos(), se.Msg)
 	}
 	wantDetail := strings.Join([]string{
 		"Traceback (most recent call last):",
@@ -148,8 +149,8 @@ def f():
     return json.decode("{")
 f()
 `)
-	if !errors.As(err, &se) || se.Pos != "test.star:3:23" {
-		t.Errorf("built-in error: %v (pos %q)", err, se.Pos)
+	if !errors.As(err, &se) || se.Pos() != "test.star:3:23" {
+		t.Errorf("built-in error: %v (pos %q)", err, se.Pos())
 	}
 	wantContains(t, se.Detail(), "<builtin>: in json.decode", "in f")
 
@@ -176,9 +177,9 @@ tool(name = "t", fn = t)
 	if res.Err == nil || res.Err.Error() != `test.star:3:13: key "missing" not in dict` {
 		t.Fatalf("error = %v", res.Err)
 	}
-	var se *Error
+	var se *script.Error
 	if !errors.As(res.Err, &se) {
-		t.Fatalf("the tool's *Error is not in the chain: %#v", res.Err)
+		t.Fatalf("the tool's *script.Error is not in the chain: %#v", res.Err)
 	}
 	wantContains(t, se.Detail(), "test.star:6:18: in t", "test.star:3:13: in helper")
 }

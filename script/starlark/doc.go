@@ -2,7 +2,11 @@
 // Starlark (go.starlark.net).
 //
 // An Interp runs .star files, snippets and REPL chunks against a
-// script.Host. Scripts define tools, hooks and middleware with tool,
+// script.Host; it is a script.Interp, and the package registers the
+// language "starlark" (alias "star", files .star) with package script
+// when it is imported. At the REPL and in snippets, the names load()
+// binds stay bound for the next input. A script error is a
+// *script.Error, whose Detail prints the backtrace before the message. Scripts define tools, hooks and middleware with tool,
 // before, after and middleware; call tools with invoke_tool and
 // invoke_all; and use the modules json, re, time, math, state and the
 // struct builtin.
@@ -27,9 +31,9 @@
 // With Options.Testing, scripts also have the assert module (eq, ne, true,
 // is_true, contains, fails), mock_tool(name, fn_or_value) and
 // skip(reason), the names of *_test.star files run by agentsh test
-// (package script/testrunner). TestNames lists a file's test functions
-// and Interp.Call runs one; a failed assertion is an *Error at the assert
-// call, and skip raises a *script.Skipped that errors.As finds.
+// (package script/testrunner). Functions lists a file's functions and
+// CallGlobal runs one; a failed assertion is a *script.Error at the
+// assert call, and skip raises a *script.Skipped that errors.As finds.
 //
 // # Concurrency
 //
@@ -40,7 +44,8 @@
 // concurrently; state that must change across calls belongs in the state
 // module, which is safe for concurrent use.
 //
-// An Interp's top-level evaluation (ExecFile, Exec, EvalChunk) must not run
+// An Interp's top-level evaluation (ExecFile, Exec, EvalChunk, and the
+// script.Interp methods LoadFile, Run, Eval, CallGlobal) must not run
 // concurrently with itself. A registered function may run while top-level
 // code is blocked in invoke_tool or invoke_all, as agentsh always arranges;
 // a Go program that calls a script's tools from its own goroutines must

@@ -5,58 +5,29 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentsh/agentsh/script"
 	"go.starlark.net/resolve"
 	star "go.starlark.net/starlark"
 	"go.starlark.net/syntax"
 )
 
-// Error is a script error with its position and, for runtime errors, a
-// Starlark backtrace.
-type Error struct {
-	// Pos is file:line:col of the innermost script frame, if known.
-	Pos string
-	Msg string
-	// Backtrace is the call stack, most recent call last; empty for syntax
-	// and resolution errors.
-	Backtrace string
-	cause     error
-}
-
-func (e *Error) Error() string {
-	if e.Pos == "" {
-		return e.Msg
-	}
-	return e.Pos + ": " + e.Msg
-}
-
-// Unwrap returns the underlying error (a *starlark.EvalError, a syntax
-// error, or the error a built-in returned).
-func (e *Error) Unwrap() error { return e.cause }
-
-// Detail returns the backtrace followed by the positioned message, for
-// people reading a terminal.
-func (e *Error) Detail() string {
-	if e.Backtrace == "" {
-		return e.Error()
-	}
-	return e.Backtrace + "\n" + e.Error()
-}
-
-// wrapError converts Starlark's error types into *Error.
+// wrapError converts Starlark's error types into *script.Error, with the
+// position of the innermost script frame and, for runtime errors, the
+// backtrace (printed before the message, most recent call last).
 func wrapError(err error) error {
 	if err == nil {
 		return nil
 	}
-	if se, ok := err.(*Error); ok {
+	if se, ok := err.(*script.Error); ok {
 		return se
 	}
 	var ee *star.EvalError
 	if errors.As(err, &ee) {
-		e := &Error{Msg: ee.Msg, cause: err}
+		e := &script.Error{Msg: ee.Msg, Err: err}
 		for i := 0; i < len(ee.CallStack); i++ { // innermost script frame
 			fr := ee.CallStack.At(i)
 			if fr.Pos.Filename() != "<builtin>" && fr.Pos.IsValid() {
-				e.Pos = fr.Pos.String()
+				setPos(e, fr.Pos)
 				break
 			}
 		}
@@ -65,7 +36,9 @@ func wrapError(err error) error {
 	}
 	var sx syntax.Error
 	if errors.As(err, &sx) {
-		return &Error{Pos: sx.Pos.String(), Msg: sx.Msg, cause: err}
+		e := &script.Error{Msg: sx.Msg, Err: err}
+		setPos(e, sx.Pos)
+		return e
 	}
 	var rl resolve.ErrorList
 	if errors.As(err, &rl) && len(rl) > 0 {
@@ -73,9 +46,22 @@ func wrapError(err error) error {
 		for i, r := range rl {
 			msgs[i] = r.Error()
 		}
-		return &Error{Pos: rl[0].Pos.String(), Msg: rl[0].Msg + moreErrors(msgs[1:]), cause: err}
+		e := &script.Error{Msg: rl[0].Msg + moreErrors(msgs[1:]), Err: err}
+		setPos(e, rl[0].Pos)
+		return e
 	}
 	return err
+}
+
+// setPos sets the error's position from a Starlark position.
+func setPos(e *script.Error, pos syntax.Position) {
+	e.File = pos.Filename()
+	if pos.Line > 0 {
+		e.Line = int(pos.Line)
+		if pos.Col > 0 {
+			e.Col = int(pos.Col)
+		}
+	}
 }
 
 func moreErrors(rest []string) string {

@@ -39,7 +39,7 @@ func (e *env) exec(src string) error {
 func (e *env) run(src string) {
 	e.t.Helper()
 	if err := e.exec(src); err != nil {
-		if se, ok := err.(*Error); ok {
+		if se, ok := err.(*script.Error); ok {
 			e.t.Fatalf("script failed: %v\n%s", err, se.Detail())
 		}
 		e.t.Fatalf("script failed: %v", err)
@@ -52,7 +52,7 @@ func (e *env) runBounded(what, src string) {
 	var err error
 	bounded(e.t, what, func() { err = e.exec(src) })
 	if err != nil {
-		if se, ok := err.(*Error); ok {
+		if se, ok := err.(*script.Error); ok {
 			e.t.Fatalf("%s: script failed: %v\n%s", what, err, se.Detail())
 		}
 		e.t.Fatalf("%s: script failed: %v", what, err)

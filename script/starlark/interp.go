@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"sync"
 	"time"
 
@@ -19,19 +20,21 @@ import (
 // into a script function when Options.MaxSteps is 0.
 const DefaultMaxSteps = 100_000_000
 
-// Options configures an Interp. The zero value is usable.
-type Options struct {
-	// MaxSteps bounds the Starlark steps of each top-level run and of each
-	// call into a script function. 0 means DefaultMaxSteps.
-	MaxSteps uint64
-	// Argv is visible to scripts as the list argv (argv[0] is the script).
-	Argv []string
-	// Now, when set, is the clock of time.now(); tests fix it.
-	Now func() time.Time
-	// Testing adds the names of script tests (agentsh test): the assert
-	// module, mock_tool and skip. See TestNames and Call.
-	Testing bool
+// Options configures an Interp; see script.Options. MaxSteps 0 means
+// DefaultMaxSteps.
+type Options = script.Options
+
+func init() {
+	script.RegisterLanguage(script.Language{
+		Name:         "starlark",
+		Aliases:      []string{"star"},
+		Extensions:   []string{".star"},
+		New:          func(h *script.Host, opts script.Options) script.Interp { return New(h, opts) },
+		RunSandboxed: RunSandboxed,
+	})
 }
+
+var _ script.Interp = (*Interp)(nil)
 
 // fileOptions is the agentsh dialect: a shell, not a build language.
 var fileOptions = &syntax.FileOptions{
@@ -267,3 +270,70 @@ func (f *scriptFunc) Call(ctx context.Context, args ...any) (any, error) {
 	}
 	return out, nil
 }
+
+// LoadFile runs the file at path and adds its globals to the REPL globals
+// (agentsh run, --load, :load).
+func (in *Interp) LoadFile(ctx context.Context, path string) error {
+	g, err := in.ExecFile(ctx, path)
+	in.Define(g)
+	return err
+}
+
+// Run runs src as the program filename and adds its globals to the REPL
+// globals (a program piped to agentsh).
+func (in *Interp) Run(ctx context.Context, filename string, src []byte) error {
+	g, err := in.ExecSource(ctx, filename, src)
+	in.Define(g)
+	return err
+}
+
+// Eval runs src against the REPL globals and returns the value of a sole
+// expression as str() shows it; "" for None and for statements.
+func (in *Interp) Eval(ctx context.Context, filename string, src []byte) (string, error) {
+	f, err := replOptions.Parse(filename, src, 0)
+	if err != nil {
+		return "", wrapError(err)
+	}
+	v, err := in.runChunk(ctx, f)
+	if err != nil || v == nil || v == star.None {
+		return "", err
+	}
+	return v.String(), nil
+}
+
+// Functions returns the global functions that code run by the interpreter
+// defined or loaded, sorted.
+func (in *Interp) Functions() []string {
+	var names []string
+	for name, v := range in.replGlobals() {
+		if _, ok := v.(star.Callable); ok && !in.isPredeclared(name, v) {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
+// isPredeclared reports whether v is the predeclared value of name.
+func (in *Interp) isPredeclared(name string, v star.Value) (same bool) {
+	p, ok := in.predeclared[name]
+	if !ok {
+		return false
+	}
+	defer func() { _ = recover() }() // an incomparable value is not p
+	return p == v
+}
+
+// CallGlobal calls the global function name with no arguments, as Call
+// does.
+func (in *Interp) CallGlobal(ctx context.Context, name string) error {
+	fn, ok := in.replGlobals()[name]
+	if !ok {
+		return fmt.Errorf("%s is not defined", name)
+	}
+	_, err := in.Call(ctx, fn)
+	return err
+}
+
+// Close does nothing: a Starlark interpreter holds nothing to release.
+func (in *Interp) Close() error { return nil }

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentsh/agentsh/script"
 )
 
 func (e *env) execFile(path string) error {
@@ -159,7 +161,7 @@ func TestLoadErrorKeepsBothPositions(t *testing.T) {
 	}
 	e := newEnv(t, Options{})
 	err := e.execFile(main)
-	var se *Error
+	var se *script.Error
 	if !errors.As(err, &se) {
 		t.Fatalf("error %v is not a script error", err)
 	}

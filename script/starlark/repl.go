@@ -4,6 +4,7 @@ import (
 	"context"
 	"sort"
 
+	"github.com/agentsh/agentsh/script"
 	star "go.starlark.net/starlark"
 	"go.starlark.net/syntax"
 )
@@ -19,6 +20,29 @@ func (in *Interp) replGlobals() star.StringDict {
 	return in.globals
 }
 
+// replOptions are the dialect at the REPL and in snippets: what load()
+// binds stays bound for the next input, as in go.starlark.net's REPL.
+var replOptions = func() *syntax.FileOptions {
+	o := *fileOptions
+	o.LoadBindsGlobally = true
+	return &o
+}()
+
+// ReadChunk reads one REPL input with readline (see script.Interp) and
+// returns its source.
+func (in *Interp) ReadChunk(readline func() ([]byte, error)) ([]byte, error) {
+	var src []byte
+	_, err := ReadChunk("<stdin>", func() ([]byte, error) {
+		line, err := readline()
+		src = append(src, line...)
+		return line, err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return src, nil
+}
+
 // Chunk is one parsed REPL input: a statement, or a compound statement
 // that spanned several lines.
 type Chunk struct{ f *syntax.File }
@@ -28,7 +52,7 @@ type Chunk struct{ f *syntax.File }
 // at the end of input; ReadChunk returns it when no chunk was started.
 func ReadChunk(filename string, readline func() ([]byte, error)) (*Chunk, error) {
 	var readErr error
-	f, err := fileOptions.ParseCompoundStmt(filename, func() ([]byte, error) {
+	f, err := replOptions.ParseCompoundStmt(filename, func() ([]byte, error) {
 		line, err := readline()
 		if err != nil {
 			readErr = err
@@ -58,7 +82,7 @@ func (in *Interp) EvalChunk(ctx context.Context, c *Chunk) (star.Value, error) {
 // Exec runs src (a snippet, as with agentsh -c) against the persistent
 // REPL globals and returns the value of a sole expression, as EvalChunk.
 func (in *Interp) Exec(ctx context.Context, filename string, src string) (star.Value, error) {
-	f, err := fileOptions.Parse(filename, src, 0)
+	f, err := replOptions.Parse(filename, src, 0)
 	if err != nil {
 		return nil, wrapError(err)
 	}
@@ -109,4 +133,45 @@ func (in *Interp) GlobalNames() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// Complete returns the completions of the name that ends at pos in line
+// (see script.Interp): globals, or the attributes of the value a dotted
+// name leads to. Only attributes are read on the way, never a function
+// called.
+func (in *Interp) Complete(line string, pos int) (int, []string) {
+	c := script.ParseCompletion(line, pos, ".")
+	g := in.replGlobals()
+	if len(c.Path) == 0 {
+		names := make([]string, 0, len(g))
+		for k := range g {
+			names = append(names, k)
+		}
+		return c.Start, c.Candidates(names)
+	}
+	v, ok := g[c.Path[0]]
+	for _, name := range c.Path[1:] {
+		if !ok {
+			break
+		}
+		v, ok = attr(v, name)
+	}
+	if !ok {
+		return c.Start, nil
+	}
+	a, isAttrs := v.(star.HasAttrs)
+	if !isAttrs {
+		return c.Start, nil
+	}
+	return c.Start, c.Candidates(a.AttrNames())
+}
+
+// attr is v.name, if v has it.
+func attr(v star.Value, name string) (star.Value, bool) {
+	a, ok := v.(star.HasAttrs)
+	if !ok {
+		return nil, false
+	}
+	x, err := a.Attr(name)
+	return x, err == nil && x != nil
 }

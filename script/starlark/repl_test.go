@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agentsh/agentsh/script"
 )
 
 // lineReader feeds ReadChunk one line at a time.
@@ -99,7 +101,7 @@ func TestREPL(t *testing.T) {
 
 	// Errors are positioned *Errors; the session survives them.
 	_, err = e.in.Exec(ctx, "<cmd>", "1 // 0")
-	var se *Error
+	var se *script.Error
 	if !errors.As(err, &se) || !strings.HasPrefix(se.Error(), "<cmd>:1:3:") {
 		t.Fatalf("Exec error = %#v", err)
 	}
@@ -115,7 +117,7 @@ func TestREPL(t *testing.T) {
 		t.Error("incomplete chunk: no error")
 	}
 	_, err = ReadChunk("<stdin>", lineReader("x = )"))
-	if !errors.As(err, &se) || se.Pos != "<stdin>:1:5" {
+	if !errors.As(err, &se) || se.Pos() != "<stdin>:1:5" {
 		t.Errorf("ReadChunk syntax error = %#v", err)
 	}
 }

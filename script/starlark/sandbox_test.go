@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentsh/agentsh/script"
 )
 
 func TestRunSandboxed(t *testing.T) {
@@ -32,7 +34,7 @@ func TestRunSandboxedStops(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	_, err = RunSandboxed(ctx, "while True:\n    pass\n", 1<<62)
-	var se *Error
+	var se *script.Error
 	if !errors.As(err, &se) || !strings.Contains(err.Error(), "timed out") {
 		t.Fatalf("deadline: %v", err)
 	}

@@ -21,10 +21,10 @@ func testingEnv(t *testing.T, opts Options, exOpts ...executor.Option) *env {
 	return newEnv(t, opts, exOpts...)
 }
 
-// scriptErr requires err to be an *Error and returns it.
-func scriptErr(t *testing.T, err error) *Error {
+// scriptErr requires err to be an *script.Error and returns it.
+func scriptErr(t *testing.T, err error) *script.Error {
 	t.Helper()
-	var se *Error
+	var se *script.Error
 	if !errors.As(err, &se) {
 		t.Fatalf("error %v (%T), want a *starlark.Error", err, err)
 	}
@@ -33,11 +33,11 @@ func scriptErr(t *testing.T, err error) *Error {
 
 // wantFailure runs src, which must fail at pos with msg ("" checks only
 // the position).
-func (e *env) wantFailure(src, pos, msg string) *Error {
+func (e *env) wantFailure(src, pos, msg string) *script.Error {
 	e.t.Helper()
 	se := scriptErr(e.t.(*testing.T), e.runErr(src))
-	if se.Pos != pos || (msg != "" && se.Msg != msg) {
-		e.t.Errorf("error:\n got %s: %s\nwant %s: %s", se.Pos, se.Msg, pos, msg)
+	if se.Pos() != pos || (msg != "" && se.Msg != msg) {
+		e.t.Errorf("error:\n got %s: %s\nwant %s: %s", se.Pos(), se.Msg, pos, msg)
 	}
 	return se
 }
@@ -229,8 +229,8 @@ func TestSkip(t *testing.T) {
 		t.Fatalf("errors.As(*script.Skipped) failed on %v", err)
 	}
 	se := scriptErr(t, err)
-	if se.Pos != "test.star:2:5" || se.Msg != "skipped: needs a network" {
-		t.Errorf("skip error %s: %s", se.Pos, se.Msg)
+	if se.Pos() != "test.star:2:5" || se.Msg != "skipped: needs a network" {
+		t.Errorf("skip error %s: %s", se.Pos(), se.Msg)
 	}
 	wantLines(t, e.lines(), "before")
 	e.wantFailure("skip()", "test.star:1:5", "skip: got 0 arguments, want 1")
@@ -278,8 +278,8 @@ def test_args(x):
 
 	_, err = e.in.Call(ctx, g["test_a"])
 	se := scriptErr(t, err)
-	if se.Pos != "x_test.star:5:14" || se.Msg != "assert.eq: got 2, want 3" {
-		t.Errorf("test_a: %s: %s", se.Pos, se.Msg)
+	if se.Pos() != "x_test.star:5:14" || se.Msg != "assert.eq: got 2, want 3" {
+		t.Errorf("test_a: %s: %s", se.Pos(), se.Msg)
 	}
 	wantContains(t, se.Detail(), "Traceback (most recent call last):", "x_test.star:5:14: in test_a")
 
@@ -300,8 +300,8 @@ def test_args(x):
 	bounded(t, "test_spin", func() { _, err = e.in.Call(ctx, g["test_spin"]) })
 	se = scriptErr(t, err)
 	wantContains(t, se.Msg, "step budget of 10000 exceeded")
-	if !strings.HasPrefix(se.Pos, "x_test.star:") {
-		t.Errorf("budget error at %q, want a position in x_test.star", se.Pos)
+	if !strings.HasPrefix(se.Pos(), "x_test.star:") {
+		t.Errorf("budget error at %q, want a position in x_test.star", se.Pos())
 	}
 
 	// A context that ends stops the call; errors.Is sees the cause.

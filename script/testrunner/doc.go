@@ -1,5 +1,7 @@
 // Package testrunner runs script tests: the *_test.star and *_test.lua
-// files of agentsh test.
+// files of agentsh test, and the test files of any other language
+// registered with package script (a program imports the bindings it
+// wants; the runner knows languages only through script.Interp).
 //
 // # Tests
 //
@@ -13,7 +15,10 @@
 // Every test runs on a fresh host, made by Options.NewHost: the file's top
 // level is executed again for each test, and then the test function is
 // called. So a test sees the file's own tools, hooks and middleware, and
-// never what another test registered. Tests have, besides the usual script
+// never what another test registered. The files of Options.Load (of any
+// language, so a Lua policy can guard a Starlark test) run on every test's
+// host first, as agentsh --load runs them. Options.Run selects tests by
+// name (agentsh test -run REGEXP). Tests have, besides the usual script
 // names, the assert module (eq, ne, true, is_true, contains, fails),
 // mock_tool(name, fn_or_value), which replaces a tool for this test only,
 // and skip(reason). time.now() returns a fixed time (Options.Now, by

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -35,6 +36,13 @@ type Options struct {
 	Out io.Writer
 	// Verbose also shows the output of passed and skipped tests.
 	Verbose bool
+	// Load are script files (of any registered language) run on every
+	// test's host before the test file, in order, as agentsh --load runs
+	// them: their tools, hooks and middleware apply to the tests.
+	Load []string
+	// Run, when set, selects the tests to run: those whose name it
+	// matches (searched, as go test -run does).
+	Run *regexp.Regexp
 }
 
 // Summary counts the outcomes of a run. A file whose top level fails
@@ -51,19 +59,15 @@ func (s Summary) String() string {
 	return line
 }
 
-// language loads one test file on a fresh host and runs one of its tests.
-type language interface {
-	// tests executes path on host and returns its test_* names, sorted.
-	tests(ctx context.Context, host *script.Host, opts Options, path string) ([]string, error)
-	// run executes path on host and then calls the test named name.
-	run(ctx context.Context, host *script.Host, opts Options, path, name string) error
+// testSuffixes name the test files Find collects in directories: _test
+// and the extension of a registered language.
+func testSuffixes() []string {
+	var out []string
+	for _, ext := range script.Extensions() {
+		out = append(out, "*_test"+ext)
+	}
+	return out
 }
-
-// languages maps a test file's extension to its language.
-var languages = map[string]language{".star": starlarkLanguage{}}
-
-// testSuffixes name the test files Find collects in directories.
-var testSuffixes = []string{"_test.star", "_test.lua"}
 
 // Find returns the test files under paths (the current directory when
 // there are none), sorted and without duplicates. Directories are walked
@@ -90,8 +94,8 @@ func Find(paths []string) ([]string, error) {
 			return nil, err
 		}
 		if !info.IsDir() {
-			if ext := filepath.Ext(root); ext != ".star" && ext != ".lua" {
-				return nil, fmt.Errorf("%s: not a test file (want a .star or .lua file, or a directory)", root)
+			if _, ok := script.LanguageOf(root); !ok {
+				return nil, fmt.Errorf("%s: not a test file (want a %s file, or a directory)", root, orList(script.Extensions()))
 			}
 			add(root)
 			continue
@@ -117,17 +121,26 @@ func Find(paths []string) ([]string, error) {
 		}
 	}
 	if len(files) == 0 {
-		return nil, fmt.Errorf("no *_test.star or *_test.lua files under %s", strings.Join(paths, " "))
+		return nil, fmt.Errorf("no %s files under %s", orList(testSuffixes()), strings.Join(paths, " "))
 	}
 	sort.Strings(files)
 	return files, nil
+}
+
+// orList joins items as "a, b or c".
+func orList(items []string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
 }
 
 func isTestFile(name string) bool {
 	if strings.HasPrefix(name, ".") {
 		return false
 	}
-	for _, s := range testSuffixes {
+	for _, s := range testSuffixes() {
+		s = strings.TrimPrefix(s, "*")
 		if strings.HasSuffix(name, s) && len(name) > len(s) {
 			return true
 		}
@@ -178,23 +191,25 @@ func defaultHost(out io.Writer) (*script.Host, func(), error) {
 }
 
 type runner struct {
-	opts Options
-	sum  Summary
+	opts    Options
+	sum     Summary
+	closers []script.Interp // the interpreters of the host in use
 }
 
 // file runs the tests of one file. Its error ends the whole run.
 func (r *runner) file(ctx context.Context, path string) error {
-	lang := languages[filepath.Ext(path)]
-	if lang == nil {
-		r.sum.Failed++
-		r.entry("FAIL", path, fmt.Errorf("no test runner for %s files", filepath.Ext(path)), "")
-		return nil
-	}
 	var names []string
 	out, err := r.onHost(func(host *script.Host) error {
-		var err error
-		names, err = lang.tests(ctx, host, r.opts, path)
-		return err
+		in, err := r.load(ctx, host, path)
+		if err != nil {
+			return err
+		}
+		for _, name := range in.Functions() {
+			if strings.HasPrefix(name, "test_") {
+				names = append(names, name)
+			}
+		}
+		return nil
 	})
 	switch {
 	case errors.Is(err, errNoHost):
@@ -207,11 +222,18 @@ func (r *runner) file(ctx context.Context, path string) error {
 		return nil
 	}
 	for _, name := range names {
+		if r.opts.Run != nil && !r.opts.Run.MatchString(name) {
+			continue
+		}
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		out, err := r.onHost(func(host *script.Host) error {
-			return lang.run(ctx, host, r.opts, path, name)
+			in, err := r.load(ctx, host, path)
+			if err != nil {
+				return err
+			}
+			return in.CallGlobal(ctx, name)
 		})
 		if errors.Is(err, errNoHost) {
 			return err
@@ -219,6 +241,31 @@ func (r *runner) file(ctx context.Context, path string) error {
 		r.outcome(path+" "+name, err, out)
 	}
 	return nil
+}
+
+// load runs Options.Load and then the test file path on host, each file
+// in its own language's interpreter, and returns the test file's. The
+// interpreters are closed when the host is released.
+func (r *runner) load(ctx context.Context, host *script.Host, path string) (script.Interp, error) {
+	interps := map[string]script.Interp{}
+	var in script.Interp
+	for _, f := range append(r.opts.Load[:len(r.opts.Load):len(r.opts.Load)], path) {
+		lang, ok := script.LanguageOf(f)
+		if !ok {
+			return nil, fmt.Errorf("%s: no script language for %q files (want a %s file)", f, filepath.Ext(f), orList(script.Extensions()))
+		}
+		in = interps[lang.Name]
+		if in == nil {
+			now := r.opts.Now
+			in = lang.New(host, script.Options{MaxSteps: r.opts.MaxSteps, Now: func() time.Time { return now }, Testing: true})
+			interps[lang.Name] = in
+			r.closers = append(r.closers, in)
+		}
+		if err := in.LoadFile(ctx, f); err != nil {
+			return nil, err
+		}
+	}
+	return in, nil
 }
 
 // errNoHost marks a failure of Options.NewHost.
@@ -238,9 +285,18 @@ func (r *runner) onHost(fn func(*script.Host) error) (out string, err error) {
 			}
 		}()
 		defer release()
+		defer r.closeInterps()
 		err = fn(host)
 	}()
 	return buf.String(), err
+}
+
+// closeInterps closes the interpreters of the host that is released.
+func (r *runner) closeInterps() {
+	for _, in := range r.closers {
+		_ = in.Close()
+	}
+	r.closers = nil
 }
 
 // outcome counts and reports one entry (a test, or a file whose top level

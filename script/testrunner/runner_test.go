@@ -222,22 +222,32 @@ func TestRunFreshHosts(t *testing.T) {
 	}
 }
 
-// fakeLanguage stands in for another language: the report only needs
+// fakeInterp stands in for another language: the report only needs
 // errors, with or without a Detail method.
-type fakeLanguage struct{}
+type fakeInterp struct{ host *script.Host }
 
 type detailed struct{ msg string }
 
 func (d *detailed) Error() string  { return d.msg }
 func (d *detailed) Detail() string { return "stack:\n  somewhere\n" + d.msg }
 
-func (fakeLanguage) tests(ctx context.Context, host *script.Host, opts Options, path string) ([]string, error) {
-	host.Print("discovered")
-	return []string{"test_detail", "test_ok", "test_panic", "test_plain", "test_skip"}, nil
+func (f fakeInterp) LoadFile(ctx context.Context, path string) error {
+	f.host.Print("loaded " + filepath.Base(path))
+	return nil
 }
+func (fakeInterp) Run(context.Context, string, []byte) error { return nil }
+func (fakeInterp) Eval(context.Context, string, []byte) (string, error) {
+	return "", nil
+}
+func (fakeInterp) ReadChunk(func() ([]byte, error)) ([]byte, error) { return nil, io.EOF }
+func (fakeInterp) Complete(string, int) (int, []string)             { return 0, nil }
+func (fakeInterp) Functions() []string {
+	return []string{"helper", "test_detail", "test_ok", "test_panic", "test_plain", "test_skip"}
+}
+func (fakeInterp) Close() error { return nil }
 
-func (fakeLanguage) run(ctx context.Context, host *script.Host, opts Options, path, name string) error {
-	host.Print("ran " + name)
+func (f fakeInterp) CallGlobal(ctx context.Context, name string) error {
+	f.host.Print("ran " + name)
 	switch name {
 	case "test_detail":
 		return fmt.Errorf("wrapped: %w", &detailed{"x.lua:3: boom"})
@@ -251,45 +261,52 @@ func (fakeLanguage) run(ctx context.Context, host *script.Host, opts Options, pa
 	return nil
 }
 
-// TestRunLanguages: languages plug in by extension; a file of a language
-// without a runner is a failed entry.
+func init() {
+	script.RegisterLanguage(script.Language{Name: "fake", Extensions: []string{".fake"},
+		New: func(h *script.Host, _ script.Options) script.Interp { return fakeInterp{h} }})
+}
+
+// TestRunLanguages: languages plug in by extension through the registry;
+// a file of no registered language is not a test file.
 func TestRunLanguages(t *testing.T) {
-	saved := languages
-	defer func() { languages = saved }()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "x.unknown"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, _, err := run(t, context.Background(), Options{}, filepath.Join(dir, "x.unknown"))
+	if err == nil || !strings.Contains(err.Error(), "not a test file (want a .fake, .lua or .star file") {
+		t.Errorf("unknown extension: %v", err)
+	}
 
-	languages = map[string]language{".star": starlarkLanguage{}}
-	report, sum, err := run(t, context.Background(), Options{}, "testdata/tree/sub/c_test.lua")
+	path := filepath.Join(dir, "c_test.fake")
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	report, sum, err := run(t, context.Background(), Options{}, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	wantReport(t, report, "FAIL testdata/tree/sub/c_test.lua\n    no test runner for .lua files\n0 passed, 1 failed\n")
-	if sum != (Summary{Failed: 1}) {
-		t.Errorf("summary %+v", sum)
-	}
-
-	languages = map[string]language{".lua": fakeLanguage{}}
-	report, sum, err = run(t, context.Background(), Options{}, "testdata/tree/sub/c_test.lua")
-	if err != nil {
-		t.Fatal(err)
-	}
-	wantReport(t, report, `FAIL testdata/tree/sub/c_test.lua test_detail
+	wantReport(t, report, strings.ReplaceAll(`FAIL PATH test_detail
     stack:
       somewhere
     x.lua:3: boom
     output:
+        loaded c_test.fake
         ran test_detail
-ok   testdata/tree/sub/c_test.lua test_ok
-FAIL testdata/tree/sub/c_test.lua test_panic
+ok   PATH test_ok
+FAIL PATH test_panic
     panic: bad state
     output:
+        loaded c_test.fake
         ran test_panic
-FAIL testdata/tree/sub/c_test.lua test_plain
+FAIL PATH test_plain
     x.lua:7: plain
     output:
+        loaded c_test.fake
         ran test_plain
-skip testdata/tree/sub/c_test.lua test_skip: later
+skip PATH test_skip: later
 1 passed, 3 failed, 1 skipped
-`)
+`, "PATH", path))
 	if sum != (Summary{Passed: 1, Failed: 3, Skipped: 1}) {
 		t.Errorf("summary %+v", sum)
 	}
@@ -372,7 +389,7 @@ func TestFindDefaultDir(t *testing.T) {
 
 func TestFindErrors(t *testing.T) {
 	_, err := Find([]string{"testdata/tree/testdata/../sub/notes_test.txt"})
-	if err == nil || !strings.Contains(err.Error(), "not a test file (want a .star or .lua file, or a directory)") {
+	if err == nil || !strings.Contains(err.Error(), "not a test file (want a .fake, .lua or .star file, or a directory)") {
 		t.Errorf("Find(.txt) error %v", err)
 	}
 	_, err = Find([]string{"testdata/no-such-dir"})
@@ -389,13 +406,13 @@ func TestFindErrors(t *testing.T) {
 	}
 	other := t.TempDir()
 	_, err = Find([]string{empty, other})
-	want := fmt.Sprintf("no *_test.star or *_test.lua files under %s %s", empty, other)
+	want := fmt.Sprintf("no *_test.fake, *_test.lua or *_test.star files under %s %s", empty, other)
 	if err == nil || err.Error() != want {
 		t.Errorf("Find(no tests) error %v, want %q", err, want)
 	}
 	// Run reports the same errors and writes nothing.
 	report, _, err := run(t, context.Background(), Options{}, empty)
-	if err == nil || !strings.HasPrefix(err.Error(), "no *_test.star or *_test.lua files under ") || report != "" {
+	if err == nil || !strings.HasPrefix(err.Error(), "no *_test.fake, *_test.lua or *_test.star files under ") || report != "" {
 		t.Errorf("Run(no tests) = %q, %v", report, err)
 	}
 }

@@ -98,10 +98,6 @@ var rules = []rule{
 		except: bindings,
 		deny:   interpreters,
 		direct: true,
-		pending: map[string][]string{
-			// The CLI reaches the languages through script.Interp.
-			"/cmd/agentsh": {"go.starlark.net"},
-		},
 	},
 	{
 		name:   "only cmd/agentsh imports a terminal library",
@@ -124,12 +120,6 @@ var rules = []rule{
 		from:   []string{"/"},
 		except: join([]string{"/cmd/agentsh"}, bindings),
 		deny:   bindings,
-		pending: map[string][]string{
-			// run_code's children and the test runner reach the languages
-			// through script.Interp and the language registry.
-			"/script/sandbox":    bindings,
-			"/script/testrunner": bindings,
-		},
 	},
 }
 

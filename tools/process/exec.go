@@ -339,7 +339,7 @@ func run(ctx context.Context, cmd *exec.Cmd, req ExecRequest, cfg runConfig, st 
 		cmd.Stdin = inR
 	}
 
-	exited, err := startLocked(cmd)
+	exited, err := startLocked(cmd, st)
 	outW.Close()
 	if inR != nil {
 		inR.Close()
@@ -351,7 +351,6 @@ func run(ctx context.Context, cmd *exec.Cmd, req ExecRequest, cfg runConfig, st 
 		return res, fmt.Errorf("process: cannot start %s: %w", name, err)
 	}
 	pid := cmd.Process.Pid
-	track(pid, st)
 
 	buf := newCapBuffer(cfg.maxOutput)
 	readDone := make(chan struct{})
@@ -416,14 +415,15 @@ func run(ctx context.Context, cmd *exec.Cmd, req ExecRequest, cfg runConfig, st 
 // startLocked starts cmd and waits for it to exit, without reaping it, on
 // one locked OS thread: a parent-death signal (Pdeathsig, bwrap's
 // --die-with-parent) is tied to the thread that forked, which must not
-// exit while the process runs. exited is closed when it has exited.
-func startLocked(cmd *exec.Cmd) (exited <-chan struct{}, err error) {
+// exit while the process runs. The group is tracked for KillAll from the
+// moment it exists. exited is closed when it has exited.
+func startLocked(cmd *exec.Cmd, st stopper) (exited <-chan struct{}, err error) {
 	started := make(chan error, 1)
 	done := make(chan struct{})
 	go func() {
 		lockThread()
 		defer unlockThread()
-		err := cmd.Start()
+		err := startTracked(cmd, st)
 		started <- err
 		if err != nil {
 			return

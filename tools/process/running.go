@@ -1,6 +1,9 @@
 package process
 
-import "sync"
+import (
+	"os/exec"
+	"sync"
+)
 
 // running holds the process groups that runs have started and not yet
 // collected, so that KillAll can reach them from anywhere.
@@ -9,10 +12,17 @@ var running = struct {
 	groups map[int]stopper // by the leader's pid
 }{groups: map[int]stopper{}}
 
-func track(pid int, st stopper) {
+// startTracked starts cmd and tracks its group in one step under the lock
+// KillAll takes, so a KillAll that comes while a run starts either finds
+// the group or runs before the process exists.
+func startTracked(cmd *exec.Cmd, st stopper) error {
 	running.Lock()
-	running.groups[pid] = st
-	running.Unlock()
+	defer running.Unlock()
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	running.groups[cmd.Process.Pid] = st
+	return nil
 }
 
 func untrack(pid int) {

@@ -69,7 +69,7 @@ func RunSelf(ctx context.Context, req SelfRequest) (SelfResult, error) {
 	defer errR.Close()
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 
-	exited, err := startLocked(cmd)
+	exited, err := startLocked(cmd, groupStopper{})
 	inR.Close()
 	outW.Close()
 	errW.Close()
@@ -78,7 +78,6 @@ func RunSelf(ctx context.Context, req SelfRequest) (SelfResult, error) {
 		return res, fmt.Errorf("process: cannot start a child of this program: %w", err)
 	}
 	pid := cmd.Process.Pid
-	track(pid, groupStopper{})
 
 	stdout, stderr := newCapBuffer(req.MaxOutput), newCapBuffer(req.MaxOutput)
 	var copies sync.WaitGroup

@@ -64,7 +64,11 @@ func (x *Extension) fetch(ctx context.Context, a fetchArgs) (any, error) {
 	if resp.Truncated {
 		fmt.Fprintf(&b, "\n[body cut at %d bytes; raise max_bytes to read more]\n", len(resp.Body))
 	}
-	return b.String(), nil
+	// The data for scripts: where the body came from (after redirects),
+	// the status, the content type, the converted text and whether the
+	// body was cut at max_bytes.
+	return core.DataOutput{Text: b.String(), Data: map[string]any{"url": resp.URL, "status": int64(resp.Status),
+		"content_type": resp.ContentType, "text": text, "truncated": resp.Truncated}}, nil
 }
 
 // excerpt returns ": " and at most n characters of s on one line, or "".

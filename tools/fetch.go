@@ -39,6 +39,9 @@ func (x *Extension) fetch(ctx context.Context, a fetchArgs) (any, error) {
 	}
 	req := web.FetchRequest{URL: a.URL}
 	if a.MaxBytes != nil {
+		if *a.MaxBytes < 1 {
+			return nil, fmt.Errorf("fetch: max_bytes %d must be 1 or more", *a.MaxBytes)
+		}
 		req.MaxBytes = *a.MaxBytes
 	}
 	if a.TimeoutMS != nil {

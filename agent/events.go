@@ -4,7 +4,9 @@ package agent
 // JSON form has sorted keys and omits what does not apply.
 type Event struct {
 	// Type is model_request, model_response, text (streamed text),
-	// tool_output (what a tool showed the person), tool_call_dropped (a
+	// tool_output (what a tool showed the person), tool_error (a call
+	// that was refused or failed: Tool, CallID, ErrorKind and the message
+	// in Text), tool_call_dropped (a
 	// call the model could not finish before its token limit: Tool,
 	// CallID, StopReason, and Text saying so) or turn_end.
 	Type string `json:"event"`
@@ -18,11 +20,13 @@ type Event struct {
 	StopReason   string `json:"stop_reason,omitempty"`
 	InputTokens  int    `json:"input_tokens,omitempty"`
 	OutputTokens int    `json:"output_tokens,omitempty"`
-	// text, tool_output: the text.
+	// text, tool_output, tool_error: the text.
 	Text string `json:"text,omitempty"`
-	// tool_output: the call.
+	// tool_output, tool_error: the call.
 	Tool   string `json:"tool,omitempty"`
 	CallID string `json:"call_id,omitempty"`
+	// tool_error: the error's kind (rejected, failed, timeout, ...).
+	ErrorKind string `json:"error_kind,omitempty"`
 }
 
 func (a *Agent) emit(e Event) {

@@ -40,7 +40,10 @@ const (
 // RunOption adjusts one Run.
 type RunOption func(*runConfig)
 
-type runConfig struct{ maxTurns int }
+type runConfig struct {
+	maxTurns int
+	quiet    bool
+}
 
 // MaxTurns bounds this Run's model turns (n <= 0 keeps the agent's bound).
 func MaxTurns(n int) RunOption {
@@ -50,6 +53,12 @@ func MaxTurns(n int) RunOption {
 		}
 	}
 }
+
+// WithoutTextEvents keeps this Run's streamed text from the observer: no
+// "text" events, for a caller that shows the reply itself. The other
+// events are sent as usual, and the provider streams as always, so a
+// recording does not depend on it.
+func WithoutTextEvents() RunOption { return func(c *runConfig) { c.quiet = true } }
 
 // runKey marks the context of a Run, so a Run started from inside it (by a
 // tool, hook or model function) is refused instead of waiting for itself.
@@ -114,7 +123,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, opts ...RunOption) (*Rep
 			reply.Stop = StopCanceled
 			return reply, err
 		}
-		resp, err := a.ask(ctx, p, turn)
+		resp, err := a.ask(ctx, p, turn, rc.quiet)
 		reply.Turns = turn
 		if err != nil {
 			if ctx.Err() != nil {
@@ -149,7 +158,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, opts ...RunOption) (*Rep
 
 // ask makes one model request: before_model, the request, after_model;
 // the answer joins the conversation only if after_model accepts it.
-func (a *Agent) ask(ctx context.Context, p provider.Provider, turn int) (*provider.Response, error) {
+func (a *Agent) ask(ctx context.Context, p provider.Provider, turn int, quiet bool) (*provider.Response, error) {
 	a.mu.Lock()
 	req := provider.Request{Model: a.cfg.model, Messages: append([]provider.Message(nil), a.messages...)}
 	a.mu.Unlock()
@@ -162,7 +171,11 @@ func (a *Agent) ask(ctx context.Context, p provider.Provider, turn int) (*provid
 	a.emit(Event{Type: "model_request", Turn: turn, Messages: len(req.Messages), Tools: len(req.Tools)})
 	var stream func(string)
 	if a.cfg.observer != nil {
-		stream = func(s string) { a.emit(Event{Type: "text", Turn: turn, Text: s}) }
+		stream = func(s string) {
+			if !quiet {
+				a.emit(Event{Type: "text", Turn: turn, Text: s})
+			}
+		}
 	}
 	resp, err := p.Complete(ctx, req, stream)
 	if err != nil {
@@ -217,6 +230,10 @@ func (a *Agent) runTools(ctx context.Context, turn int, tcs []provider.ToolCall)
 			msg.Content = fmt.Sprintf("error (%s): %v", res.Kind(), res.Err)
 			msg.IsError = true
 			msg.Blocks = nil
+			// A refused or failed call is shown to the person too: a denial
+			// by a policy must not pass unseen.
+			a.emit(Event{Type: "tool_error", Turn: turn, Tool: tcs[i].Name, CallID: tcs[i].ID,
+				ErrorKind: string(res.Kind()), Text: res.Err.Error()})
 		} else if !res.Silent {
 			if shown := res.Display(); shown != "" {
 				a.emit(Event{Type: "tool_output", Turn: turn, Tool: tcs[i].Name, CallID: tcs[i].ID, Text: shown})

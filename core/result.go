@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"reflect"
+	"strconv"
 	"time"
+	"unicode/utf8"
 )
 
 // Result is the outcome of one call. It travels through the pipeline as a
@@ -25,6 +28,12 @@ type Result struct {
 	// Artifact is set when the output was offloaded to an ArtifactStore; then
 	// ForLLM holds a reference, the size and a preview.
 	Artifact *ArtifactRef
+	// Data is the outcome as structured data for scripts and programs
+	// (matches, paths, counts, an exit code, ...), next to the text the
+	// model reads: nil, or plain JSON shapes (nil, bool, int64, float64,
+	// string, []any, map[string]any). See SetData. A failed call may carry
+	// data too (a command's exit code and output).
+	Data any
 	// Err is nil on success, otherwise a *Error (see Kind).
 	Err      error
 	Duration time.Duration
@@ -82,17 +91,40 @@ func (b BlockOutput) String() string      { return b.Text }
 
 var _ BlockCarrier = BlockOutput{}
 
+// DataCarrier is implemented by outputs, and by errors, that carry
+// structured data for scripts and programs besides their text. The
+// executor sets Result.Data from it, for a failed call too (the error is
+// found with errors.As).
+type DataCarrier interface {
+	ToolData() any
+}
+
+// DataOutput is a ready-made DataCarrier: text for the model plus
+// structured data.
+type DataOutput struct {
+	Text string
+	Data any
+}
+
+func (d DataOutput) ToolData() any  { return d.Data }
+func (d DataOutput) String() string { return d.Text }
+
+var _ DataCarrier = DataOutput{}
+
 // SetOutput maps a ToolFunc's return value into r:
 //
 //	string, []byte      → ForLLM
 //	json.RawMessage     → ForLLM, unchanged
 //	DualToolOutput      → ForLLM and ForUser
 //	SilentResult        → ForLLM, Silent
+//	DataOutput          → ForLLM and Data
 //	BlockCarrier        → Blocks, and ForLLM from String() if it has one
+//	DataCarrier         → Data, and ForLLM from String() if it has one
 //	nil, nil pointers   → empty output
 //	anything else       → ForLLM as JSON (map keys sorted)
 //
-// Pointers to DualToolOutput and SilentResult are accepted too.
+// Pointers to DualToolOutput, SilentResult and DataOutput are accepted
+// too. Any value that is also a DataCarrier sets Data (see SetData).
 func (r *Result) SetOutput(v any) error {
 	if rv := reflect.ValueOf(v); rv.Kind() == reflect.Pointer && rv.IsNil() {
 		v = nil // a typed nil pointer is no output, not a crash
@@ -113,8 +145,16 @@ func (r *Result) SetOutput(v any) error {
 		r.ForLLM, r.Silent = o.ForLLM, true
 	case *SilentResult:
 		r.ForLLM, r.Silent = o.ForLLM, true
+	case DataOutput:
+		r.ForLLM = o.Text
+	case *DataOutput:
+		r.ForLLM = o.Text
 	case BlockCarrier:
 		r.Blocks = append(r.Blocks, o.ToolBlocks()...)
+		if s, ok := o.(fmt.Stringer); ok {
+			r.ForLLM = s.String()
+		}
+	case DataCarrier:
 		if s, ok := o.(fmt.Stringer); ok {
 			r.ForLLM = s.String()
 		}
@@ -125,7 +165,102 @@ func (r *Result) SetOutput(v any) error {
 		}
 		r.ForLLM = string(b)
 	}
+	if d, ok := v.(DataCarrier); ok {
+		return r.SetData(d.ToolData())
+	}
 	return nil
+}
+
+// SetData sets Data to v in plain JSON shapes. A value that already is
+// one is kept as it is (the caller must not change it afterwards); any
+// other value (a struct, a []string, an int, ...) goes through its JSON
+// encoding, so every consumer sees the same shapes and integral numbers
+// as int64. A value JSON cannot encode (a channel, NaN) is an error, and
+// Data is left unchanged.
+func (r *Result) SetData(v any) error {
+	if plainJSON(v, 0) {
+		r.Data = v
+		return nil
+	}
+	b, err := MarshalJSON(v)
+	if err != nil {
+		return fmt.Errorf("cannot encode tool data of type %T as JSON: %v", v, err)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var d any
+	if err := dec.Decode(&d); err != nil {
+		return fmt.Errorf("cannot decode tool data of type %T: %v", v, err)
+	}
+	if r.Data, err = withoutNumbers(d); err != nil {
+		return fmt.Errorf("tool data of type %T: %v", v, err)
+	}
+	return nil
+}
+
+// maxDataDepth bounds the nesting the fast path of SetData walks; deeper
+// values take the JSON path, whose decoder has its own bound.
+const maxDataDepth = 64
+
+// plainJSON reports whether v is made only of plain JSON shapes, with
+// finite floats and UTF-8 strings, so it encodes and decodes to itself.
+func plainJSON(v any, depth int) bool {
+	if depth > maxDataDepth {
+		return false
+	}
+	switch x := v.(type) {
+	case nil, bool, int64:
+		return true
+	case string:
+		return utf8.ValidString(x)
+	case float64:
+		return !math.IsNaN(x) && !math.IsInf(x, 0) && x != math.Trunc(x)
+	case []any:
+		for _, e := range x {
+			if !plainJSON(e, depth+1) {
+				return false
+			}
+		}
+		return x != nil
+	case map[string]any:
+		for k, e := range x {
+			if !utf8.ValidString(k) || !plainJSON(e, depth+1) {
+				return false
+			}
+		}
+		return x != nil
+	}
+	return false
+}
+
+// withoutNumbers replaces json.Numbers with int64 (when integral and in
+// range) or float64.
+func withoutNumbers(v any) (any, error) {
+	var err error
+	switch x := v.(type) {
+	case json.Number:
+		if i, err := strconv.ParseInt(string(x), 10, 64); err == nil {
+			return i, nil
+		}
+		f, err := strconv.ParseFloat(string(x), 64)
+		if err != nil {
+			return nil, fmt.Errorf("number %s is out of range", x)
+		}
+		return f, nil
+	case []any:
+		for i := range x {
+			if x[i], err = withoutNumbers(x[i]); err != nil {
+				return nil, err
+			}
+		}
+	case map[string]any:
+		for k := range x {
+			if x[k], err = withoutNumbers(x[k]); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return v, nil
 }
 
 // MarshalJSON encodes v compactly with sorted map keys and without

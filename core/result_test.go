@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -104,5 +105,74 @@ func TestResultAccessors(t *testing.T) {
 	r.Err = errors.New("plain")
 	if r.Kind() != core.KindFailed {
 		t.Fatalf("plain error kind %q", r.Kind())
+	}
+}
+
+type carrier struct{ d any }
+
+func (c carrier) ToolData() any  { return c.d }
+func (c carrier) String() string { return "as text" }
+
+// Data is kept when it already is plain JSON shapes, and otherwise goes
+// through its JSON form, so every consumer sees the same shapes.
+func TestSetData(t *testing.T) {
+	plain := map[string]any{"paths": []any{"a.go"}, "n": int64(2), "f": 1.5, "ok": true, "none": nil}
+	var r core.Result
+	if err := r.SetOutput(core.DataOutput{Text: "text", Data: plain}); err != nil {
+		t.Fatal(err)
+	}
+	if r.ForLLM != "text" || !reflect.DeepEqual(r.Data, plain) {
+		t.Errorf("DataOutput: got %q %#v", r.ForLLM, r.Data)
+	}
+	if m, _ := r.Data.(map[string]any); m == nil || reflect.ValueOf(m).Pointer() != reflect.ValueOf(plain).Pointer() {
+		t.Error("plain data was copied; want it kept as it is")
+	}
+
+	type match struct {
+		Path string `json:"path"`
+		Line int    `json:"line"`
+	}
+	for _, c := range []struct {
+		name string
+		v    any
+		want any
+	}{
+		{"struct", []match{{"a.go", 3}}, []any{map[string]any{"path": "a.go", "line": int64(3)}}},
+		{"int", 7, int64(7)},
+		{"integral float", 2.0, int64(2)},
+		{"big float", 1e300, 1e300},
+		{"strings", []string{"x"}, []any{"x"}},
+		{"nil slice", []any(nil), nil},
+		{"nested int", map[string]any{"a": []any{1}}, map[string]any{"a": []any{int64(1)}}},
+		{"invalid utf-8", "a\xffb", "a\ufffdb"},
+		{"pointer", &match{"b", 1}, map[string]any{"path": "b", "line": int64(1)}},
+	} {
+		var r core.Result
+		if err := r.SetOutput(carrier{c.v}); err != nil {
+			t.Errorf("%s: %v", c.name, err)
+			continue
+		}
+		if r.ForLLM != "as text" || !reflect.DeepEqual(r.Data, c.want) {
+			t.Errorf("%s: got %q %#v, want %#v", c.name, r.ForLLM, r.Data, c.want)
+		}
+	}
+
+	for name, v := range map[string]any{"nan": math.NaN(), "chan": make(chan int), "nested inf": map[string]any{"x": []any{math.Inf(1)}}} {
+		var r core.Result
+		err := r.SetOutput(core.DataOutput{Text: "t", Data: v})
+		if err == nil || !strings.Contains(err.Error(), "cannot encode tool data") || r.Data != nil {
+			t.Errorf("%s: err %v, data %#v; want an encoding error and no data", name, err, r.Data)
+		}
+	}
+
+	// A nil *DataOutput is no output, not a crash.
+	var nilOut *core.DataOutput
+	r = core.Result{}
+	if err := r.SetOutput(nilOut); err != nil || r.ForLLM != "" || r.Data != nil {
+		t.Errorf("nil *DataOutput: %v %q %#v", err, r.ForLLM, r.Data)
+	}
+	r = core.Result{}
+	if err := r.SetOutput(&core.DataOutput{Text: "p", Data: []any{}}); err != nil || r.ForLLM != "p" || !reflect.DeepEqual(r.Data, []any{}) {
+		t.Errorf("*DataOutput: %v %q %#v", err, r.ForLLM, r.Data)
 	}
 }

@@ -8,9 +8,10 @@ import (
 )
 
 // ToolFunc runs a tool. args is always a JSON object. It returns a string, a
-// JSON-encodable value, a DualToolOutput, a SilentResult or a BlockCarrier;
-// see Result.SetOutput for how each becomes a Result. A ToolFunc must honour
-// ctx: timeouts and cancellation only work through it.
+// JSON-encodable value, a DualToolOutput, a SilentResult, a DataOutput or a
+// BlockCarrier; see Result.SetOutput for how each becomes a Result. An
+// output or error that is a DataCarrier also gives the result its Data. A
+// ToolFunc must honour ctx: timeouts and cancellation only work through it.
 type ToolFunc func(ctx context.Context, args json.RawMessage) (any, error)
 
 // Tool is a named function with a JSON Schema for its arguments.

@@ -71,7 +71,7 @@ func unknownToolMessage(name string, names []string) string {
 	case len(names) <= 8:
 		return fmt.Sprintf("%s; registered tools: %s", msg, strings.Join(names, ", "))
 	}
-	return fmt.Sprintf("%s; %d tools are registered, list them with tool_names()", msg, len(names))
+	return fmt.Sprintf("%s; %d tools are registered: list them with agentsh tools, or tool_names() in a script", msg, len(names))
 }
 
 // distance is the Levenshtein distance between a and b.

@@ -426,3 +426,19 @@ func TestEveryKindIsExactlyItself(t *testing.T) {
 		t.Fatalf("successful call: kind %q err %v", res.Kind(), err)
 	}
 }
+
+// Among many tools, an unknown name's message says how to list them, in
+// the terms of the CLI and of scripts (not a Go API).
+func TestUnknownToolAmongMany(t *testing.T) {
+	var tools []core.Tool
+	for i := range 12 {
+		tools = append(tools, okTool(fmt.Sprintf("tool%02d", i)))
+	}
+	ex := newExec(t, tools)
+	res, _ := ex.InvokeTool(context.Background(), "zzzzzzzzzz", nil)
+	wantKind(t, res, core.KindUnknownTool)
+	want := `unknown tool "zzzzzzzzzz"; 12 tools are registered: list them with agentsh tools, or tool_names() in a script`
+	if res.Err.Error() != want {
+		t.Errorf("got %q\nwant %q", res.Err, want)
+	}
+}

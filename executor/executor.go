@@ -478,6 +478,12 @@ func callFunc(ctx context.Context, t *core.Tool, call *core.Call, res *core.Resu
 	default:
 		res.Err = &core.Error{Kind: core.KindFailed, Tool: call.Name, CallID: call.ID, Message: err.Error(), Err: err}
 	}
+	// A failure may carry data too: a command's exit code and output. Data
+	// that cannot be encoded is dropped; the failure stands.
+	var dc core.DataCarrier
+	if err != nil && errors.As(err, &dc) {
+		_ = res.SetData(dc.ToolData())
+	}
 }
 
 // hookName names a hook in messages without formatting on the hot path.

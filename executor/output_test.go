@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -108,3 +109,56 @@ func TestUnencodableOutputFails(t *testing.T) {
 		})
 	}
 }
+
+// dataError is a tool's error that carries data.
+type dataError struct{ code int }
+
+func (e *dataError) Error() string { return fmt.Sprintf("exited with code %d", e.code) }
+func (e *dataError) ToolData() any { return map[string]any{"exit_code": e.code} }
+
+// The executor sets Data from a successful output and from a failure
+// that carries it, wrapped or not; data that cannot be encoded fails the
+// successful call and is dropped from the failed one.
+func TestOutputData(t *testing.T) {
+	fn := func(out any, err error) core.ToolFunc {
+		return func(ctx context.Context, args json.RawMessage) (any, error) { return out, err }
+	}
+	ex := newExec(t, []core.Tool{
+		{Name: "ok", Func: fn(core.DataOutput{Text: "t", Data: map[string]any{"n": 1}}, nil)},
+		{Name: "fails", Func: fn(nil, fmt.Errorf("bash: %w", &dataError{3}))},
+		{Name: "bad", Func: fn(core.DataOutput{Text: "t", Data: math.NaN()}, nil)},
+		{Name: "badfail", Func: fn(nil, &nanError{})},
+		{Name: "plain", Func: fn("text", nil)},
+	})
+	res, _ := ex.InvokeTool(context.Background(), "ok", nil)
+	if !res.OK() || res.ForLLM != "t" || fmt.Sprint(res.Data) != "map[n:1]" {
+		t.Errorf("ok: %v %q %#v", res.Err, res.ForLLM, res.Data)
+	}
+	if _, isInt64 := res.Data.(map[string]any)["n"].(int64); !isInt64 {
+		t.Errorf("ok: n is %T, want int64", res.Data.(map[string]any)["n"])
+	}
+	res, _ = ex.InvokeTool(context.Background(), "fails", nil)
+	wantKind(t, res, core.KindFailed)
+	if fmt.Sprint(res.Data) != "map[exit_code:3]" {
+		t.Errorf("fails: data %#v", res.Data)
+	}
+	res, _ = ex.InvokeTool(context.Background(), "bad", nil)
+	wantKind(t, res, core.KindFailed)
+	if res.Data != nil || !strings.Contains(res.Err.Error(), "cannot encode tool data") {
+		t.Errorf("bad: %v, data %#v", res.Err, res.Data)
+	}
+	res, _ = ex.InvokeTool(context.Background(), "badfail", nil)
+	wantKind(t, res, core.KindFailed)
+	if res.Data != nil || res.Err.Error() != "nan" {
+		t.Errorf("badfail: %v, data %#v", res.Err, res.Data)
+	}
+	res, _ = ex.InvokeTool(context.Background(), "plain", nil)
+	if res.Data != nil {
+		t.Errorf("plain: data %#v, want nil", res.Data)
+	}
+}
+
+type nanError struct{}
+
+func (*nanError) Error() string { return "nan" }
+func (*nanError) ToolData() any { return math.NaN() }

@@ -15,7 +15,7 @@ import (
 func TestResultInfoFields(t *testing.T) {
 	okRes := &ResultInfo{R: &core.Result{CallID: "call_1", Tool: "t", ForLLM: "model", ForUser: "person", Silent: true,
 		Blocks:   []core.Block{{Type: "image", MIMEType: "image/png", Data: []byte{1, 2}}, {Type: "text", Text: "cap"}},
-		Artifact: &core.ArtifactRef{ID: "art_1", Size: 99}}}
+		Artifact: &core.ArtifactRef{ID: "art_1", Size: 99}, Data: map[string]any{"paths": []any{"a.go"}, "total": int64(1)}}}
 	want := map[string]any{
 		"ok": true, "output": "model", "for_user": "person", "silent": true, "error": nil, "error_kind": nil,
 		"blocks": []any{
@@ -23,6 +23,7 @@ func TestResultInfoFields(t *testing.T) {
 			map[string]any{"type": "text", "mime_type": "", "size": int64(0), "text": "cap"},
 		},
 		"artifact": map[string]any{"id": "art_1", "size": int64(99)},
+		"data":     map[string]any{"paths": []any{"a.go"}, "total": int64(1)},
 		"call_id":  "call_1", "tool": "t",
 	}
 	if got := okRes.Fields(); !reflect.DeepEqual(got, want) {
@@ -35,7 +36,7 @@ func TestResultInfoFields(t *testing.T) {
 	errRes := &ResultInfo{R: &core.Result{CallID: "call_2", Tool: "u", Err: &core.Error{Kind: core.KindRejected, Message: "rejected by \"h\": no"}}}
 	f := errRes.Fields()
 	if f["ok"] != false || f["error"] != `rejected by "h": no` || f["error_kind"] != "rejected" || f["output"] != "" ||
-		f["for_user"] != "" || f["artifact"] != nil || len(f["blocks"].([]any)) != 0 {
+		f["for_user"] != "" || f["artifact"] != nil || f["data"] != nil || len(f["blocks"].([]any)) != 0 {
 		t.Errorf("error Fields() = %#v", f)
 	}
 	plainErr := &ResultInfo{R: &core.Result{Err: errors.New("plain")}}

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -77,25 +78,52 @@ func (x *Extension) run(ctx context.Context, req process.ExecRequest, what strin
 		return nil, err
 	}
 	out := process.CapOutput(string(res.Output), maxOutputChars)
+	code := int64(res.ExitCode)
 	switch {
 	case res.TimedOut:
-		return nil, &outputError{msg: fmt.Sprintf("%s timed out after %s; its process group was killed", what, req.Timeout), output: out, cause: context.DeadlineExceeded}
+		return nil, &outputError{msg: fmt.Sprintf("%s timed out after %s; its process group was killed", what, req.Timeout), output: out, cause: context.DeadlineExceeded, exitCode: &code}
 	case res.Canceled:
-		return nil, &outputError{msg: what + " was canceled; its process group was killed", output: out, cause: context.Canceled}
+		return nil, &outputError{msg: what + " was canceled; its process group was killed", output: out, cause: context.Canceled, exitCode: &code}
 	case res.ExitCode != 0:
-		return nil, &outputError{msg: fmt.Sprintf("%s exited with code %d", what, res.ExitCode), output: out}
+		return nil, &outputError{msg: fmt.Sprintf("%s exited with code %d", what, res.ExitCode), output: out, exitCode: &code}
 	}
-	if out == "" {
-		return "(no output)", nil
+	return runOutput(out, &code), nil
+}
+
+// runOutput is a successful run's output, with its data.
+func runOutput(out string, exitCode *int64) core.DataOutput {
+	text := out
+	if text == "" {
+		text = "(no output)"
 	}
-	return out, nil
+	return core.DataOutput{Text: text, Data: runData(out, exitCode, false)}
+}
+
+// runData is a run's result for scripts: the output (stdout and stderr
+// interleaved, as the process wrote them; capped as in the text), the
+// exit code (None for code run in process, which has none, or when it is
+// unknown) and whether the run timed out.
+func runData(out string, exitCode *int64, timedOut bool) map[string]any {
+	d := map[string]any{"output": out, "exit_code": nil, "timed_out": timedOut}
+	if exitCode != nil && *exitCode >= 0 {
+		d["exit_code"] = *exitCode
+	}
+	return d
 }
 
 // outputError is a failed run with the output it produced; the output is
-// part of the message, since that is what a model reads.
+// part of the message, since that is what a model reads, and of the
+// result's data.
 type outputError struct {
 	msg, output string
 	cause       error
+	exitCode    *int64 // nil: no process (code run in process)
+}
+
+var _ core.DataCarrier = (*outputError)(nil)
+
+func (e *outputError) ToolData() any {
+	return runData(e.output, e.exitCode, errors.Is(e.cause, context.DeadlineExceeded))
 }
 
 func (e *outputError) Error() string {

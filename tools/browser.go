@@ -54,10 +54,10 @@ func (x *Extension) browse(ctx context.Context, a browserArgs) (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		return core.BlockOutput{
+		return imageOutput{core.BlockOutput{
 			Text:   fmt.Sprintf("[screenshot of %s: image/png, %d bytes]", a.URL, len(png)),
 			Blocks: []core.Block{{Type: "image", MIMEType: "image/png", Data: png}},
-		}, nil
+		}, map[string]any{"url": a.URL, "mime_type": "image/png", "size": int64(len(png))}}, nil
 	}
 	return nil, fmt.Errorf("browser: action %q is not screenshot or text", a.Action)
 }

@@ -45,9 +45,20 @@
 // starts with " exactly when it is quoted. Every tool that takes a path
 // accepts the quoted form back.
 //
+// # Data
+//
+// Every tool returns its outcome twice: as text for the model, whose
+// markers say where a page ends or why nothing came back ("no matches for
+// X", "[more results; continue with offset N]"), and as core.Result.Data
+// for scripts and programs: grep's paths, lines or counts with offset,
+// next_offset, truncated and total; read_file's lines and next_offset;
+// bash's exit code and output, also when the command failed; and so on.
+// docs/results.md lists every field and the marker it stands for.
+//
 // # Determinism
 //
-// The same inputs give byte-identical output on every backend: paths are in
-// byte-wise order of the slash path relative to WorkingDir, grep matches by
-// path then line, and limits apply after sorting.
+// The same inputs give byte-identical output, and identical data, on
+// every backend: paths are in byte-wise order of the slash path relative
+// to WorkingDir, grep matches by path then line, and limits apply after
+// sorting.
 package tools

@@ -39,6 +39,9 @@ func (x *Extension) fetch(ctx context.Context, a fetchArgs) (any, error) {
 	}
 	req := web.FetchRequest{URL: a.URL}
 	if a.MaxBytes != nil {
+		if *a.MaxBytes < 1 {
+			return nil, fmt.Errorf("fetch: max_bytes %d must be 1 or more", *a.MaxBytes)
+		}
 		req.MaxBytes = *a.MaxBytes
 	}
 	if a.TimeoutMS != nil {
@@ -64,7 +67,11 @@ func (x *Extension) fetch(ctx context.Context, a fetchArgs) (any, error) {
 	if resp.Truncated {
 		fmt.Fprintf(&b, "\n[body cut at %d bytes; raise max_bytes to read more]\n", len(resp.Body))
 	}
-	return b.String(), nil
+	// The data for scripts: where the body came from (after redirects),
+	// the status, the content type, the converted text and whether the
+	// body was cut at max_bytes.
+	return core.DataOutput{Text: b.String(), Data: map[string]any{"url": resp.URL, "status": int64(resp.Status),
+		"content_type": resp.ContentType, "text": text, "truncated": resp.Truncated}}, nil
 }
 
 // excerpt returns ": " and at most n characters of s on one line, or "".

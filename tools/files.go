@@ -60,10 +60,10 @@ func (x *Extension) readFile(ctx context.Context, a readArgs) (any, error) {
 	}
 	name := quotePath(rel)
 	if mime := http.DetectContentType(data); imageTypes[mime] {
-		return core.BlockOutput{
+		return imageOutput{core.BlockOutput{
 			Text:   fmt.Sprintf("[image %s: %s, %d bytes]", name, mime, len(data)),
 			Blocks: []core.Block{{Type: "image", MIMEType: mime, Data: data}},
-		}, nil
+		}, map[string]any{"path": name, "mime_type": mime, "size": int64(len(data))}}, nil
 	}
 	if isBinary(data) {
 		return nil, fmt.Errorf("%s is a binary file (%d bytes); read_file shows text and images only", name, len(data))
@@ -79,16 +79,41 @@ func (x *Extension) readFile(ctx context.Context, a readArgs) (any, error) {
 		return nil, fmt.Errorf("read_file: got offset %d and limit %d, want both 1 or more", offset, limit)
 	}
 	if len(data) == 0 {
-		return fmt.Sprintf("[%s is empty]", name), nil
+		return core.DataOutput{Text: fmt.Sprintf("[%s is empty]", name), Data: readData(name, offset, []any{}, 0, 0)}, nil
 	}
 	return numberLines(ctx, data, name, offset, limit)
+}
+
+// imageOutput is an image block with read_file's data about it.
+type imageOutput struct {
+	core.BlockOutput
+	data map[string]any
+}
+
+func (o imageOutput) ToolData() any { return o.data }
+
+var (
+	_ core.BlockCarrier = imageOutput{}
+	_ core.DataCarrier  = imageOutput{}
+)
+
+// readData is read_file's result for scripts: the lines shown (without
+// numbers, cut as shown), the first one's number, the file's number of
+// lines, and the offset of the next page (None at the end).
+func readData(name string, offset int, lines []any, last, total int) map[string]any {
+	d := map[string]any{"path": name, "offset": int64(offset), "lines": lines, "total": int64(total),
+		"truncated": last < total, "next_offset": nil}
+	if last < total {
+		d["next_offset"] = int64(last + 1)
+	}
+	return d
 }
 
 // numberLines renders lines offset to offset+limit-1 of data with their
 // numbers. It works on data in place (a file of newlines has as many
 // lines as bytes) and stops the page early, with a note where to go on,
 // when the page would pass maxOutputBytes.
-func numberLines(ctx context.Context, data []byte, name string, offset, limit int) (string, error) {
+func numberLines(ctx context.Context, data []byte, name string, offset, limit int) (any, error) {
 	total := bytes.Count(data, []byte("\n"))
 	if data[len(data)-1] != '\n' {
 		total++
@@ -102,6 +127,7 @@ func numberLines(ctx context.Context, data []byte, name string, offset, limit in
 	}
 	end := min(offset-1+limit, total)
 	var b strings.Builder
+	lines := make([]any, 0, min(end-offset+1, 1<<16))
 	n := offset
 	for ; n <= end; n++ {
 		if n%4096 == 0 && ctx.Err() != nil {
@@ -121,11 +147,13 @@ func numberLines(ctx context.Context, data []byte, name string, offset, limit in
 		b.WriteByte('\t')
 		b.WriteString(text)
 		b.WriteByte('\n')
+		lines = append(lines, text)
 	}
-	if last := n - 1; last < total {
+	last := n - 1
+	if last < total {
 		fmt.Fprintf(&b, "[showing lines %d-%d of %d; continue with offset %d]\n", offset, last, total, last+1)
 	}
-	return b.String(), nil
+	return core.DataOutput{Text: b.String(), Data: readData(name, offset, lines, last, total)}, nil
 }
 
 type writeArgs struct {
@@ -160,7 +188,9 @@ func (x *Extension) writeFile(ctx context.Context, a writeArgs) (any, error) {
 	if err := x.files.WriteFile(ctx, rel, []byte(*a.Content)); err != nil {
 		return nil, fileError("write_file", rel, err)
 	}
-	return fmt.Sprintf("wrote %d bytes to %s", len(*a.Content), quotePath(rel)), nil
+	name := quotePath(rel)
+	return core.DataOutput{Text: fmt.Sprintf("wrote %d bytes to %s", len(*a.Content), name),
+		Data: map[string]any{"path": name, "bytes": int64(len(*a.Content))}}, nil
 }
 
 type editArgs struct {
@@ -207,10 +237,11 @@ func (x *Extension) editFile(ctx context.Context, a editArgs) (any, error) {
 		}
 		return nil, fileError("edit_file", rel, err)
 	}
+	data := map[string]any{"path": name, "replacements": int64(n)}
 	if n == 1 {
-		return fmt.Sprintf("replaced 1 occurrence in %s", name), nil
+		return core.DataOutput{Text: fmt.Sprintf("replaced 1 occurrence in %s", name), Data: data}, nil
 	}
-	return fmt.Sprintf("replaced %d occurrences in %s", n, name), nil
+	return core.DataOutput{Text: fmt.Sprintf("replaced %d occurrences in %s", n, name), Data: data}, nil
 }
 
 // replaceIn makes the edit a asks for in data and returns the result and

@@ -64,6 +64,7 @@ func (x *Extension) listDir(ctx context.Context, a listArgs) (any, error) {
 		return nil, fmt.Errorf("%s is %s, not a directory", quotePath(rel), fileKind(st.Mode()))
 	}
 	var out []string
+	listed := []any{}
 	more := 0
 	// walk lists dir (relative to the working directory) in byte-wise order
 	// of the full path: a directory's entries come right after it.
@@ -88,10 +89,13 @@ func (x *Extension) listDir(ctx context.Context, a listArgs) (any, error) {
 			isDir := e.IsDir()
 			if len(out) >= maxListEntries {
 				more++
-			} else if isDir {
-				out = append(out, quotePath(shown)+"/")
 			} else {
-				out = append(out, quotePath(shown)+suffix(e))
+				if isDir {
+					out = append(out, quotePath(shown)+"/")
+				} else {
+					out = append(out, quotePath(shown)+suffix(e))
+				}
+				listed = append(listed, map[string]any{"path": quotePath(shown), "type": entryType(e.Type())})
 			}
 			if isDir && level < depth && e.Name() != ".git" {
 				if err := walk(p, level+1); err != nil {
@@ -104,14 +108,28 @@ func (x *Extension) listDir(ctx context.Context, a listArgs) (any, error) {
 	if err := walk(rel, 1); err != nil {
 		return nil, err
 	}
+	data := map[string]any{"entries": listed, "truncated": more > 0, "omitted": int64(more)}
 	if len(out) == 0 {
-		return fmt.Sprintf("[%s is empty]", quotePath(rel)), nil
+		return core.DataOutput{Text: fmt.Sprintf("[%s is empty]", quotePath(rel)), Data: data}, nil
 	}
 	s := strings.Join(out, "\n") + "\n"
 	if more > 0 {
 		s += fmt.Sprintf("[listing stopped at %d entries; %d more not shown. List a subdirectory, lower depth or add ignore patterns]\n", maxListEntries, more)
 	}
-	return s, nil
+	return core.DataOutput{Text: s, Data: data}, nil
+}
+
+// entryType names an entry's type in list_dir's data.
+func entryType(t fs.FileMode) string {
+	switch {
+	case t&fs.ModeDir != 0:
+		return "dir"
+	case t&fs.ModeSymlink != 0:
+		return "symlink"
+	case t.IsRegular():
+		return "file"
+	}
+	return "other"
 }
 
 // sortedForPaths orders entries so that full paths come out byte-wise

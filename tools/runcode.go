@@ -74,10 +74,7 @@ func (x *Extension) runCode(ctx context.Context, a runCodeArgs) (any, error) {
 		if err != nil {
 			return nil, codeError(ctx, rctx, a.Language, timeout, out, err)
 		}
-		if out == "" {
-			return "(no output)", nil
-		}
-		return out, nil
+		return runOutput(out, nil), nil
 	}
 	argv, ok := execLanguages[a.Language]
 	if !ok {

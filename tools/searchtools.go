@@ -157,6 +157,7 @@ func (x *Extension) globFiles(ctx context.Context, a globArgs) (any, error) {
 	}
 	globber := x.glob.get()
 	var shown []string
+	paths := []any{}
 	total, size, full := 0, 0, false
 	err = globber.Glob(ctx, search.GlobRequest{Pattern: a.Pattern, Path: dir, Hidden: a.Hidden, NoIgnore: a.NoIgnore}, func(p string) bool {
 		if ctx.Err() != nil {
@@ -169,6 +170,7 @@ func (x *Extension) globFiles(ctx context.Context, a globArgs) (any, error) {
 				full = true
 			} else {
 				shown = append(shown, q)
+				paths = append(paths, q)
 			}
 		}
 		return true
@@ -179,8 +181,9 @@ func (x *Extension) globFiles(ctx context.Context, a globArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	data := map[string]any{"paths": paths, "total": int64(total), "truncated": len(shown) < total}
 	if total == 0 {
-		return fmt.Sprintf("no files match %s", a.Pattern), nil
+		return core.DataOutput{Text: fmt.Sprintf("no files match %s", a.Pattern), Data: data}, nil
 	}
 	s := strings.Join(shown, "\n") + "\n"
 	switch {
@@ -189,7 +192,7 @@ func (x *Extension) globFiles(ctx context.Context, a globArgs) (any, error) {
 	case total > limit:
 		s += fmt.Sprintf("[showing the first %d of %d matches; narrow the pattern or raise limit]\n", limit, total)
 	}
-	return s, nil
+	return core.DataOutput{Text: s, Data: data}, nil
 }
 
 type grepArgs struct {
@@ -279,9 +282,10 @@ func (x *Extension) grepFiles(ctx context.Context, a grepArgs) (any, error) {
 	// context groups (as rg prints them) are not.
 	grouped := before > 0 || after > 0
 	var out []string
+	items := []any{} // the shown results as data, one per counted line
 	seen, shown, size, more := 0, 0, 0, false
 	lastPath, lastLine := "", 0
-	add := func(text, path string, line int) bool {
+	add := func(text, path string, line int, item any) bool {
 		seen++
 		switch {
 		case seen <= offset:
@@ -295,6 +299,7 @@ func (x *Extension) grepFiles(ctx context.Context, a grepArgs) (any, error) {
 			out = append(out, "--")
 		}
 		out = append(out, text)
+		items = append(items, item)
 		shown++
 		lastPath, lastLine = path, line
 		return true
@@ -307,9 +312,9 @@ func (x *Extension) grepFiles(ctx context.Context, a grepArgs) (any, error) {
 		name := quotePath(f.Path)
 		switch mode {
 		case "files_with_matches":
-			return add(name, f.Path, 0)
+			return add(name, f.Path, 0, name)
 		case "count":
-			return add(name+":"+strconv.Itoa(f.Count), f.Path, 0)
+			return add(name+":"+strconv.Itoa(f.Count), f.Path, 0, map[string]any{"path": name, "count": int64(f.Count)})
 		}
 		for i, l := range f.Lines {
 			if i%1024 == 1023 && ctx.Err() != nil {
@@ -323,7 +328,9 @@ func (x *Extension) grepFiles(ctx context.Context, a grepArgs) (any, error) {
 			if numbers {
 				text += strconv.Itoa(l.Number) + sep
 			}
-			if !add(text+cutLine(l.Text, maxLineChars), f.Path, l.Number) {
+			line := cutLine(l.Text, maxLineChars)
+			item := map[string]any{"path": name, "line": int64(l.Number), "text": line, "match": l.Match}
+			if !add(text+line, f.Path, l.Number, item) {
 				return false
 			}
 		}
@@ -335,15 +342,31 @@ func (x *Extension) grepFiles(ctx context.Context, a grepArgs) (any, error) {
 	if err != nil {
 		return nil, fmt.Errorf("grep: %w", err)
 	}
+	data := grepData(mode, items, offset, shown, seen, more)
 	if len(out) == 0 {
 		if seen > 0 {
-			return fmt.Sprintf("no results after offset %d (there are %d)", offset, seen), nil
+			return core.DataOutput{Text: fmt.Sprintf("no results after offset %d (there are %d)", offset, seen), Data: data}, nil
 		}
-		return fmt.Sprintf("no matches for %s", a.Pattern), nil
+		return core.DataOutput{Text: fmt.Sprintf("no matches for %s", a.Pattern), Data: data}, nil
 	}
 	s := strings.Join(out, "\n") + "\n"
 	if more {
 		s += fmt.Sprintf("[more results; continue with offset %d]\n", offset+shown)
 	}
-	return s, nil
+	return core.DataOutput{Text: s, Data: data}, nil
+}
+
+// grepData is grep's result for scripts: the shown results under the key
+// of their mode (paths, counts, or lines with context lines marked
+// "match": false), the offset they start at, and where the next page
+// starts, with total the number of results; next_offset is None on the
+// last page, and total is None on any other (grep stops reading there).
+func grepData(mode string, items []any, offset, shown, seen int, more bool) map[string]any {
+	key := map[string]string{"files_with_matches": "paths", "count": "counts", "content": "lines"}[mode]
+	d := map[string]any{"mode": mode, key: items, "offset": int64(offset), "truncated": more,
+		"next_offset": nil, "total": int64(seen)}
+	if more {
+		d["next_offset"], d["total"] = int64(offset+shown), nil
+	}
+	return d
 }

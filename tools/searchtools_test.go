@@ -44,8 +44,11 @@ func backendsAvailable(t *testing.T) [][2]string {
 	return pairs
 }
 
-// The grep and glob tools give byte-identical output on every backend.
+// The grep and glob tools give byte-identical output, and identical data,
+// on every backend.
 func TestSearchToolsOnEveryBackend(t *testing.T) {
+	var first []string // the data of every call on the first backend
+	firstName := ""
 	for _, pair := range backendsAvailable(t) {
 		t.Run(pair[0]+"+"+pair[1], func(t *testing.T) {
 			e := newEnv(t, tools.ExtensionConfig{})
@@ -56,19 +59,43 @@ func TestSearchToolsOnEveryBackend(t *testing.T) {
 			if err := e.ext.SetGlobBackend(pair[1]); err != nil {
 				t.Fatal(err)
 			}
-			checkGrepTool(t, e)
-			checkGlobTool(t, e)
+			data := append(checkGrepTool(t, e), checkGlobTool(t, e)...)
+			if first == nil {
+				first, firstName = data, pair[0]+"+"+pair[1]
+				return
+			}
+			if len(data) != len(first) {
+				t.Fatalf("%d calls' data, %s had %d", len(data), firstName, len(first))
+			}
+			for i := range data {
+				if data[i] != first[i] {
+					t.Errorf("call %d: data\n%s\ndiffers from %s's\n%s", i, data[i], firstName, first[i])
+				}
+			}
 		})
 	}
 }
 
-func checkGrepTool(t *testing.T, e *env) {
+// dataJSON is a result's data as JSON text, for comparisons.
+func dataJSON(t testing.TB, res *core.Result) string {
 	t.Helper()
+	b, err := core.MarshalJSON(res.Data)
+	if err != nil {
+		t.Fatalf("%s: data does not encode: %v", res.Tool, err)
+	}
+	return string(b)
+}
+
+// checkGrepTool checks grep's output and returns the data of each call.
+func checkGrepTool(t *testing.T, e *env) []string {
+	t.Helper()
+	var data []string
 	eq := func(args map[string]any, want string) {
 		t.Helper()
 		if got := e.ok("grep", args); got != want {
 			t.Errorf("grep %v:\n%s\nwant:\n%s", args, got, want)
 		}
+		data = append(data, dataJSON(t, e.call("grep", args)))
 	}
 	eq(map[string]any{"pattern": "TODO"}, "a.go\nb/b.go\nb/notes.md\ndir with/s.go\n")
 	eq(map[string]any{"pattern": "TODO", "output_mode": "content"},
@@ -96,15 +123,19 @@ func checkGrepTool(t *testing.T, e *env) {
 	e.fails("grep", map[string]any{"pattern": "x", "output_mode": "lines"}, core.KindInvalidArguments, "/output_mode")
 	e.fails("grep", map[string]any{"pattern": "x", "head_limit": 0}, core.KindInvalidArguments, "/head_limit")
 	e.fails("grep", map[string]any{"pattern": "x", "path": "missing"}, core.KindFailed, "missing")
+	return data
 }
 
-func checkGlobTool(t *testing.T, e *env) {
+// checkGlobTool checks glob's output and returns the data of each call.
+func checkGlobTool(t *testing.T, e *env) []string {
 	t.Helper()
+	var data []string
 	eq := func(args map[string]any, want string) {
 		t.Helper()
 		if got := e.ok("glob", args); got != want {
 			t.Errorf("glob %v:\n%s\nwant:\n%s", args, got, want)
 		}
+		data = append(data, dataJSON(t, e.call("glob", args)))
 	}
 	eq(map[string]any{"pattern": "**/*.go"}, "a.go\nb/b.go\ndir with/s.go\n")
 	eq(map[string]any{"pattern": "**/*.go", "hidden": true, "no_ignore": true}, ".hidden/h.go\na.go\nb/b.go\ndir with/s.go\ngen/skip.go\n")
@@ -112,6 +143,7 @@ func checkGlobTool(t *testing.T, e *env) {
 	eq(map[string]any{"pattern": "**/*", "limit": 3}, "a-b.txt\na.go\nb/b.go\n[showing the first 3 of 7 matches; narrow the pattern or raise limit]\n")
 	eq(map[string]any{"pattern": "*.rs"}, "no files match *.rs")
 	e.fails("glob", map[string]any{"pattern": "[a"}, core.KindFailed, "not a valid glob")
+	return data
 }
 
 // Asking for a backend whose program is missing is an error, not a

@@ -128,7 +128,8 @@ func parseMCPFlag(v string) (mcp.ServerConfig, error) {
 }
 
 // display shows people what the agent does: the model's text as it
-// streams, and what tools show (ForUser, unless silent).
+// streams, what tools show (ForUser, unless silent), and the calls that
+// were refused or failed.
 type display struct {
 	mu      sync.Mutex
 	w       io.Writer
@@ -150,6 +151,10 @@ func (d *display) event(e agent.Event) {
 		d.endLine()
 		text := strings.TrimSuffix(e.Text, "\n")
 		fmt.Fprintf(d.w, "[%s] %s\n", e.Tool, strings.ReplaceAll(text, "\n", "\n    "))
+	case "tool_error":
+		d.endLine()
+		text := strings.TrimSuffix(e.Text, "\n")
+		fmt.Fprintf(d.w, "[%s] error (%s): %s\n", e.Tool, e.ErrorKind, strings.ReplaceAll(text, "\n", "\n    "))
 	}
 }
 

@@ -42,6 +42,9 @@ type options struct {
 	grepBackend string
 	globBackend string
 	execBackend string // "", "local" or "bwrap"
+	// --fetch-allow-private: fetch and browser may reach loopback and
+	// private network addresses.
+	fetchPrivate bool
 }
 
 // isScript reports whether arg names a script to run: a file of a
@@ -243,6 +246,8 @@ func parseArgs(args []string) (*options, error) {
 			o.verbose = true
 		case "no-builtins":
 			o.noBuiltins = true
+		case "fetch-allow-private":
+			o.fetchPrivate = true
 		case "h", "help":
 			o.command = "help"
 		case "version":
@@ -281,6 +286,8 @@ Flags:
   --grep-backend B    native or ripgrep (default native)
   --glob-backend B    native, ripgrep or fd (default native)
   --exec-backend B    local or bwrap: run bash and run_code in Bubblewrap
+  --fetch-allow-private  let fetch and browser reach loopback and private
+                      network addresses (never link-local or cloud metadata)
   --model SPEC        the model of ask() and :ask: openai:MODEL, anthropic:MODEL,
                       ollama:MODEL or replay:FILE (scripts may set model(fn))
   --record FILE       write every model request and response to FILE (JSON lines)

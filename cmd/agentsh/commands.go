@@ -9,7 +9,6 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/script"
@@ -73,29 +72,6 @@ func (a *app) call(ctx context.Context) int {
 		}
 		io.WriteString(a.io.out, out)
 	}
-	return 0
-}
-
-// tools runs: agentsh tools [--json].
-func (a *app) tools() int {
-	names := a.host.ToolNames()
-	if a.events != nil {
-		for _, n := range names {
-			a.events.emit(map[string]any{"event": "tool", "tool": a.host.GetTool(n)})
-		}
-		return 0
-	}
-	if len(names) == 0 {
-		fmt.Fprintln(a.io.err, "no tools registered; define some with tool(...) in a file passed to --load")
-		return 0
-	}
-	w := tabwriter.NewWriter(a.io.out, 0, 4, 2, ' ', 0)
-	for _, n := range names {
-		desc, _ := a.host.GetTool(n)["description"].(string)
-		desc, _, _ = strings.Cut(desc, "\n")
-		fmt.Fprintf(w, "%s\t%s\n", n, desc)
-	}
-	w.Flush()
 	return 0
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/agentsh/agentsh/script/sandbox"
 	"github.com/agentsh/agentsh/tools"
 	"github.com/agentsh/agentsh/tools/process"
+	"github.com/agentsh/agentsh/tools/web"
 )
 
 // installTools registers the built-in tools for --workdir (default: the
@@ -20,6 +21,8 @@ func (a *app) installTools(host *script.Host) error {
 		dir = "."
 	}
 	cfg := tools.ExtensionConfig{WorkingDir: dir, Runners: map[string]tools.CodeRunner{}}
+	cfg.FetchPolicy = web.Policy{AllowPrivate: o.fetchPrivate,
+		PrivateHint: "start agentsh with --fetch-allow-private to allow loopback and private addresses"}
 	sbCfg := sandbox.Config{
 		MaxSteps: o.maxSteps,
 		MemoryHint: func(limit int64) string {

@@ -89,7 +89,9 @@ func Install(h *script.Host, cfg Config) (*Session, error) {
 	}
 	h.AddBuiltin(script.Builtin{Name: "model", Params: []script.Param{{Name: "fn"}}, Fn: s.builtinModel})
 	h.AddBuiltin(script.Builtin{Name: "provider", Params: []script.Param{{Name: "spec"}}, Fn: s.builtinProvider})
-	h.AddBuiltin(script.Builtin{Name: "ask", Params: []script.Param{{Name: "prompt"}, {Name: "max_turns", Optional: true}}, Fn: s.builtinAsk})
+	h.AddBuiltin(script.Builtin{Name: "ask", Doc: "ask(prompt, max_turns = N, stream = True): the agent answers prompt; stream = False keeps the reply's text off the transcript",
+		Params: []script.Param{{Name: "prompt", Kind: script.String}, {Name: "max_turns", Kind: script.Int, Optional: true},
+			{Name: "stream", Kind: script.Bool, Optional: true, Default: true}}, Fn: s.builtinAsk})
 	h.AddBuiltin(script.Builtin{Name: "on", Params: []script.Param{{Name: "event"}, {Name: "fn"}}, Fn: s.builtinOn})
 	if cfg.MCP != nil {
 		h.AddBuiltin(script.Builtin{Name: "mcp_server", Params: []script.Param{{Name: "name"}, {Name: "command", Optional: true}, {Name: "url", Optional: true}, {Name: "env", Optional: true}}, Fn: s.builtinMCP})
@@ -133,6 +135,14 @@ func (s *Session) Ask(ctx context.Context, prompt string, maxTurns int) (*agent.
 	return s.agent.Run(ctx, prompt, agent.MaxTurns(maxTurns))
 }
 
+// NewConversation forgets the conversation so far (the REPL's :new): the
+// next ask starts a new session, with session_start hooks, after this one
+// ended with its session_end hooks. The provider, tools and hooks stay.
+// The error is a session_end hook's; the conversation is forgotten anyway.
+func (s *Session) NewConversation(ctx context.Context) error {
+	return s.agent.Reset(ctx)
+}
+
 // Close ends the session (session_end hooks). The executor, and the
 // extensions the agent installed into it, belong to the host's owner.
 func (s *Session) Close() error { return s.agent.Close() }
@@ -172,11 +182,31 @@ func (s *Session) builtinAsk(ctx context.Context, args script.Args) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	reply, err := s.Ask(ctx, prompt, n)
+	opts := []agent.RunOption{agent.MaxTurns(n)}
+	switch v := args["stream"].(type) {
+	case nil, bool:
+		if v == false {
+			opts = append(opts, agent.WithoutTextEvents())
+		}
+	default:
+		return nil, fmt.Errorf("ask: stream must be True or False, got %s", script.Quote(v))
+	}
+	reply, err := s.agent.Run(ctx, prompt, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("ask: %w", err)
 	}
-	return script.Record{"text": reply.Text, "turns": int64(reply.Turns), "tool_calls": int64(reply.ToolCalls), "stop": reply.Stop}, nil
+	return replyValue(reply), nil
+}
+
+// replyValue is what ask() returns: the reply's text, turns, tool_calls
+// (the number run), stop and dropped (the calls cut off by the token
+// limit, which did not run: [{"id", "name"}]).
+func replyValue(r *agent.Reply) script.Record {
+	dropped := make([]any, len(r.Dropped))
+	for i, c := range r.Dropped {
+		dropped[i] = map[string]any{"id": c.ID, "name": c.Name}
+	}
+	return script.Record{"text": r.Text, "turns": int64(r.Turns), "tool_calls": int64(r.ToolCalls), "stop": r.Stop, "dropped": dropped}
 }
 
 func (s *Session) builtinOn(ctx context.Context, args script.Args) (any, error) {

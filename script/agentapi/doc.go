@@ -3,7 +3,8 @@
 //	model(fn)                  the scripted model: fn(messages, tools) returns
 //	                           {"content": ..., "tool_calls": [{"name", "args"}]}
 //	provider("openai:MODEL")   a live or replayed provider (anthropic:, ollama:, replay:FILE)
-//	reply = ask(prompt, max_turns = 10)   reply.text .turns .tool_calls .stop
+//	reply = ask(prompt, max_turns = 10)   reply.text .turns .tool_calls .stop .dropped
+//	ask(prompt, stream = False)           the same, without showing the text as it streams
 //	on(event, fn)              lifecycle hooks: session_start, user_prompt,
 //	                           before_model, after_model, turn_end, session_end
 //	mcp_server(name, command = [...])     remote MCP tools as mcp__NAME__TOOL

@@ -78,6 +78,8 @@ func (e *env) eventTypes() []string {
 			s += ":" + ev.Text
 		case "tool_output":
 			s += ":" + ev.Tool + "=" + ev.Text
+		case "tool_error":
+			s += ":" + ev.Tool + "=" + ev.ErrorKind + ": " + ev.Text
 		}
 		out = append(out, s)
 	}

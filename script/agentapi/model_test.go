@@ -116,6 +116,7 @@ func TestModel(t *testing.T) {
 			wantLines(t, e.eventTypes(),
 				"model_request", "model_response",
 				"tool_output:echo=echo:hi", "tool_output:echo=echo:raw",
+				`tool_error:secret=rejected: rejected by "no_secrets": no secrets for call_1_3`,
 				"turn_end",
 				"model_request", "text:done", "model_response", "turn_end")
 			if got := e.sess.ProviderName(); got != "scripted:scripted" {

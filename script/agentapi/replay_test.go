@@ -81,7 +81,8 @@ func TestProviderReplay(t *testing.T) {
 	wantLines(t, lines,
 		"reply: Heard: echo:yes; error (rejected): rejected by \"refuse_no\": not no 2 2 final")
 	wantLines(t, events,
-		"model_request", "text:Echoing.", "model_response", "tool_output:echo=shown: yes", "turn_end",
+		"model_request", "text:Echoing.", "model_response", "tool_output:echo=shown: yes",
+		`tool_error:echo=rejected: rejected by "refuse_no": not no`, "turn_end",
 		"model_request", "text:Heard: echo:yes; error (rejected): rejected by \"refuse_no\": not no", "model_response", "turn_end")
 
 	// The recording: one JSON line per request, naming the scripted model.

@@ -1,6 +1,6 @@
 -- budget.lua: cap how often each costly tool may run in one session.
 --
---   agentsh --load scripts/policies/budget.lua run task.star
+--   agentsh --load scripts/policies/budget.lua run scripts/task.star
 --
 -- A before hook counts the calls of each capped tool in the session store
 -- and refuses them once the cap is reached, for every caller (scripts, the

@@ -137,7 +137,7 @@ func TestFetchDeniedURL(t *testing.T) {
 		"http://0xa9fea9fe/":                       "fetch http://0xa9fea9fe/: address 169.254.169.254 is link-local (cloud metadata); denied by policy",
 		"file:///etc/passwd":                       `fetch file:///etc/passwd: scheme "file" is not http or https; denied by policy`,
 		"gopher://example.com/":                    `fetch gopher://example.com/: scheme "gopher" is not http or https; denied by policy`,
-		"http://localhost:1/":                      "fetch http://localhost:1/: host localhost is loopback; denied by policy (set AllowPrivate, or list the address in AllowHosts)",
+		"http://localhost:1/":                      "fetch http://localhost:1/: host localhost is loopback; denied by policy (set Policy.AllowPrivate, or list the address in Policy.AllowHosts)",
 	}
 	for u, want := range tests {
 		_, err := f.Fetch(ctx, FetchRequest{URL: u})
@@ -224,7 +224,7 @@ func TestFetchHostResolvesToDeniedAddress(t *testing.T) {
 	u := "http://rebind.test:" + port(t, srv) + "/"
 	for _, p := range []Policy{{}, {AllowHosts: []string{"rebind.test"}}} {
 		_, err := newHTTPFetcher(p, testLookup).Fetch(ctx, FetchRequest{URL: u})
-		want := "fetch " + u + ": address 127.0.0.1 (of host rebind.test) is loopback; denied by policy (set AllowPrivate, or list the address in AllowHosts)"
+		want := "fetch " + u + ": address 127.0.0.1 (of host rebind.test) is loopback; denied by policy (set Policy.AllowPrivate, or list the address in Policy.AllowHosts)"
 		if err == nil || err.Error() != want || !errors.Is(err, ErrDenied) {
 			t.Errorf("policy %+v:\n got %v\nwant %s", p, err, want)
 		}

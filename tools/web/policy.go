@@ -73,6 +73,10 @@ type Policy struct {
 	// AllowPrivate allows loopback and private network addresses. It never
 	// allows link-local addresses or cloud metadata endpoints.
 	AllowPrivate bool
+	// PrivateHint tells the person who meets a refused private address how
+	// to allow it, in the terms of the program they use (a flag, a config
+	// key); "" names the fields of Policy, for Go programs.
+	PrivateHint string
 }
 
 func (p Policy) clone() Policy {
@@ -106,7 +110,8 @@ func (e *DeniedError) Error() string {
 // Is reports whether target is ErrDenied.
 func (e *DeniedError) Is(target error) bool { return target == ErrDenied }
 
-const privateHint = "set AllowPrivate, or list the address in AllowHosts"
+// defaultPrivateHint is the hint of a Policy without PrivateHint.
+const defaultPrivateHint = "set Policy.AllowPrivate, or list the address in Policy.AllowHosts"
 
 // hostEntry is one parsed AllowHosts or DenyHosts entry.
 type hostEntry struct {
@@ -206,10 +211,14 @@ func (e hostEntry) matchAddr(a netip.Addr) bool {
 type compiled struct {
 	allow, deny  []hostEntry
 	allowPrivate bool
+	privateHint  string
 }
 
 func (p Policy) compile() (*compiled, error) {
-	c := &compiled{allowPrivate: p.AllowPrivate}
+	c := &compiled{allowPrivate: p.AllowPrivate, privateHint: p.PrivateHint}
+	if c.privateHint == "" {
+		c.privateHint = defaultPrivateHint
+	}
 	for _, raw := range p.AllowHosts {
 		e, err := parseHostEntry("AllowHosts", raw)
 		if err != nil {
@@ -458,7 +467,7 @@ func (c *compiled) checkHost(host string) error {
 				return nil
 			}
 		}
-		return &DeniedError{What: what, Why: "is loopback", Hint: privateHint}
+		return &DeniedError{What: what, Why: "is loopback", Hint: c.privateHint}
 	}
 	return nil
 }
@@ -514,7 +523,7 @@ func (c *compiled) checkAddr(host string, addr netip.Addr, underDial bool) error
 		return &DeniedError{What: what, Why: "is not in AllowHosts"}
 	}
 	if class != "" && !c.privateAllowed(addr) {
-		return &DeniedError{What: what, Why: "is " + class, Hint: privateHint}
+		return &DeniedError{What: what, Why: "is " + class, Hint: c.privateHint}
 	}
 	return nil
 }

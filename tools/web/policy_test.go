@@ -75,7 +75,7 @@ func TestPolicyCheckURL(t *testing.T) {
 		{private, "http://240.1.2.3/", "denied: address 240.1.2.3 is reserved"},
 
 		// Private: denied by default, allowed by AllowPrivate.
-		{open, "http://127.0.0.1:8080/", "denied: address 127.0.0.1 is loopback; denied by policy (set AllowPrivate"},
+		{open, "http://127.0.0.1:8080/", "denied: address 127.0.0.1 is loopback; denied by policy (set Policy.AllowPrivate"},
 		{open, "http://127.1/", "denied: address 127.0.0.1 is loopback"},
 		{open, "http://0x7f000001/", "denied: address 127.0.0.1 is loopback"},
 		{open, "http://017700000001/", "denied: address 127.0.0.1 is loopback"},
@@ -164,13 +164,24 @@ func TestPolicyErrorMessage(t *testing.T) {
 		t.Errorf("got %v, want %q", err, want)
 	}
 	err = Policy{}.CheckURL("http://127.0.0.1/")
-	want = "address 127.0.0.1 is loopback; denied by policy (set AllowPrivate, or list the address in AllowHosts)"
+	want = "address 127.0.0.1 is loopback; denied by policy (set Policy.AllowPrivate, or list the address in Policy.AllowHosts)"
 	if err == nil || err.Error() != want {
 		t.Errorf("got %v, want %q", err, want)
 	}
 	var de *DeniedError
 	if !errors.As(err, &de) || de.Why != "is loopback" {
 		t.Errorf("errors.As DeniedError: got %+v", de)
+	}
+	// A program names its own way to allow private addresses, for a
+	// loopback name as for an address.
+	hinted := Policy{PrivateHint: "pass --open"}
+	for url, want := range map[string]string{
+		"http://10.0.0.1/":  "address 10.0.0.1 is private; denied by policy (pass --open)",
+		"http://localhost/": "host localhost is loopback; denied by policy (pass --open)",
+	} {
+		if err := hinted.CheckURL(url); err == nil || err.Error() != want {
+			t.Errorf("%s: got %v, want %q", url, err, want)
+		}
 	}
 }
 

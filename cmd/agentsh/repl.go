@@ -294,7 +294,7 @@ func (s *replSession) command(line string) bool {
 			fmt.Fprintln(s.a.io.err, "no model yet: :model PROVIDER:MODEL, --model, or model(fn) in a script")
 		}
 	case ":new":
-		if err := s.a.agent.session.Agent().Reset(context.Background()); err != nil {
+		if err := s.a.agent.session.NewConversation(context.Background()); err != nil {
 			fmt.Fprintln(s.a.io.err, detail(err))
 		}
 		fmt.Fprintln(s.a.io.err, "new conversation")

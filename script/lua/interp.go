@@ -27,6 +27,9 @@ type Options struct {
 	// Testing predeclares assert, mock_tool and skip (see package
 	// testrunner).
 	Testing bool
+	// MaxSteps bounds the Lua instructions of each top-level run and of
+	// each call into a Lua function. 0 means DefaultMaxSteps.
+	MaxSteps uint64
 }
 
 // Stack limits of every Lua thread: frames of the call stack, and slots of
@@ -157,7 +160,7 @@ func (in *Interp) thread(ctx context.Context) *lua.LState {
 			cancel()
 		}
 	}
-	L.SetContext(ctx)
+	L.SetContext(withBudget(ctx, in.maxSteps()))
 	return L
 }
 

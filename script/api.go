@@ -121,6 +121,9 @@ func (h *Host) apiTool(_ context.Context, a Args) (any, error) {
 		spec.Parameters = p
 	}
 	spec.ConcurrencySafe, _ = a["concurrency_safe"].(*bool)
+	if !spec.Replace && h.exec.Registry().GetTool(spec.Name) != nil {
+		return nil, fmt.Errorf("tool %q is already registered; pass replace = True (replace = true in Lua) to replace it, or unregister_tool(%q) first", spec.Name, spec.Name)
+	}
 	if err := h.DefineTool(spec); err != nil {
 		return nil, fmt.Errorf("tool %q: %w", spec.Name, err)
 	}

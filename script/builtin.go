@@ -227,6 +227,9 @@ func (a Args) Int(fn, name string, def int) (int, error) {
 	if !ok || v == nil {
 		return def, nil
 	}
+	if n, isInt := v.(int); isInt {
+		return n, nil // converted by the Int kind
+	}
 	n, isInt := v.(int64)
 	if !isInt || n < -1<<31 || n > 1<<31-1 {
 		return 0, fmt.Errorf("%s: %s must be an integer, got %s", fn, name, display(v))

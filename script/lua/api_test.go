@@ -342,7 +342,7 @@ print(tostring(`+form+`))
 		{`retry{attempts = 0}`, "retry: attempts got 0, want 1 or more"},
 		{`retry{attempts = 1.5}`, "retry: attempts got 1.5, want an integer"},
 		{`retry{attempts = "3"}`, "retry: attempts got a string, want an integer"},
-		{`retry{tries = 3}`, `retry: attempts got a dict, want an integer`},
+		{`retry{tries = 3}`, `retry: unexpected argument "tries"; the parameters are attempts, backoff`},
 		{`retry(3, "soon")`, `retry: backoff got "soon", want a duration such as "2s" or a number of seconds, from 0 to about 292 years`},
 		{`retry(3, {})`, "retry: backoff got a dict, want a duration such as \"2s\" or a number of seconds, from 0 to about 292 years"},
 	} {
@@ -383,7 +383,7 @@ print(r.ok, r.error_kind, r.tool)
 		{`invoke_tool("echo", {f = print})`, `invoke_tool: args["f"]: cannot convert a function to JSON`},
 		{`invoke_tool("echo", print)`, "invoke_tool: args got a function, want a dict of arguments or a string of JSON"},
 		{`invoke_tool("echo", {}, 5)`, `invoke_tool: dedup_key got an int, want a string`},
-		{`invoke_tool("echo", {}, {key = "k"})`, `invoke_tool: dedup_key got a dict, want a string`},
+		{`invoke_tool("echo", {}, {key = "k"})`, `invoke_tool: unexpected argument "key"; the parameters are name, args, dedup_key`},
 		{`invoke_tool()`, "invoke_tool: missing argument \"name\""},
 	} {
 		wantContains(t, e.runErr(tc.src).Error(), tc.want, "test.lua:1")
@@ -474,7 +474,7 @@ print(#rs, rs[6].output)
 		{`invoke_all({}, {mode = 1})`, "invoke_all: mode got an int, want a string"},
 		{`invoke_all({}, {concurrency = -1})`, "invoke_all: concurrency got -1, want 0 (the default, 64 at a time) or more"},
 		{`invoke_all({}, {concurrency = 1.5})`, "invoke_all: concurrency got 1.5"},
-		{`invoke_all({}, {modes = "serial"})`, `invoke_all: mode got a dict, want a string`},
+		{`invoke_all({}, {modes = "serial"})`, `invoke_all: unexpected argument "modes"; the parameters are calls, mode, concurrency`},
 		{`invoke_all({}, 5)`, "invoke_all: mode got an int, want a string"},
 		{`invoke_all("echo")`, "invoke_all: calls got a string, want a list of calls"},
 	} {

@@ -107,11 +107,16 @@ func paramName(b script.Builtin, i int) string {
 
 // isOptions reports whether t holds named options of b for a table at
 // index pos: its keys are all strings, and one names an optional
-// parameter at pos or after (Call refuses the names that are not
-// parameters, as it does in every language).
+// parameter at pos or after, or the parameter at pos never takes a table
+// (Call refuses the names that are not parameters, as it does in every
+// language).
 func isOptions(t *lua.LTable, b script.Builtin, pos int) bool {
-	strs, named := true, false
+	if pos >= len(b.Params) {
+		return false
+	}
+	strs, named, some := true, false, false
 	t.ForEach(func(k, _ lua.LValue) {
+		some = true
 		s, isString := k.(lua.LString)
 		if !isString {
 			strs = false
@@ -123,7 +128,16 @@ func isOptions(t *lua.LTable, b script.Builtin, pos int) bool {
 			}
 		}
 	})
-	return strs && named
+	return some && strs && (named || !takesTable(b.Params[pos].Kind))
+}
+
+// takesTable reports whether a parameter of kind k can be a table.
+func takesTable(k script.Kind) bool {
+	switch k {
+	case script.Any, script.Dict, script.CallArgs, script.Calls, script.Tools:
+		return true
+	}
+	return false
 }
 
 // namedArgs converts a table of named arguments.

@@ -406,11 +406,14 @@ type interrupted struct{ err error }
 // when the budget runs out.
 func (m *Matcher) tick() {
 	m.steps++
-	if m.steps%checkEvery == 0 && m.done != nil {
-		if c, ok := m.ctx.(interface{ Charge(int) }); ok {
-			c.Charge(checkEvery)
-			m.done = m.ctx.Done()
-		}
+	if m.steps%checkEvery != 0 {
+		return
+	}
+	if c, ok := m.ctx.(interface{ Charge(int) }); ok {
+		c.Charge(checkEvery)
+		m.done = m.ctx.Done()
+	}
+	if m.done != nil {
 		select {
 		case <-m.done:
 			panic(interrupted{m.ctx.Err()})

@@ -58,7 +58,7 @@ func (a *app) language(name string) language {
 		return starlarkLang{a.interp}
 	}
 	if a.lua == nil {
-		a.lua = lua.New(a.host, lua.Options{Argv: a.argv})
+		a.lua = lua.New(a.host, lua.Options{Argv: a.argv, MaxSteps: a.opts.maxSteps})
 	}
 	return luaLang{a.lua}
 }

@@ -23,9 +23,10 @@ func (nullValue) typeName() string { return "null" }
 // luaObject is the Value of an Object's userdata.
 type luaObject struct {
 	obj script.Object
-	// cache keeps converted attributes that are tables (call.args), so
-	// that a hook reading one twice converts it once and sees one table.
-	cache map[string]lua.LValue
+	// cached is the last attribute read that is a table (call.args), kept
+	// so that a hook reading it twice converts it once and sees one table.
+	cachedKey string
+	cached    lua.LValue
 }
 
 func (o *luaObject) typeName() string { return o.obj.TypeName() }
@@ -71,16 +72,18 @@ func (in *Interp) initMetatables(L *lua.LState) {
 		return 1
 	})
 	set("__index", in.objectIndex)
-	for name, holds := range map[string]func(int) bool{
-		"__eq": func(c int) bool { return c == 0 },
-		"__lt": func(c int) bool { return c < 0 },
-		"__le": func(c int) bool { return c <= 0 },
-	} {
-		set(name, func(L *lua.LState) int {
-			L.Push(lua.LBool(holds(in.compare(L))))
-			return 1
-		})
-	}
+	set("__eq", func(L *lua.LState) int {
+		L.Push(lua.LBool(in.objectsEqual(L)))
+		return 1
+	})
+	set("__lt", func(L *lua.LState) int {
+		L.Push(lua.LBool(in.compare(L) < 0))
+		return 1
+	})
+	set("__le", func(L *lua.LState) int {
+		L.Push(lua.LBool(in.compare(L) <= 0))
+		return 1
+	})
 	for name, op := range map[string]string{"__add": "+", "__sub": "-", "__mul": "*", "__div": "/", "__mod": "%"} {
 		set(name, in.binary(op))
 	}
@@ -131,8 +134,8 @@ func (in *Interp) objectIndex(L *lua.LState) int {
 	ud := L.CheckUserData(1)
 	o := objectArg(L, 1)
 	key := L.CheckString(2)
-	if v, ok := o.cache[key]; ok {
-		L.Push(v)
+	if o.cached != nil && o.cachedKey == key {
+		L.Push(o.cached)
 		return 1
 	}
 	g, ok, err := o.obj.Attr(key)
@@ -149,34 +152,37 @@ func (in *Interp) objectIndex(L *lua.LState) int {
 		v = in.mustLua(L, g)
 	}
 	if _, isTable := v.(*lua.LTable); isTable {
-		if o.cache == nil {
-			o.cache = map[string]lua.LValue{}
-		}
-		o.cache[key] = v
+		o.cachedKey, o.cached = key, v
 	}
 	L.Push(v)
 	return 1
 }
 
-// compare orders the two operands of ==, < or <= with script.Comparer;
-// objects without one are equal only when they hold equal values.
+// objectsEqual is ==: by script.Comparer, else equal Go values (or the same
+// userdata, for values Go cannot compare).
+func (in *Interp) objectsEqual(L *lua.LState) bool {
+	a, b := objectArg(L, 1), objectArg(L, 2)
+	if _, ok := a.obj.(script.Comparer); ok {
+		return in.compare(L) == 0
+	}
+	if reflect.TypeOf(a.obj).Comparable() {
+		return a.obj == b.obj
+	}
+	return L.Get(1) == L.Get(2)
+}
+
+// compare orders the two operands of < or <= with script.Comparer.
 func (in *Interp) compare(L *lua.LState) int {
 	a, b := objectArg(L, 1), objectArg(L, 2)
-	if c, ok := a.obj.(script.Comparer); ok {
-		n, err := c.Compare(b.obj)
-		if err != nil {
-			L.RaiseError("%v", err)
-		}
-		return n
+	c, ok := a.obj.(script.Comparer)
+	if !ok {
+		L.RaiseError("%s values are not ordered", a.obj.TypeName())
 	}
-	if reflect.TypeOf(a.obj).Comparable() && a.obj == b.obj {
-		return 0
+	n, err := c.Compare(b.obj)
+	if err != nil {
+		L.RaiseError("%v", err)
 	}
-	if L.GetTop() >= 2 && L.Get(1) == L.Get(2) {
-		return 0
-	}
-	L.RaiseError("%s values are not ordered", a.obj.TypeName())
-	return 0
+	return n
 }
 
 // binary returns the metamethod of op with script.Operator.

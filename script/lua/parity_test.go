@@ -194,6 +194,7 @@ print(p, q, q.x, q.y, p:scaled(3), p.scaled(2), geo.unit)
 print(p < q, q <= p, p == geo.point(1, 5), tostring(geo.origin))
 print(geo.tick(), geo.tick())
 print(pcall(geo.point, "x"))
+print(deny("a") == deny("a"), deny("a") == deny("b"), pcall(function() return deny("a") < deny("b") end))
 `))
 		return err
 	}(); err != nil {
@@ -207,11 +208,12 @@ print(p, q, q.x, q.y, p.scaled(3), p.scaled(n = 2), geo.unit)
 print(p < q, q <= p, p == geo.point(1, 5), str(geo.origin))
 print(geo.tick(), geo.tick())
 print(type(p), dir(p))
+print(deny("a") == deny("a"), deny("a") == deny("b"))
 `)); err != nil {
 		t.Fatal(err)
 	}
 	lines := le.lines()
-	if len(lines) != 8 {
+	if len(lines) != 10 {
 		t.Fatalf("got %q", lines)
 	}
 	tabs := func(s string) string { return strings.ReplaceAll(s, "\t", " ") }
@@ -220,9 +222,11 @@ print(type(p), dir(p))
 		"true false true point(0, 0)",
 		"1 2")
 	wantContains(t, lines[3], "false", "geo.point: x got a string, want an integer")
-	wantLines(t, lines[4:],
+	wantContains(t, lines[4], "true\tfalse\tfalse", "deny values are not ordered")
+	wantLines(t, lines[5:],
 		"point(1, 2) point(4, 2) 4 2 point(3, 6) point(2, 4) 1",
 		"True False True point(0, 0)",
 		"3 4",
-		`point ["scaled", "x", "y"]`)
+		`point ["scaled", "x", "y"]`,
+		"True False")
 }

@@ -15,9 +15,10 @@ import (
 type objectValue struct {
 	obj    script.Object
 	frozen bool
-	// cache keeps converted container attributes (call.args), so that a
-	// hook reading an attribute twice converts it once and sees one value.
-	cache map[string]star.Value
+	// cached is the last container attribute read (call.args), kept so
+	// that a hook reading it twice converts it once and sees one value.
+	cachedKey string
+	cached    star.Value
 }
 
 var (
@@ -42,8 +43,8 @@ func (o *objectValue) Freeze() {
 		return
 	}
 	o.frozen = true
-	for _, v := range o.cache {
-		v.Freeze()
+	if o.cached != nil {
+		o.cached.Freeze()
 	}
 }
 
@@ -54,8 +55,11 @@ func (o *objectValue) Truth() star.Bool {
 	return true
 }
 
+// Hash is that of the rendering for objects compared as Go values; one
+// with its own order (a Comparer) may be equal to an object that renders
+// differently, so it is unhashable.
 func (o *objectValue) Hash() (uint32, error) {
-	if reflect.TypeOf(o.obj).Comparable() {
+	if _, ordered := o.obj.(script.Comparer); !ordered && reflect.TypeOf(o.obj).Comparable() {
 		return star.String(o.obj.String()).Hash()
 	}
 	return 0, fmt.Errorf("unhashable type: %s", o.Type())
@@ -64,8 +68,8 @@ func (o *objectValue) Hash() (uint32, error) {
 func (o *objectValue) AttrNames() []string { return o.obj.AttrNames() }
 
 func (o *objectValue) Attr(name string) (star.Value, error) {
-	if v, ok := o.cache[name]; ok {
-		return v, nil
+	if o.cached != nil && o.cachedKey == name {
+		return o.cached, nil
 	}
 	g, ok, err := o.obj.Attr(name)
 	if err != nil || !ok {
@@ -78,10 +82,7 @@ func (o *objectValue) Attr(name string) (star.Value, error) {
 	switch v.(type) {
 	case *star.List, *star.Dict:
 		if !o.frozen {
-			if o.cache == nil {
-				o.cache = map[string]star.Value{}
-			}
-			o.cache[name] = v
+			o.cachedKey, o.cached = name, v
 		} else {
 			v.Freeze()
 		}

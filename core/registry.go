@@ -52,7 +52,7 @@ func (r *Registry) register(replace bool, tools []Tool) error {
 	if !replace {
 		for _, t := range prepared {
 			if _, dup := r.tools[t.Name]; dup {
-				return fmt.Errorf("register tools: tool %q is already registered; unregister it first or ask for replacement", t.Name)
+				return &DuplicateToolError{Name: t.Name}
 			}
 		}
 	}
@@ -120,4 +120,12 @@ func (r *Registry) Len() int {
 	r.mu.RLock()
 	defer r.mu.RUnlock()
 	return len(r.tools)
+}
+
+// DuplicateToolError is the error of registering a tool under a name that
+// is taken, without asking for replacement.
+type DuplicateToolError struct{ Name string }
+
+func (e *DuplicateToolError) Error() string {
+	return fmt.Sprintf("register tools: tool %q is already registered; unregister it first or ask for replacement", e.Name)
 }

@@ -113,9 +113,61 @@ func (h *Host) Builtins() []Builtin {
 	return out
 }
 
+// Call runs b with arguments a binding converted: JSON shapes, host
+// objects and Funcs, positional and by name. It binds them to the
+// parameters, checks each against its Kind and converts it to the Kind's
+// Go form, applies defaults, and runs Fn. Every language reports a bad
+// argument with the same message, made here.
+func (b Builtin) Call(ctx context.Context, positional []any, named map[string]any) (any, error) {
+	args, err := b.Bind(positional, named)
+	if err != nil {
+		return nil, err
+	}
+	if b.Keywords {
+		for k, v := range args {
+			if f, ok := v.(Func); ok {
+				return nil, fmt.Errorf("%s: %s got %s, want a value", b.Name, k, describe(f))
+			}
+		}
+	}
+	for _, p := range b.Params {
+		v, ok := args[p.Name]
+		if !ok || v == nil {
+			if !p.Optional {
+				return nil, fmt.Errorf("%s: %s got nothing, want %s", b.Name, p.Name, p.Kind.want())
+			}
+			delete(args, p.Name)
+			if p.Default != nil {
+				args[p.Name] = p.Default
+			}
+			continue
+		}
+		g, err := p.Kind.convert(v)
+		if e, ok := err.(elemError); ok {
+			return nil, fmt.Errorf("%s: %w", b.Name, e.error)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %s %w", b.Name, p.Name, err)
+		}
+		args[p.Name] = g
+	}
+	return b.Fn(ctx, args)
+}
+
 // Bind matches positional and named arguments to b's parameters, with
-// messages in the style of the bindings' own errors.
+// messages in the style of the bindings' own errors. It does not check
+// kinds; Call does.
 func (b Builtin) Bind(positional []any, named map[string]any) (Args, error) {
+	if b.Keywords {
+		if len(positional) > 0 {
+			return nil, fmt.Errorf("%s: takes only named arguments, got %d positional", b.Name, len(positional))
+		}
+		args := make(Args, len(named))
+		for k, v := range named {
+			args[k] = v
+		}
+		return args, nil
+	}
 	ps := b.Params
 	if len(positional) > len(ps) {
 		return nil, fmt.Errorf("%s: got %d arguments, want at most %d", b.Name, len(positional), len(ps))
@@ -175,6 +227,9 @@ func (a Args) Int(fn, name string, def int) (int, error) {
 	if !ok || v == nil {
 		return def, nil
 	}
+	if n, isInt := v.(int); isInt {
+		return n, nil // converted by the Int kind
+	}
 	n, isInt := v.(int64)
 	if !isInt || n < -1<<31 || n > 1<<31-1 {
 		return 0, fmt.Errorf("%s: %s must be an integer, got %s", fn, name, display(v))
@@ -189,4 +244,39 @@ func (a Args) Func(fn, name string) (Func, error) {
 		return nil, fmt.Errorf("%s: %s must be a function, got %s", fn, name, describe(a[name]))
 	}
 	return f, nil
+}
+
+// AddModule adds m to the modules every interpreter on the host shows; a
+// module of the same name is replaced.
+func (h *Host) AddModule(m Module) {
+	h.cfgMu.Lock()
+	defer h.cfgMu.Unlock()
+	if h.modules == nil {
+		h.modules = map[string]Module{}
+	}
+	h.modules[m.Name] = m
+}
+
+// Modules returns the added modules, sorted by name.
+func (h *Host) Modules() []Module {
+	h.cfgMu.Lock()
+	defer h.cfgMu.Unlock()
+	out := make([]Module, 0, len(h.modules))
+	for _, m := range h.modules {
+		out = append(out, m)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Qualified returns the module's members named as scripts write them in
+// messages (json.encode), keyed by the name after the dot.
+func (m Module) Qualified() map[string]Builtin {
+	out := make(map[string]Builtin, len(m.Members))
+	for _, b := range m.Members {
+		q := b
+		q.Name = m.Name + "." + b.Name
+		out[b.Name] = q
+	}
+	return out
 }

@@ -40,6 +40,7 @@ type Host struct {
 	threshold int // artifact offload threshold; 0 is off
 	settings  map[string]Setting
 	builtins  map[string]Builtin
+	modules   map[string]Module
 
 	replaceTools bool              // SetReplaceTools
 	replaceNote  func(name string) // SetReplaceTools
@@ -142,6 +143,10 @@ func toolOutput(v any) (any, error) {
 		return "", nil
 	case string, core.DualToolOutput, core.SilentResult:
 		return o, nil
+	case Dual:
+		return core.DualToolOutput(o), nil
+	case Silent:
+		return core.SilentResult(o), nil
 	case *ResultInfo:
 		return resultOutput(o.R)
 	case Deny:
@@ -171,6 +176,32 @@ func resultOutput(r *core.Result) (any, error) {
 	}
 	return r.ForLLM, nil
 }
+
+// Named returns fn under another name, for hook names and messages; an
+// empty name leaves fn as it is. A Func that is a Renamer renames itself,
+// so that its own messages use the name too.
+func Named(fn Func, name string) Func {
+	if name == "" {
+		return fn
+	}
+	if r, ok := fn.(Renamer); ok {
+		return r.Rename(name)
+	}
+	return named{fn, name}
+}
+
+// Renamer is a Func that can take another name (see Named).
+type Renamer interface {
+	Func
+	Rename(name string) Func
+}
+
+type named struct {
+	Func
+	name string
+}
+
+func (n named) Name() string { return n.name }
 
 // Before registers fn as a before hook: global when tools is empty,
 // tool-specific otherwise. fn(call) returns None (no opinion),
@@ -366,45 +397,35 @@ func (h *Host) UnregisterTool(name string) error {
 	return h.exec.Registry().UnregisterTools(name)
 }
 
-// Timeout returns the timeout middleware for a duration such as "2s".
-func Timeout(d string) (core.Middleware, error) {
-	dur, err := parsePositiveDuration("timeout", d)
-	if err != nil {
-		return core.Middleware{}, err
+// Timeout returns the timeout middleware for a positive duration.
+func Timeout(d time.Duration) (core.Middleware, error) {
+	if d <= 0 {
+		return core.Middleware{}, fmt.Errorf("timeout: duration got %s, want more than 0, such as \"500ms\" or \"2s\"", d)
 	}
-	return executor.Timeout(dur), nil
+	return executor.Timeout(d), nil
 }
 
-// Retry returns the retry middleware. backoff "" means the default.
-func Retry(attempts int, backoff string) (core.Middleware, error) {
+// Retry returns the retry middleware. backoff < 0 means the default; 0
+// retries at once.
+func Retry(attempts int, backoff time.Duration) (core.Middleware, error) {
 	if attempts < 1 {
 		return core.Middleware{}, fmt.Errorf("retry: attempts got %d, want 1 or more (it counts the first execution)", attempts)
 	}
 	o := executor.RetryOptions{Attempts: attempts}
-	if backoff != "" {
-		d, err := time.ParseDuration(backoff)
-		if err != nil || d < 0 {
-			return core.Middleware{}, fmt.Errorf("retry: backoff %q is not a duration such as \"50ms\" or \"1s\"", backoff)
-		}
-		o.Backoff = d
-		if d == 0 {
-			o.Backoff = -1
-		}
+	switch {
+	case backoff == 0:
+		o.Backoff = -1
+	case backoff > 0:
+		o.Backoff = backoff
 	}
 	return executor.Retry(o), nil
 }
 
-func parsePositiveDuration(what, s string) (time.Duration, error) {
-	d, err := time.ParseDuration(s)
-	if err != nil || d <= 0 {
-		return 0, fmt.Errorf("%s: %q is not a positive duration such as \"500ms\" or \"2s\"", what, s)
-	}
-	return d, nil
-}
-
 // describe names a value's type for error messages.
 func describe(v any) string {
-	switch v.(type) {
+	switch x := v.(type) {
+	case nil:
+		return "nothing"
 	case bool:
 		return "a bool"
 	case int64:
@@ -423,6 +444,12 @@ func describe(v any) string {
 		return "a dual(...) value"
 	case core.SilentResult:
 		return "a silent(...) value"
+	case Dual:
+		return "a dual(...) value"
+	case Silent:
+		return "a silent(...) value"
+	case BuiltinMiddleware:
+		return "a middleware"
 	case Deny:
 		return "a deny(...) value"
 	case Rewrite:
@@ -433,6 +460,18 @@ func describe(v any) string {
 		return "a function"
 	case Record:
 		return "a record"
+	case Object:
+		return article(x.TypeName())
+	case Builtin:
+		return "a function"
 	}
 	return "a Go " + strings.TrimPrefix(fmt.Sprintf("%T", v), "*")
+}
+
+// article puts "a" or "an" before a type name.
+func article(name string) string {
+	if name != "" && strings.ContainsRune("aeiou", rune(name[0])) {
+		return "an " + name
+	}
+	return "a " + name
 }

@@ -55,3 +55,11 @@ type Callable interface {
 	Object
 	CallValue(ctx context.Context, args []any) (any, error)
 }
+
+// Truther is an Object with a truth value other than true (a result is
+// true when the call succeeded); languages that test any value's truth
+// use it.
+type Truther interface {
+	Object
+	Truth() bool
+}

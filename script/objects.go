@@ -46,6 +46,37 @@ func (c *CallInfo) Arguments() (map[string]any, error) {
 	return c.args, c.argsErr
 }
 
+var (
+	_ Object   = (*CallInfo)(nil)
+	_ Object   = (*ResultInfo)(nil)
+	_ Object   = Deny{}
+	_ Object   = Rewrite{}
+	_ Object   = Dual{}
+	_ Object   = Silent{}
+	_ Object   = BuiltinMiddleware{}
+	_ Callable = (*Next)(nil)
+	_ Truther  = (*ResultInfo)(nil)
+)
+
+func (c *CallInfo) TypeName() string    { return "call" }
+func (c *CallInfo) AttrNames() []string { return []string{"args", "id", "name", "raw"} }
+
+// Attr returns id, name, raw, or args (decoded, see Arguments).
+func (c *CallInfo) Attr(name string) (any, bool, error) {
+	switch name {
+	case "id":
+		return c.ID, true, nil
+	case "name":
+		return c.Name, true, nil
+	case "raw":
+		return c.Raw, true, nil
+	case "args":
+		args, err := c.Arguments()
+		return args, true, err
+	}
+	return nil, false, nil
+}
+
 // String renders the call for transcripts.
 func (c *CallInfo) String() string {
 	args, err := c.Arguments()
@@ -102,6 +133,18 @@ func (r *ResultInfo) Field(name string) (any, bool) {
 	}
 	return nil, false
 }
+
+func (r *ResultInfo) TypeName() string    { return "result" }
+func (r *ResultInfo) AttrNames() []string { return FieldNames }
+
+// Attr returns one of the fields of Fields.
+func (r *ResultInfo) Attr(name string) (any, bool, error) {
+	v, ok := r.Field(name)
+	return v, ok, nil
+}
+
+// Truth is whether the call succeeded: `if r:` in Starlark.
+func (r *ResultInfo) Truth() bool { return r.R.OK() }
 
 // Error is the error message, or nil on success.
 func (r *ResultInfo) Error() any {
@@ -161,18 +204,96 @@ func quoteString(s string) string {
 	return string(b)
 }
 
-// Deny is returned by a before hook (or middleware) to reject a call.
+// Deny is returned by a before hook (or middleware) to reject a call:
+// deny(reason).
 type Deny struct{ Reason string }
 
-func (d Deny) Error() string { return d.Reason }
+func (d Deny) Error() string       { return d.Reason }
+func (d Deny) TypeName() string    { return "deny" }
+func (d Deny) AttrNames() []string { return []string{"reason"} }
+func (d Deny) String() string      { return fmt.Sprintf("deny(%q)", d.Reason) }
+func (d Deny) Attr(name string) (any, bool, error) {
+	return d.Reason, name == "reason", nil
+}
 
-// Rewrite is returned by a before hook to replace the call's arguments.
+// Rewrite is returned by a before hook to replace the call's arguments:
+// rewrite(args).
 type Rewrite struct{ Args map[string]any }
 
-// Next is the rest of the chain, handed to a script middleware.
+func (r Rewrite) TypeName() string    { return "rewrite" }
+func (r Rewrite) AttrNames() []string { return []string{"args"} }
+func (r Rewrite) String() string      { return "rewrite(" + Quote(r.Args) + ")" }
+func (r Rewrite) Attr(name string) (any, bool, error) {
+	return r.Args, name == "args", nil
+}
+
+// Dual is a tool output with one text for the model and another for the
+// person: dual(for_llm, for_user).
+type Dual core.DualToolOutput
+
+func (d Dual) TypeName() string    { return "dual" }
+func (d Dual) AttrNames() []string { return []string{"for_llm", "for_user"} }
+func (d Dual) String() string      { return fmt.Sprintf("dual(%q, %q)", d.ForLLM, d.ForUser) }
+func (d Dual) Attr(name string) (any, bool, error) {
+	switch name {
+	case "for_llm":
+		return d.ForLLM, true, nil
+	case "for_user":
+		return d.ForUser, true, nil
+	}
+	return nil, false, nil
+}
+
+// Silent is a tool output for the model only: silent(for_llm).
+type Silent core.SilentResult
+
+func (s Silent) TypeName() string    { return "silent" }
+func (s Silent) AttrNames() []string { return []string{"for_llm"} }
+func (s Silent) String() string      { return fmt.Sprintf("silent(%q)", s.ForLLM) }
+func (s Silent) Attr(name string) (any, bool, error) {
+	return s.ForLLM, name == "for_llm", nil
+}
+
+// BuiltinMiddleware is a middleware written in Go, from timeout(...) or
+// retry(...), for middleware(...).
+type BuiltinMiddleware struct{ M core.Middleware }
+
+func (m BuiltinMiddleware) TypeName() string                    { return "middleware" }
+func (m BuiltinMiddleware) AttrNames() []string                 { return []string{"name"} }
+func (m BuiltinMiddleware) String() string                      { return "<middleware " + m.M.Name + ">" }
+func (m BuiltinMiddleware) Attr(name string) (any, bool, error) { return m.M.Name, name == "name", nil }
+
+// Next is the rest of the chain, handed to a script middleware:
+// next(call[, args]).
 type Next struct {
 	call *core.Call
 	next core.Handler
+}
+
+func (n *Next) TypeName() string                    { return "next" }
+func (n *Next) AttrNames() []string                 { return nil }
+func (n *Next) Attr(name string) (any, bool, error) { return nil, false, nil }
+func (n *Next) String() string                      { return "<next>" }
+
+// nextBuiltin declares next's parameters.
+var nextBuiltin = Builtin{Name: "next", Doc: "Runs the rest of the chain, with new arguments when given.",
+	Params: []Param{{Name: "call", Kind: Any}, {Name: "args", Kind: Dict, Optional: true}}}
+
+// CallValue is next(call[, args]) from a script.
+func (n *Next) CallValue(ctx context.Context, args []any) (any, error) {
+	b := nextBuiltin
+	b.Fn = func(ctx context.Context, a Args) (any, error) {
+		if _, ok := a["call"].(*CallInfo); !ok {
+			return nil, fmt.Errorf("next: call got %s, want the call, as in next(call)", describe(a["call"]))
+		}
+		m, _ := a["args"].(map[string]any)
+		res, err := n.Call(ctx, m)
+		if err != nil {
+			return nil, fmt.Errorf("next: %w", err)
+		}
+		return res, nil
+	}
+	return b.Call(ctx, args, nil)
 }
 
 // Call runs the rest of the chain. args, when non-nil, replaces the call's

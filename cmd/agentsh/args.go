@@ -305,7 +305,7 @@ Flags:
   --concurrency N     bound parallel calls (default and 0: 64)
   --json              JSONL events on stdout (call: the whole result as JSON)
   --timeout DURATION  bound the whole run, e.g. 30s
-  --max-steps N       Starlark step budget per run and per call
+  --max-steps N       step budget per run and per call
   -i                  interactive REPL even when stdin is not a terminal
 
 Exit codes: 0 ok, 1 script error or failed call, 2 usage, 128+N stopped by

@@ -87,14 +87,19 @@ func Install(h *script.Host, cfg Config) (*Session, error) {
 	if cfg.Provider != nil {
 		s.use(cfg.Provider)
 	}
-	h.AddBuiltin(script.Builtin{Name: "model", Params: []script.Param{{Name: "fn"}}, Fn: s.builtinModel})
-	h.AddBuiltin(script.Builtin{Name: "provider", Params: []script.Param{{Name: "spec"}}, Fn: s.builtinProvider})
-	h.AddBuiltin(script.Builtin{Name: "ask", Doc: "ask(prompt, max_turns = N, stream = True): the agent answers prompt; stream = False keeps the reply's text off the transcript",
+	h.AddBuiltin(script.Builtin{Name: "model", Doc: "Answers ask() with fn(messages, tools), a scripted model.",
+		Params: []script.Param{{Name: "fn", Kind: script.Function}}, Fn: s.builtinModel})
+	h.AddBuiltin(script.Builtin{Name: "provider", Doc: "Opens a provider by spec, such as \"replay:FILE\", and uses it.",
+		Params: []script.Param{{Name: "spec", Kind: script.String}}, Fn: s.builtinProvider})
+	h.AddBuiltin(script.Builtin{Name: "ask", Doc: "Runs the agent on prompt and returns its reply.",
 		Params: []script.Param{{Name: "prompt", Kind: script.String}, {Name: "max_turns", Kind: script.Int, Optional: true},
+			// stream = False keeps the reply's text off the transcript.
 			{Name: "stream", Kind: script.Bool, Optional: true, Default: true}}, Fn: s.builtinAsk})
-	h.AddBuiltin(script.Builtin{Name: "on", Params: []script.Param{{Name: "event"}, {Name: "fn"}}, Fn: s.builtinOn})
+	h.AddBuiltin(script.Builtin{Name: "on", Doc: "Runs fn(event) at an agent lifecycle event.",
+		Params: []script.Param{{Name: "event", Kind: script.String}, {Name: "fn", Kind: script.Function}}, Fn: s.builtinOn})
 	if cfg.MCP != nil {
-		h.AddBuiltin(script.Builtin{Name: "mcp_server", Params: []script.Param{{Name: "name"}, {Name: "command", Optional: true}, {Name: "url", Optional: true}, {Name: "env", Optional: true}}, Fn: s.builtinMCP})
+		h.AddBuiltin(script.Builtin{Name: "mcp_server", Doc: "Connects an MCP server and registers its tools.",
+			Params: []script.Param{{Name: "name", Kind: script.String}, {Name: "command", Optional: true}, {Name: "url", Kind: script.String, Optional: true}, {Name: "env", Optional: true}}, Fn: s.builtinMCP})
 	}
 	return s, nil
 }
@@ -183,13 +188,8 @@ func (s *Session) builtinAsk(ctx context.Context, args script.Args) (any, error)
 		return nil, err
 	}
 	opts := []agent.RunOption{agent.MaxTurns(n)}
-	switch v := args["stream"].(type) {
-	case nil, bool:
-		if v == false {
-			opts = append(opts, agent.WithoutTextEvents())
-		}
-	default:
-		return nil, fmt.Errorf("ask: stream must be True or False, got %s", script.Quote(v))
+	if stream, _ := args["stream"].(bool); !stream { // the kind checked it; the default is true
+		opts = append(opts, agent.WithoutTextEvents())
 	}
 	reply, err := s.agent.Run(ctx, prompt, opts...)
 	if err != nil {

@@ -30,7 +30,7 @@ func TestAskWithoutStreaming(t *testing.T) {
 			wantLines(t, e.eventTypes(), "model_request", "model_response", "turn_end",
 				"model_request", "text:the answer", "model_response", "turn_end")
 
-			wantErr(t, "stream = \"no\"", e.exec(lang, asks[lang][2]), `ask: stream must be True or False, got "no"`)
+			wantErr(t, "stream = \"no\"", e.exec(lang, asks[lang][2]), `ask: stream got a string, want a bool`)
 		})
 	}
 }

@@ -291,7 +291,7 @@ func TestOnErrors(t *testing.T) {
 		`on: unknown lifecycle event "before_tool"`, events)
 	wantErr(t, "lua", e.execLua(context.Background(), `on("start", function(ev) end)`),
 		`on: unknown lifecycle event "start"`, events)
-	wantErr(t, "fn", e.execStar(context.Background(), `on("turn_end", "print")`), "on: fn must be a function")
-	wantErr(t, "event", e.execStar(context.Background(), `on(1, lambda ev: None)`), "on: event must be a string")
+	wantErr(t, "fn", e.execStar(context.Background(), `on("turn_end", "print")`), "on: fn got a string, want a function")
+	wantErr(t, "event", e.execStar(context.Background(), `on(1, lambda ev: None)`), "on: event got an int, want a string")
 	wantErr(t, "missing", e.execLua(context.Background(), `on("turn_end")`), `on: missing argument "fn"`)
 }

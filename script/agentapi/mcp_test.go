@@ -80,7 +80,7 @@ func TestMCPServerErrors(t *testing.T) {
 		{"star", `mcp_server("s", command = "fs-server --root .")`, "mcp_server: command must be a list of strings"},
 		{"star", `mcp_server("s", command = ["fs", 1])`, "mcp_server: command[1] must be a string"},
 		{"star", `mcp_server("s", command = ["fs"], env = "A=1")`, "mcp_server: env must be a list of strings"},
-		{"star", `mcp_server("s", url = 3)`, "mcp_server: url must be a string"},
+		{"star", `mcp_server("s", url = 3)`, "mcp_server: url got an int, want a string"},
 		{"star", `mcp_server(command = ["fs"])`, `mcp_server: missing argument "name"`},
 		{"star", `mcp_server("broken", command = ["fs"])`, "mcp_server broken: connection refused"},
 	} {

@@ -253,14 +253,14 @@ print(r.text, r.turns, r.tool_calls, r.stop)
 		e := newEnv(t, agentapi.Config{})
 		e.runStar(`model(lambda messages, tools: "ok")`)
 		for _, tc := range []struct{ src, want string }{
-			{`ask(3)`, "ask: prompt must be a string"},
-			{`ask("hi", max_turns = "x")`, `ask: max_turns must be an integer, got "x"`},
+			{`ask(3)`, "ask: prompt got an int, want a string"},
+			{`ask("hi", max_turns = "x")`, `ask: max_turns got a string, want an integer`},
 			{`ask("hi", turns = 2)`, `ask: unexpected argument "turns"`},
-			{`model("nope")`, "model: fn must be a function"},
+			{`model("nope")`, "model: fn got a string, want a function"},
 		} {
 			wantErr(t, tc.src, e.execStar(context.Background(), tc.src), tc.want)
 		}
-		wantErr(t, "lua", e.execLua(context.Background(), `ask("hi", {max_turns = "x"})`), `ask: max_turns must be an integer, got "x"`)
+		wantErr(t, "lua", e.execLua(context.Background(), `ask("hi", {max_turns = "x"})`), `ask: max_turns got a string, want an integer`)
 	})
 
 	t.Run("config provider", func(t *testing.T) {

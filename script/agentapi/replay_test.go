@@ -164,7 +164,7 @@ func TestProviderErrors(t *testing.T) {
 		{`provider("nope:x")`, `provider: model "nope:x": unknown provider "nope"; want one of anthropic, myco, ollama, openai, replay`},
 		{`provider("gpt-4o")`, `provider: model "gpt-4o": want PROVIDER:MODEL`},
 		{`provider("replay:` + filepath.ToSlash(filepath.Join(t.TempDir(), "missing.jsonl")) + `")`, "provider: replay: open"},
-		{`provider(3)`, "provider: spec must be a string"},
+		{`provider(3)`, "provider: spec got an int, want a string"},
 	} {
 		wantErr(t, tc.src, e.execStar(context.Background(), tc.src), tc.want)
 	}

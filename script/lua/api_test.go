@@ -58,20 +58,20 @@ func TestToolDefinitionErrors(t *testing.T) {
 	e := newEnv(t, Options{})
 	const fn = `fn = function(a) return "" end`
 	for _, tc := range []struct{ src, want string }{
-		{`tool{name = "x", ` + fn + `, bogus = 1}`, `tool: unexpected key "bogus"; the keys are name, fn, description, parameters, concurrency_safe, idempotent, replace`},
-		{`tool{"x", ` + fn + `}`, `tool: unexpected key 1`},
-		{`tool{` + fn + `}`, "tool: name must be a string, got nil"},
-		{`tool{name = 5, ` + fn + `}`, "tool: name must be a string, got a number"},
-		{`tool{name = "x"}`, `tool "x": fn must be a function(args), got nil`},
-		{`tool{name = "x", fn = "f"}`, `tool "x": fn must be a function(args), got a string`},
-		{`tool{name = "x", ` + fn + `, description = {}}`, `tool "x": description must be a string, got a table`},
-		{`tool{name = "x", ` + fn + `, parameters = {type = "object", f = print}}`, `tool "x": parameters["f"]: cannot convert a function to JSON`},
+		{`tool{name = "x", ` + fn + `, bogus = 1}`, `tool: unexpected argument "bogus"; the parameters are name, fn, description, parameters, concurrency_safe, idempotent, replace`},
+		{`tool{"x", ` + fn + `}`, `tool: argument names are strings, got key 1`},
+		{`tool{` + fn + `}`, "tool: missing argument \"name\""},
+		{`tool{name = 5, ` + fn + `}`, "tool: name got an int, want a string"},
+		{`tool{name = "x"}`, `tool: missing argument "fn"`},
+		{`tool{name = "x", fn = "f"}`, `tool: fn got a string, want a function`},
+		{`tool{name = "x", ` + fn + `, description = {}}`, `tool: description got a dict, want a string`},
+		{`tool{name = "x", ` + fn + `, parameters = {type = "object", f = print}}`, `tool: parameters["f"]: cannot convert a function to JSON`},
 		{`tool{name = "x", ` + fn + `, parameters = {type = "string"}}`, `"type": "object"`},
-		{`tool{name = "x", ` + fn + `, concurrency_safe = "yes"}`, `tool "x": concurrency_safe must be true, false or nil, got a string`},
-		{`tool{name = "x", ` + fn + `, idempotent = 1}`, "tool: idempotent must be true or false, got a number"},
-		{`tool{name = "x", ` + fn + `, replace = "no"}`, "tool: replace must be true or false, got a string"},
+		{`tool{name = "x", ` + fn + `, concurrency_safe = "yes"}`, `tool: concurrency_safe got a string, want a bool or nothing`},
+		{`tool{name = "x", ` + fn + `, idempotent = 1}`, "tool: idempotent got an int, want a bool"},
+		{`tool{name = "x", ` + fn + `, replace = "no"}`, "tool: replace got a string, want a bool"},
 		{`tool{name = "bad.name", ` + fn + `}`, `invalid tool name "bad.name"`},
-		{`tool("x")`, "bad argument #1 to tool (table expected, got string)"},
+		{`tool("x")`, "tool: missing argument \"fn\""},
 	} {
 		err := e.runErr(tc.src)
 		wantContains(t, err.Error(), tc.want, "test.lua:1")
@@ -120,15 +120,15 @@ middleware(function(call, next) print("Ml " .. call.name) return next(call) end,
 	)
 
 	for _, tc := range []struct{ src, want string }{
-		{`before(5)`, "before: want a function, got a number"},
-		{`after(nil)`, "after: want a function, got nil"},
-		{`before(function() end, {tools = 5})`, "before: tools must be a tool name or a list of names and globs, got a number"},
-		{`before(function() end, {tools = {}})`, "before: tools is an empty list; omit it for a global hook"},
-		{`before(function() end, {tools = {1}})`, "before: tools must be strings, got a number"},
-		{`after(function() end, {tool = "a"})`, `after: unexpected key "tool"; the keys are tools, name`},
-		{`middleware(function() end, 5)`, "middleware: options must be {tools = {...}}, got a number"},
-		{`middleware(5)`, "middleware: want a function(call, next) or timeout(...)/retry(...), got a number"},
-		{`before(function() end, {name = 5})`, "before: name must be a string, got a number"},
+		{`before(5)`, "before: fn got an int, want a function"},
+		{`after(nil)`, "after: fn got nothing, want a function"},
+		{`before(function() end, {tools = 5})`, "before: tools got an int, want a tool name or glob, or a non-empty list of them"},
+		{`before(function() end, {tools = {}})`, "before: tools got an empty list; omit it for a global hook"},
+		{`before(function() end, {tools = {1}})`, "before: tools got a list holding an int, want names or globs (strings)"},
+		{`after(function() end, {tool = "a"})`, `after: tools got a dict, want a tool name or glob, or a non-empty list of them`},
+		{`middleware(function() end, 5)`, "middleware: tools got an int, want a tool name or glob, or a non-empty list of them"},
+		{`middleware(5)`, "middleware: fn got an int, want a function(call, next) or timeout(...)/retry(...)"},
+		{`before(function() end, {name = 5})`, "before: name got an int, want a string"},
 	} {
 		wantContains(t, e.runErr(tc.src).Error(), tc.want, "test.lua:1")
 	}
@@ -202,10 +202,10 @@ after(function(call, r) print(call.name, r.ok, r.error_kind) end)
 	wantLines(t, e.lines(), "echo\tfalse\trejected", "echo\ttrue\tnil", "echo\tfalse\trejected")
 
 	for _, tc := range []struct{ src, want string }{
-		{`rewrite({1, 2})`, "rewrite: want a table of arguments, got a table"},
-		{`rewrite("x")`, "rewrite: want a table of arguments, got a string"},
+		{`rewrite({1, 2})`, "rewrite: args got a list, want a dict"},
+		{`rewrite("x")`, "rewrite: args got a string, want a dict"},
 		{`rewrite({f = print})`, `rewrite: args["f"]: cannot convert a function to JSON`},
-		{`deny()`, "bad argument #1 to deny"},
+		{`deny()`, "deny: missing argument \"reason\""},
 		{`print(tostring(deny("r")), tostring(rewrite{a = 1}), tostring(dual("m", "u")), tostring(silent("s")))`, ""},
 	} {
 		if tc.want == "" {
@@ -265,8 +265,8 @@ end, {tools = {"echo", "fails"}})
 	wantContains(t, res.Err.Error(), "test.lua:3: tool broke")
 
 	for _, tc := range []struct{ src, want string }{
-		{`tool{name = "n1", fn = print} middleware(function(call, next) return next() end, "n1") print(invoke_tool("n1").error)`, "next: want the call, as in next(call)"},
-		{`tool{name = "n2", fn = print} middleware(function(call, next) return next(call, {1}) end, "n2") print(invoke_tool("n2").error)`, "next: args must be a table of arguments, got a table"},
+		{`tool{name = "n1", fn = print} middleware(function(call, next) return next() end, "n1") print(invoke_tool("n1").error)`, "next: missing argument \"call\""},
+		{`tool{name = "n2", fn = print} middleware(function(call, next) return next(call, {1}) end, "n2") print(invoke_tool("n2").error)`, "next: args got a list, want a dict"},
 		{`tool{name = "n3", fn = print} middleware(function(call, next) return next(call, {f = print}) end, "n3") print(invoke_tool("n3").error)`, `next: args["f"]: cannot convert a function to JSON`},
 	} {
 		e.out.Reset()
@@ -297,10 +297,10 @@ print(tostring(timeout(0.25)), tostring(timeout(time.parse_duration("2s"))))
 `)
 	wantLines(t, e.lines(), "false\ttimeout", "quick", "<middleware timeout(250ms)>\t<middleware timeout(2s)>")
 	for _, tc := range []struct{ src, want string }{
-		{`timeout("soon")`, `timeout: "soon" is not a positive duration`},
-		{`timeout("-1s")`, "not a positive duration"},
-		{`timeout({})`, `timeout: want a duration such as "2s" or a number of seconds, got a table`},
-		{`timeout(1e300)`, "out of range"},
+		{`timeout("soon")`, `timeout: duration got "soon", want a duration such as "2s" or a number of seconds, from 0 to about 292 years`},
+		{`timeout("-1s")`, "timeout: duration got \"-1s\", want a duration such as \"2s\" or a number of seconds, from 0 to about 292 years"},
+		{`timeout({})`, `timeout: duration got a dict, want a duration such as "2s" or a number of seconds, from 0 to about 292 years`},
+		{`timeout(1e300)`, "timeout: duration got 1e+300, want a duration such as \"2s\" or a number of seconds, from 0 to about 292 years"},
 	} {
 		wantContains(t, e.runErr(tc.src).Error(), tc.want, "test.lua:1")
 	}
@@ -340,11 +340,11 @@ print(tostring(`+form+`))
 	wantLines(t, e.lines(), "<middleware retry(attempts=3, backoff=100ms)>\t<middleware retry(attempts=2, backoff=100ms)>\t<middleware retry(attempts=1, backoff=-1ns)>")
 	for _, tc := range []struct{ src, want string }{
 		{`retry{attempts = 0}`, "retry: attempts got 0, want 1 or more"},
-		{`retry{attempts = 1.5}`, "retry: attempts must be an integer, got 1.5"},
-		{`retry{attempts = "3"}`, "retry: attempts must be an integer, got 3"},
-		{`retry{tries = 3}`, `retry: unexpected key "tries"; the keys are attempts, backoff`},
-		{`retry(3, "soon")`, `retry: backoff "soon" is not a duration`},
-		{`retry(3, {})`, "retry: want a duration"},
+		{`retry{attempts = 1.5}`, "retry: attempts got 1.5, want an integer"},
+		{`retry{attempts = "3"}`, "retry: attempts got a string, want an integer"},
+		{`retry{tries = 3}`, `retry: unexpected argument "tries"; the parameters are attempts, backoff`},
+		{`retry(3, "soon")`, `retry: backoff got "soon", want a duration such as "2s" or a number of seconds, from 0 to about 292 years`},
+		{`retry(3, {})`, "retry: backoff got a dict, want a duration such as \"2s\" or a number of seconds, from 0 to about 292 years"},
 	} {
 		wantContains(t, e.runErr(tc.src).Error(), tc.want, "test.lua:1")
 	}
@@ -380,11 +380,11 @@ print(r.ok, r.error_kind, r.tool)
 		"false\tunknown_tool\tnope",
 	)
 	for _, tc := range []struct{ src, want string }{
-		{`invoke_tool("echo", {f = print})`, `invoke_tool echo: args["f"]: cannot convert a function to JSON`},
-		{`invoke_tool("echo", print)`, "invoke_tool echo: args: cannot convert a function to JSON"},
-		{`invoke_tool("echo", {}, 5)`, `invoke_tool: options must be {dedup_key = "..."}, got a number`},
-		{`invoke_tool("echo", {}, {key = "k"})`, `invoke_tool: unexpected key "key"; the keys are dedup_key`},
-		{`invoke_tool()`, "bad argument #1 to invoke_tool"},
+		{`invoke_tool("echo", {f = print})`, `invoke_tool: args["f"]: cannot convert a function to JSON`},
+		{`invoke_tool("echo", print)`, "invoke_tool: args got a function, want a dict of arguments or a string of JSON"},
+		{`invoke_tool("echo", {}, 5)`, `invoke_tool: dedup_key got an int, want a string`},
+		{`invoke_tool("echo", {}, {key = "k"})`, `invoke_tool: unexpected argument "key"; the parameters are name, args, dedup_key`},
+		{`invoke_tool()`, "invoke_tool: missing argument \"name\""},
 	} {
 		wantContains(t, e.runErr(tc.src).Error(), tc.want, "test.lua:1")
 	}
@@ -464,19 +464,19 @@ print(#rs, rs[6].output)
 		}
 	}
 	for _, tc := range []struct{ src, want string }{
-		{`invoke_all({"echo"})`, "invoke_all: calls[1]: want {name, args} or {name = ..., args = ...}, got a string"},
-		{`invoke_all({{5, {}}})`, "invoke_all: calls[1]: tool name must be a string, got a number"},
-		{`invoke_all({{"echo", {}}, {args = {}}})`, "invoke_all: calls[2]: tool name must be a string, got nil"},
-		{`invoke_all({{name = "echo", arg = {}}})`, `invoke_all: calls[1]: unexpected key "arg"; the keys are name, args, dedup_key`},
-		{`invoke_all({{"echo", {f = print}}})`, `invoke_all: calls[1].args["f"]: cannot convert a function to JSON`},
-		{`invoke_all({{"echo", {}, 5}})`, "invoke_all: calls[1]: dedup key must be a string, got a number"},
+		{`invoke_all({"echo"})`, "invoke_all: call 1 of 1: got a string, want (name, args[, dedup_key]) or {name, args, dedup_key}"},
+		{`invoke_all({{5, {}}})`, "invoke_all: call 1 of 1: name got an int, want a string"},
+		{`invoke_all({{"echo", {}}, {args = {}}})`, "invoke_all: call 2 of 2: missing \"name\""},
+		{`invoke_all({{name = "echo", arg = {}}})`, `invoke_all: call 1 of 1: unexpected key "arg"; the keys are name, args, dedup_key`},
+		{`invoke_all({{"echo", {f = print}}})`, `invoke_all: calls[1][2]["f"]: cannot convert a function to JSON`},
+		{`invoke_all({{"echo", {}, 5}})`, "invoke_all: call 1 of 1: dedup_key got an int, want a string"},
 		{`invoke_all({}, {mode = "sideways"})`, `invoke_all: `},
-		{`invoke_all({}, {mode = 1})`, "invoke_all: mode must be a string, got a number"},
+		{`invoke_all({}, {mode = 1})`, "invoke_all: mode got an int, want a string"},
 		{`invoke_all({}, {concurrency = -1})`, "invoke_all: concurrency got -1, want 0 (the default, 64 at a time) or more"},
 		{`invoke_all({}, {concurrency = 1.5})`, "invoke_all: concurrency got 1.5"},
-		{`invoke_all({}, {modes = "serial"})`, `invoke_all: unexpected key "modes"; the keys are mode, concurrency`},
-		{`invoke_all({}, "serial")`, "invoke_all: options must be {mode = ..., concurrency = ...}, got a string"},
-		{`invoke_all("echo")`, "bad argument #1 to invoke_all"},
+		{`invoke_all({}, {modes = "serial"})`, `invoke_all: unexpected argument "modes"; the parameters are calls, mode, concurrency`},
+		{`invoke_all({}, 5)`, "invoke_all: mode got an int, want a string"},
+		{`invoke_all("echo")`, "invoke_all: calls got a string, want a list of calls"},
 	} {
 		wantContains(t, e.runErr(tc.src).Error(), tc.want, "test.lua:1")
 	}
@@ -507,7 +507,7 @@ print(json.encode(tool_names()), get_tool("a"))
 		`["b"]`+"\tnil",
 	)
 	wantContains(t, e.runErr(`unregister_tool("a")`).Error(), `"a"`, "test.lua:1")
-	wantContains(t, e.runErr(`get_tool()`).Error(), "bad argument #1 to get_tool")
+	wantContains(t, e.runErr(`get_tool()`).Error(), "get_tool: missing argument \"name\"")
 }
 
 // TestConfig: config returns every setting; an update is all or nothing;
@@ -530,9 +530,9 @@ print(c.mode, c.concurrency, c.validate_arguments)
 		{`config{mode = "serial", validate_arguments = "yes"}`, "config: validate_arguments: want True or False"},
 		{`config{mode = "sideways", concurrency = 2}`, "config: mode:"},
 		{`config{mode = "serial", colour = "blue"}`, `config: unknown setting "colour"; the settings are concurrency, mode, offload, validate_arguments`},
-		{`config{mode = "serial", f = print}`, `config: ["f"]: cannot convert a function to JSON`},
-		{`config{"serial"}`, `config: settings are named, as in config{mode = "mixed"}`},
-		{`config("serial")`, `config: settings are named, as in config{mode = "mixed"}, got a string`},
+		{`config{mode = "serial", f = print}`, `config: f got a function, want a value`},
+		{`config{"serial"}`, `config: argument names are strings, got key 1`},
+		{`config("serial")`, `config: takes only named arguments, got 1 positional`},
 	} {
 		wantContains(t, e.runErr(tc.src).Error(), tc.want, "test.lua:1")
 		if e.ex.Mode().String() != "mixed" || e.ex.Concurrency() != 4 || !e.ex.ValidateArguments() {
@@ -559,8 +559,12 @@ end
 		"s\tmodel only\tmodel only\ttrue\t"+`result(ok=True, output="model only", silent=True)`,
 		"p\tplain\tplain\tfalse\t"+`result(ok=True, output="plain")`,
 	)
-	for _, src := range []string{`dual("a")`, `silent()`, `dual({}, "b")`} {
-		wantContains(t, e.runErr(src).Error(), "bad argument")
+	for _, tc := range []struct{ src, want string }{
+		{`dual("a")`, `dual: missing argument "for_user"`},
+		{`silent()`, `silent: missing argument "for_llm"`},
+		{`dual({}, "b")`, "dual: for_llm got a dict, want a string"},
+	} {
+		wantContains(t, e.runErr(tc.src).Error(), tc.want)
 	}
 }
 

@@ -34,6 +34,19 @@
 //	config{mode = "serial", validate_arguments = true} -- returns every setting
 //	dual("for the model", "for the person"); silent("model only")
 //
+// The names and their parameters are declared once, in package script
+// (Host.API); this package only converts values and follows Lua's calling
+// convention: arguments by position, and after the required ones a last
+// table of named options, as in before(fn, {tools = "x", name = "p"}) or
+// invoke_tool("x", args, {dedup_key = "k"}); tool and config take one
+// table of named fields. A bad argument fails with the same message as in
+// Starlark.
+//
+// Every top-level run and every call into a Lua function has a step
+// budget (Options.MaxSteps, counted in VM instructions and in the steps of
+// the pattern matcher), so a runaway loop stops with "step budget of N
+// exceeded", as in Starlark.
+//
 // # Values
 //
 // Values cross into Go as JSON shapes (see package script). nil is None.
@@ -66,7 +79,7 @@
 //
 // A Lua state belongs to one goroutine at a time. An Interp serializes Lua
 // execution with a lock that is held while Lua code runs and released while
-// the script waits in the host (invoke_tool, invoke_all, next), and every
+// the script is in the host (every name of the script API, and next), and every
 // call into a script function runs on its own Lua thread (an LState sharing
 // the interpreter's globals). So calls from many goroutines take turns;
 // a Lua tool that invokes another Lua tool of the same script, a Lua hook

@@ -96,11 +96,11 @@ func TestSyntaxError(t *testing.T) {
 func TestBuiltinErrorPosition(t *testing.T) {
 	e := newEnv(t, Options{})
 	for _, tc := range []struct{ src, pos, msg string }{
-		{"local a = 1\n\ntool{name = 'x', fn = print, bogus = 1}", "test.lua:3", `tool: unexpected key "bogus"`},
-		{"\nbefore(5)", "test.lua:2", "before: want a function, got a number"},
+		{"local a = 1\n\ntool{name = 'x', fn = print, bogus = 1}", "test.lua:3", `tool: unexpected argument "bogus"`},
+		{"\nbefore(5)", "test.lua:2", "before: fn got an int, want a function"},
 		{"\n\n\n\njson.decode('{')", "test.lua:5", "json.decode: invalid JSON"},
 		{"local function f()\n  return re.search('(', 'x')\nend\nf()", "test.lua:2", "re.search:"},
-		{"\ninvoke_tool('x', {f = print})", "test.lua:2", `invoke_tool x: args["f"]: cannot convert a function to JSON`},
+		{"\ninvoke_tool('x', {f = print})", "test.lua:2", `invoke_tool: args["f"]: cannot convert a function to JSON`},
 	} {
 		le := asError(t, e.runErr(tc.src))
 		if le.Pos() != tc.pos || !strings.HasPrefix(le.Msg, tc.msg) {
@@ -149,7 +149,7 @@ local ok, err = pcall(function() tool{} end)
 print(ok, err)
 `)
 	lines := e.lines()
-	if len(lines) != 3 || !strings.HasPrefix(lines[0], "false\ttable: ") || lines[1] != "2" || lines[2] != "false\ttest.lua:4: tool: name must be a string, got nil" {
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "false\ttable: ") || lines[1] != "2" || lines[2] != "false\ttest.lua:4: tool: missing argument \"name\"" {
 		t.Fatalf("got %q", lines)
 	}
 	le := asError(t, e.runErr(`error(42)`))

@@ -16,18 +16,17 @@ import (
 // errClosed is the error of using an interpreter after Close.
 var errClosed = errors.New("the Lua interpreter is closed")
 
-// Options configures an Interp; see script.Options. Lua has no step
-// budget: MaxSteps is ignored.
+// Options configures an Interp; see script.Options. MaxSteps bounds the
+// Lua instructions of each top-level run and of each call into a Lua
+// function; 0 means DefaultMaxSteps.
 type Options = script.Options
 
 func init() {
 	script.RegisterLanguage(script.Language{
-		Name:       "lua",
-		Extensions: []string{".lua"},
-		New:        func(h *script.Host, opts script.Options) script.Interp { return New(h, opts) },
-		RunSandboxed: func(ctx context.Context, code string, _ uint64) (string, error) {
-			return RunSandboxed(ctx, code)
-		},
+		Name:         "lua",
+		Extensions:   []string{".lua"},
+		New:          func(h *script.Host, opts script.Options) script.Interp { return New(h, opts) },
+		RunSandboxed: RunSandboxed,
 	})
 }
 
@@ -172,7 +171,7 @@ func (in *Interp) thread(ctx context.Context) *lua.LState {
 			cancel()
 		}
 	}
-	L.SetContext(ctx)
+	L.SetContext(withBudget(ctx, in.maxSteps()))
 	return L
 }
 

@@ -38,7 +38,7 @@ func TestTailCallLoopStopsPromptly(t *testing.T) {
 	bounded(t, "sandboxed tail-call loop", func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		defer cancel()
-		_, err = RunSandboxed(ctx, `local function loop(n) return loop(n + 1) end loop(0)`)
+		_, err = RunSandboxed(ctx, `local function loop(n) return loop(n + 1) end loop(0)`, 0)
 	})
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("sandbox: err = %v, want the deadline", err)
@@ -120,9 +120,9 @@ print(h(400))
 func TestHookOptionsAreChecked(t *testing.T) {
 	e := newEnv(t, Options{})
 	err := e.runErr(`before(function() end, {"read_file", nmae = "x"})`)
-	wantContains(t, err.Error(), "test.lua:1:", `not both (found key "nmae")`)
+	wantContains(t, err.Error(), "test.lua:1:", `before: tools: table mixes string keys with array items; use either keys 1..n (an array) or string keys (an object)`)
 	err = e.runErr(`invoke_tool("x", {}, {dedup_key = 5})`)
-	wantContains(t, err.Error(), "dedup_key must be a string, got a number")
+	wantContains(t, err.Error(), "invoke_tool: dedup_key got an int, want a string")
 }
 
 // TestRequireCycleToEntryFile: a module that requires the file being run

@@ -2,36 +2,46 @@ package lua
 
 import (
 	"fmt"
+	"reflect"
 
-	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/script"
 	lua "github.com/yuin/gopher-lua"
 )
 
-// Host objects are userdata whose Value is the Go object and whose
-// metatable gives them fields and a tostring. Their metatables are created
-// once per interpreter, in the globals every thread shares.
+// Host values are userdata. Every script.Object has one metatable, which
+// reads attributes with a dot (a method is a function), renders it with
+// tostring, and maps the optional Comparer, Operator and Callable onto
+// ==, <, <=, + - * / % and calls. Any other host value is opaque: scripts
+// hold it and pass it back. The metatables are created once per
+// interpreter, in the globals every thread shares.
 
 // nullValue is the Value of agentsh.null, JSON null inside tables.
 type nullValue struct{}
 
 func (nullValue) typeName() string { return "null" }
 
-// callObject is what hooks and middleware receive: .id .name .args .raw.
-type callObject struct {
-	info *script.CallInfo
-	args lua.LValue // built on first use
+// luaObject is the Value of an Object's userdata.
+type luaObject struct {
+	obj script.Object
+	// cached is the last attribute read that is a table (call.args), kept
+	// so that a hook reading it twice converts it once and sees one table.
+	cachedKey string
+	cached    lua.LValue
 }
 
-func (*callObject) typeName() string { return "call" }
+func (o *luaObject) typeName() string { return o.obj.TypeName() }
+
+// opaqueValue is the Value of an opaque host value's userdata.
+type opaqueValue struct{ v any }
+
+func (opaqueValue) typeName() string { return "value" }
 
 // metatables are the interpreter's shared metatables.
 type metatables struct {
 	arrayMeta  *lua.LTable // marks a table as a JSON array
 	nullMeta   *lua.LTable
-	callMeta   *lua.LTable
-	resultMeta *lua.LTable
-	valueMeta  *lua.LTable // deny, rewrite, dual, silent, middleware
+	objectMeta *lua.LTable
+	opaqueMeta *lua.LTable
 	null       *lua.LUserData
 }
 
@@ -39,86 +49,176 @@ func (in *Interp) initMetatables(L *lua.LState) {
 	in.arrayMeta = L.NewTable()
 	in.arrayMeta.RawSetString("__name", lua.LString("array"))
 
-	in.nullMeta = in.newMeta(L, "null", func(L *lua.LState, _ any) string { return "null" }, nil)
+	in.nullMeta = sealed(L, "null")
+	in.nullMeta.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LString("null"))
+		return 1
+	}))
 	in.null = L.NewUserData()
 	in.null.Value = nullValue{}
 	in.null.Metatable = in.nullMeta
 
-	in.callMeta = in.newMeta(L, "call", func(L *lua.LState, v any) string {
-		return v.(*callObject).info.String()
-	}, func(L *lua.LState, v any, key string) lua.LValue {
-		c := v.(*callObject)
-		switch key {
-		case "id":
-			return lua.LString(c.info.ID)
-		case "name":
-			return lua.LString(c.info.Name)
-		case "raw":
-			return lua.LString(c.info.Raw)
-		case "args":
-			if c.args == nil {
-				args, err := c.info.Arguments()
-				if err != nil {
-					L.RaiseError("%v", err)
-				}
-				c.args = in.mustLua(L, args)
-			}
-			return c.args
-		}
-		return nil
-	})
-
-	in.resultMeta = in.newMeta(L, "result", func(L *lua.LState, v any) string {
-		return v.(*script.ResultInfo).String()
-	}, func(L *lua.LState, v any, key string) lua.LValue {
-		f, ok := v.(*script.ResultInfo).Field(key)
-		if !ok {
-			return nil
-		}
-		return in.mustLua(L, f)
-	})
-
-	in.valueMeta = in.newMeta(L, "value", func(L *lua.LState, v any) string {
-		switch x := v.(type) {
-		case script.Deny:
-			return fmt.Sprintf("deny(%q)", x.Reason)
-		case script.Rewrite:
-			return "rewrite(" + script.Quote(x.Args) + ")"
-		case core.DualToolOutput:
-			return fmt.Sprintf("dual(%q, %q)", x.ForLLM, x.ForUser)
-		case core.SilentResult:
-			return fmt.Sprintf("silent(%q)", x.ForLLM)
-		case core.Middleware:
-			return "<middleware " + x.Name + ">"
-		}
-		return fmt.Sprintf("<%T>", v)
-	}, nil)
-}
-
-// newMeta returns a metatable whose __tostring is str and whose __index,
-// when index is set, looks fields up by name (nil from index is an error
-// naming the field, so a typo does not read as nil).
-func (in *Interp) newMeta(L *lua.LState, name string, str func(*lua.LState, any) string, index func(*lua.LState, any, string) lua.LValue) *lua.LTable {
-	mt := L.NewTable()
-	mt.RawSetString("__name", lua.LString(name))
-	mt.RawSetString("__metatable", lua.LString(name)) // scripts cannot change it
-	mt.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
-		L.Push(lua.LString(str(L, L.CheckUserData(1).Value)))
+	in.opaqueMeta = sealed(L, "value")
+	in.opaqueMeta.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LString(fmt.Sprintf("<%T>", L.CheckUserData(1).Value.(opaqueValue).v)))
 		return 1
 	}))
-	if index != nil {
-		mt.RawSetString("__index", L.NewFunction(func(L *lua.LState) int {
-			ud := L.CheckUserData(1)
-			key := L.CheckString(2)
-			v := index(L, ud.Value, key)
-			if v == nil {
-				L.RaiseError("%s has no field %q", name, key)
-			}
-			L.Push(v)
-			return 1
-		}))
+
+	mt := sealed(L, "object")
+	in.objectMeta = mt
+	set := func(name string, fn lua.LGFunction) { mt.RawSetString(name, L.NewFunction(fn)) }
+	set("__tostring", func(L *lua.LState) int {
+		L.Push(lua.LString(objectArg(L, 1).obj.String()))
+		return 1
+	})
+	set("__index", in.objectIndex)
+	set("__eq", func(L *lua.LState) int {
+		L.Push(lua.LBool(in.objectsEqual(L)))
+		return 1
+	})
+	set("__lt", func(L *lua.LState) int {
+		L.Push(lua.LBool(in.compare(L) < 0))
+		return 1
+	})
+	set("__le", func(L *lua.LState) int {
+		L.Push(lua.LBool(in.compare(L) <= 0))
+		return 1
+	})
+	for name, op := range map[string]string{"__add": "+", "__sub": "-", "__mul": "*", "__div": "/", "__mod": "%"} {
+		set(name, in.binary(op))
 	}
+	set("__call", func(L *lua.LState) int {
+		o := objectArg(L, 1)
+		c, ok := o.obj.(script.Callable)
+		if !ok {
+			L.RaiseError("attempt to call a %s value", o.obj.TypeName())
+		}
+		args := make([]any, 0, L.GetTop()-1)
+		for i := 2; i <= L.GetTop(); i++ {
+			args = append(args, in.argToGo(L, o.obj.TypeName(), L.Get(i), "args"))
+		}
+		var out any
+		var err error
+		ctx := hostContext(L)
+		in.unlocked(func() { out, err = c.CallValue(ctx, args) })
+		if err != nil {
+			L.RaiseError("%v", err)
+		}
+		L.Push(in.mustLua(L, out))
+		return 1
+	})
+}
+
+// sealed returns a metatable scripts cannot read or replace.
+func sealed(L *lua.LState, name string) *lua.LTable {
+	mt := L.NewTable()
+	mt.RawSetString("__name", lua.LString(name))
+	mt.RawSetString("__metatable", lua.LString(name))
 	return mt
+}
+
+// objectArg returns the Object userdata at n, or raises an error.
+func objectArg(L *lua.LState, n int) *luaObject {
+	if ud, ok := L.Get(n).(*lua.LUserData); ok {
+		if o, ok := ud.Value.(*luaObject); ok {
+			return o
+		}
+	}
+	L.ArgError(n, "want a host object")
+	return nil
+}
+
+// objectIndex is __index: an attribute, converted, or an error naming a
+// missing one, so that a typo does not read as nil.
+func (in *Interp) objectIndex(L *lua.LState) int {
+	ud := L.CheckUserData(1)
+	o := objectArg(L, 1)
+	key := L.CheckString(2)
+	if o.cached != nil && o.cachedKey == key {
+		L.Push(o.cached)
+		return 1
+	}
+	g, ok, err := o.obj.Attr(key)
+	if err != nil {
+		L.RaiseError("%v", err)
+	}
+	if !ok {
+		L.RaiseError("%s has no field %q", o.obj.TypeName(), key)
+	}
+	var v lua.LValue
+	if b, isMethod := g.(script.Builtin); isMethod {
+		v = in.newFunction(L, b, ud)
+	} else {
+		v = in.mustLua(L, g)
+	}
+	if _, isTable := v.(*lua.LTable); isTable {
+		o.cachedKey, o.cached = key, v
+	}
+	L.Push(v)
+	return 1
+}
+
+// objectsEqual is ==: by script.Comparer, else equal Go values (or the same
+// userdata, for values Go cannot compare).
+func (in *Interp) objectsEqual(L *lua.LState) bool {
+	a, b := objectArg(L, 1), objectArg(L, 2)
+	if _, ok := a.obj.(script.Comparer); ok {
+		return in.compare(L) == 0
+	}
+	if reflect.TypeOf(a.obj).Comparable() {
+		return a.obj == b.obj
+	}
+	return L.Get(1) == L.Get(2)
+}
+
+// compare orders the two operands of < or <= with script.Comparer.
+func (in *Interp) compare(L *lua.LState) int {
+	a, b := objectArg(L, 1), objectArg(L, 2)
+	c, ok := a.obj.(script.Comparer)
+	if !ok {
+		L.RaiseError("%s values are not ordered", a.obj.TypeName())
+	}
+	n, err := c.Compare(b.obj)
+	if err != nil {
+		L.RaiseError("%v", err)
+	}
+	return n
+}
+
+// binary returns the metamethod of op with script.Operator.
+func (in *Interp) binary(op string) lua.LGFunction {
+	return func(L *lua.LState) int {
+		y, reversed := L.Get(2), false
+		opr, ok := operatorOf(L.Get(1))
+		if !ok {
+			opr, ok = operatorOf(y)
+			y, reversed = L.Get(1), true
+		}
+		if !ok {
+			L.RaiseError("%s %s %s: not supported", typeName(L.Get(1)), op, typeName(L.Get(2)))
+		}
+		other := in.argToGo(L, op, y, "operand")
+		v, ok, err := opr.Binary(op, other, reversed)
+		if err != nil {
+			L.RaiseError("%v", err)
+		}
+		if !ok {
+			L.RaiseError("%s %s %s: not supported", typeName(L.Get(1)), op, typeName(L.Get(2)))
+		}
+		L.Push(in.mustLua(L, v))
+		return 1
+	}
+}
+
+// operatorOf returns the Operator of a userdata value.
+func operatorOf(v lua.LValue) (script.Operator, bool) {
+	if ud, ok := v.(*lua.LUserData); ok {
+		if o, ok := ud.Value.(*luaObject); ok {
+			opr, ok := o.obj.(script.Operator)
+			return opr, ok
+		}
+	}
+	return nil, false
 }
 
 func (in *Interp) newObject(L *lua.LState, v any, mt *lua.LTable) *lua.LUserData {
@@ -126,30 +226,4 @@ func (in *Interp) newObject(L *lua.LState, v any, mt *lua.LTable) *lua.LUserData
 	ud.Value = v
 	ud.Metatable = mt
 	return ud
-}
-
-// nextFunction is the rest of a middleware chain: next(call [, args]).
-func (in *Interp) nextFunction(L *lua.LState, n *script.Next) *lua.LFunction {
-	return L.NewFunction(func(L *lua.LState) int {
-		if _, ok := L.Get(1).(*lua.LUserData); !ok {
-			L.ArgError(1, "next: want the call, as in next(call)")
-		}
-		var args map[string]any
-		if L.GetTop() >= 2 && L.Get(2) != lua.LNil {
-			g := in.checkGo(L, 2, "next", "args")
-			m, ok := g.(map[string]any)
-			if !ok {
-				L.RaiseError("next: args must be a table of arguments, got %s", typeName(L.Get(2)))
-			}
-			args = m
-		}
-		var res *script.ResultInfo
-		var err error
-		in.unlocked(func() { res, err = n.Call(L.Context(), args) })
-		if err != nil {
-			L.RaiseError("next: %v", err)
-		}
-		L.Push(in.newObject(L, res, in.resultMeta))
-		return 1
-	})
 }

@@ -81,11 +81,15 @@ func guardCoroutines(L *lua.LState) {
 
 // RunSandboxed runs code in a fresh Lua state with only the sandbox's
 // libraries (no agentsh API, no os, no require) and print captured. It
-// stops when ctx ends, bounds the call stack and the registry, and returns
+// stops at maxSteps (0 means DefaultMaxSteps) or when ctx ends, bounds the
+// call stack and the registry, and returns
 // what the code printed (at most 1 MiB) with any error. It is safe for
 // concurrent use: every call has its own state. It is the lua runner of
 // the run_code tool.
-func RunSandboxed(ctx context.Context, code string) (string, error) {
+func RunSandboxed(ctx context.Context, code string, maxSteps uint64) (string, error) {
+	if maxSteps == 0 {
+		maxSteps = DefaultMaxSteps
+	}
 	L := lua.NewState(stateOptions)
 	defer L.Close()
 	if err := openSandbox(L); err != nil {
@@ -103,7 +107,7 @@ func RunSandboxed(ctx context.Context, code string) (string, error) {
 		}
 		return 0
 	}))
-	L.SetContext(ctx)
+	L.SetContext(withBudget(ctx, maxSteps))
 	fn, err := L.LoadString(code)
 	if err != nil {
 		return "", err

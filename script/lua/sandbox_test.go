@@ -9,7 +9,7 @@ import (
 )
 
 func TestRunSandboxedPrints(t *testing.T) {
-	out, err := RunSandboxed(context.Background(), `print("hi", 1 + 2) print(string.upper("x"), math.floor(2.5), #table.concat({"a","b"}))`)
+	out, err := RunSandboxed(context.Background(), `print("hi", 1 + 2) print(string.upper("x"), math.floor(2.5), #table.concat({"a","b"}))`, 0)
 	if err != nil || out != "hi\t3\nX\t2\t2\n" {
 		t.Fatalf("got %q, %v", out, err)
 	}
@@ -19,13 +19,13 @@ func TestRunSandboxedPrints(t *testing.T) {
 // are absent.
 func TestRunSandboxedRemovesDangerousGlobals(t *testing.T) {
 	for _, name := range removedGlobals {
-		_, err := RunSandboxed(context.Background(), name+`("/etc/passwd")`)
+		_, err := RunSandboxed(context.Background(), name+`("/etc/passwd")`, 0)
 		if err == nil || !strings.Contains(err.Error(), name+" is not available in the agentsh sandbox") {
 			t.Errorf("calling %s: %v", name, err)
 		}
 	}
 	for _, name := range []string{"io", "os", "debug", "package"} {
-		out, err := RunSandboxed(context.Background(), `print(type(`+name+`))`)
+		out, err := RunSandboxed(context.Background(), `print(type(`+name+`))`, 0)
 		if err != nil || out != "nil\n" {
 			t.Errorf("%s: got %q, %v; want nil", name, out, err)
 		}
@@ -35,19 +35,19 @@ func TestRunSandboxedRemovesDangerousGlobals(t *testing.T) {
 func TestRunSandboxedStops(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	out, err := RunSandboxed(ctx, `print("before") while true do end`)
+	out, err := RunSandboxed(ctx, `print("before") while true do end`, 0)
 	if !errors.Is(err, context.DeadlineExceeded) || out != "before\n" {
 		t.Fatalf("runaway loop: %q, %v", out, err)
 	}
-	_, err = RunSandboxed(context.Background(), `local function f() return f() + 1 end f()`)
+	_, err = RunSandboxed(context.Background(), `local function f() return f() + 1 end f()`, 0)
 	if err == nil || !strings.Contains(err.Error(), "stack overflow") {
 		t.Errorf("unbounded recursion: %v", err)
 	}
-	_, err = RunSandboxed(context.Background(), `error("boom")`)
+	_, err = RunSandboxed(context.Background(), `error("boom")`, 0)
 	if err == nil || !strings.Contains(err.Error(), "boom") {
 		t.Errorf("error(): %v", err)
 	}
-	_, err = RunSandboxed(context.Background(), `print(`)
+	_, err = RunSandboxed(context.Background(), `print(`, 0)
 	if err == nil {
 		t.Error("syntax error accepted")
 	}
@@ -56,15 +56,15 @@ func TestRunSandboxedStops(t *testing.T) {
 // TestRunSandboxedHasNoAPI: run_code's Lua sees neither the agentsh API
 // nor require, and its output is bounded.
 func TestRunSandboxedHasNoAPI(t *testing.T) {
-	out, err := RunSandboxed(context.Background(), `print(type(tool), type(invoke_tool), type(json), type(state), type(agentsh))`)
+	out, err := RunSandboxed(context.Background(), `print(type(tool), type(invoke_tool), type(json), type(state), type(agentsh))`, 0)
 	if err != nil || out != "nil\tnil\tnil\tnil\tnil\n" {
 		t.Fatalf("got %q, %v", out, err)
 	}
-	_, err = RunSandboxed(context.Background(), `require("json")`)
+	_, err = RunSandboxed(context.Background(), `require("json")`, 0)
 	if err == nil || !strings.Contains(err.Error(), "require is not available in the agentsh sandbox") {
 		t.Errorf("require: %v", err)
 	}
-	out, err = RunSandboxed(context.Background(), `for i = 1, 3000 do print(string.rep("x", 999)) end`)
+	out, err = RunSandboxed(context.Background(), `for i = 1, 3000 do print(string.rep("x", 999)) end`, 0)
 	if err != nil || len(out) > maxOutput+1000 || len(out) < maxOutput {
 		t.Errorf("output of 3000000 bytes kept %d bytes (%v), want about %d", len(out), err, maxOutput)
 	}

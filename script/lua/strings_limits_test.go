@@ -47,7 +47,7 @@ func TestPatternStopsWithContext(t *testing.T) {
 			return err
 		},
 		"sandbox": func(ctx context.Context) error {
-			_, err := RunSandboxed(ctx, `return string.find(`+catastrophic+`)`)
+			_, err := RunSandboxed(ctx, `return string.find(`+catastrophic+`)`, 0)
 			return err
 		},
 	} {

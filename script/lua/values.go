@@ -3,9 +3,9 @@ package lua
 import (
 	"fmt"
 	"math"
+	"strings"
 	"unsafe"
 
-	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/script"
 	"github.com/agentsh/agentsh/stdlib"
 	lua "github.com/yuin/gopher-lua"
@@ -49,10 +49,10 @@ func (in *Interp) valueToGo(w *script.Walk, v lua.LValue) (any, error) {
 		switch u := x.Value.(type) {
 		case nullValue:
 			return nil, nil
-		case *script.ResultInfo, script.Deny, script.Rewrite, core.DualToolOutput, core.SilentResult:
-			return u, nil
-		case *callObject:
-			return u.info.Arguments()
+		case *luaObject:
+			return u.obj, nil
+		case opaqueValue:
+			return u.v, nil
 		}
 	}
 	return nil, errorf(w, "cannot convert %s to JSON", typeName(v))
@@ -151,14 +151,9 @@ func keyText(k lua.LValue) string {
 func typeName(v lua.LValue) string {
 	if ud, ok := v.(*lua.LUserData); ok {
 		if n, ok := ud.Value.(interface{ typeName() string }); ok {
-			return "a " + n.typeName()
+			return article(n.typeName())
 		}
-		switch ud.Value.(type) {
-		case *script.ResultInfo:
-			return "a result"
-		case core.Middleware:
-			return "a middleware"
-		case *stdlib.Match:
+		if _, ok := ud.Value.(*stdlib.Match); ok {
 			return "a match"
 		}
 	}
@@ -177,7 +172,7 @@ func (in *Interp) toLua(L *lua.LState, v any) (lua.LValue, error) {
 	switch v.(type) {
 	case nil:
 		return lua.LNil, nil
-	case []any, map[string]any:
+	case []any, map[string]any, script.Record:
 		w := script.NewWalk("")
 		defer w.Done()
 		return in.valueToLua(L, w, v)
@@ -240,14 +235,16 @@ func (in *Interp) valueToLua(L *lua.LState, w *script.Walk, v any) (lua.LValue, 
 		}
 		w.Leave()
 		return t, nil
-	case *script.ResultInfo:
-		return in.newObject(L, x, in.resultMeta), nil
-	case *script.CallInfo:
-		return in.newObject(L, &callObject{info: x}, in.callMeta), nil
-	case *script.Next:
-		return in.nextFunction(L, x), nil
+	case script.Record:
+		return in.valueToLua(L, w, map[string]any(x))
+	case script.Object:
+		return in.newObject(L, &luaObject{obj: x}, in.objectMeta), nil
+	case script.Builtin:
+		return in.newFunction(L, x, nil), nil
+	case *luaFunc:
+		return x.fn, nil
 	}
-	return nil, errorf(w, "a Go %T has no Lua form", v)
+	return in.newObject(L, opaqueValue{v: v}, in.opaqueMeta), nil
 }
 
 // mustLua converts v or raises its error in L.
@@ -266,4 +263,12 @@ func (in *Interp) checkGo(L *lua.LState, n int, fn, path string) any {
 		L.RaiseError("%s: %v", fn, err)
 	}
 	return v
+}
+
+// article puts "a" or "an" before a type name.
+func article(name string) string {
+	if name != "" && strings.ContainsRune("aeiou", rune(name[0])) {
+		return "an " + name
+	}
+	return "a " + name
 }

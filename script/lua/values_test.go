@@ -84,7 +84,7 @@ func TestValueErrors(t *testing.T) {
 		{`(function() local t = {} t[1] = t return t end)()`, "value at args[1] contains itself"},
 	} {
 		err := e.runErr(`tool{name = "sink", fn = function() return "" end, replace = true} invoke_tool("sink", ` + tc.lua + `)`)
-		wantContains(t, err.Error(), "test.lua:1: invoke_tool sink: "+tc.want)
+		wantContains(t, err.Error(), "test.lua:1: invoke_tool: "+tc.want)
 	}
 
 	// The same rules for a tool's return value, json.encode and state.set.
@@ -105,8 +105,8 @@ tool{name = "result_ret", fn = function(args) return {r = invoke_tool("inf_ret")
 `)
 	for name, want := range map[string]string{
 		"bad_ret":    `bad_ret: return value["list"][2]: cannot convert a function to JSON`,
-		"inf_ret":    "inf_ret: return value: number +Inf is not finite",
-		"loop_ret":   `loop_ret: value at return value["t"] contains itself`,
+		"inf_ret":    "inf_ret: return value: number +Inf is not finite and has no JSON form",
+		"loop_ret":   `loop_ret: value at return value["t"] contains itself, which JSON cannot represent`,
 		"result_ret": `["r"]: a result (use its fields, such as r.output) is not a JSON value`,
 	} {
 		res := e.invokeBounded(name, `{}`)

@@ -58,12 +58,12 @@ print(get_tool("greet")["description"] == "")
 		{`tool(name = "bad.name", fn = lambda a: "")`, `invalid tool name "bad.name"`},
 		{`tool(name = "", fn = lambda a: "")`, "invalid tool name"},
 		{`tool(name = "x", fn = 3)`, "fn"},
-		{`tool(name = "x")`, "missing argument for fn"},
+		{`tool(name = "x")`, "tool: missing argument \"fn\""},
 		{`tool(name = "x", fn = lambda a: "", parameters = {"type": "string"})`, `"type": "object"`},
 		{`tool(name = "x", fn = lambda a: "", parameters = {"type": "object", "properties": {"a": {"type": 5}}})`, "invalid parameters schema"},
 		{`tool(name = "x", fn = lambda a: "", parameters = {"type": "object", "f": lambda: 1})`, `parameters["f"]`},
-		{`tool(name = "x", fn = lambda a: "", concurrency_safe = "yes")`, "concurrency_safe must be True, False or None, got string"},
-		{`tool(name = "x", fn = lambda a: "", bogus = 1)`, "unexpected keyword argument"},
+		{`tool(name = "x", fn = lambda a: "", concurrency_safe = "yes")`, "tool: concurrency_safe got a string, want a bool or nothing"},
+		{`tool(name = "x", fn = lambda a: "", bogus = 1)`, "tool: unexpected argument \"bogus\"; the parameters are name, fn, description, parameters, concurrency_safe, idempotent, replace"},
 	} {
 		wantContains(t, e.runErr(tc.src).Error(), tc.want)
 	}
@@ -105,9 +105,9 @@ print(state.get("runs"))
 		"7",
 	)
 	for _, tc := range []struct{ src, want string }{
-		{`invoke_tool(3)`, "invoke_tool: for parameter name: got int, want string"},
+		{`invoke_tool(3)`, "invoke_tool: name got an int, want a string"},
 		{`invoke_tool("echo", dedup_key = 3)`, "dedup_key"},
-		{`invoke_tool("echo", {"f": print})`, `invoke_tool echo: args["f"]: cannot convert a builtin_function_or_method to JSON`},
+		{`invoke_tool("echo", {"f": print})`, `invoke_tool: args["f"]: cannot convert a builtin_function_or_method to JSON`},
 	} {
 		wantContains(t, e.runErr(tc.src).Error(), tc.want)
 	}
@@ -178,19 +178,19 @@ print(invoke_all([]))
 	for _, tc := range []struct{ src, want string }{
 		{`invoke_all([("echo", {})], mode = "bogus")`, `invoke_all: unknown execution mode "bogus"`},
 		{`invoke_all([("echo", {})], concurrency = -1)`, "invoke_all: concurrency got -1, want 0 (the default, 64 at a time) or more"},
-		{`invoke_all([("echo", {})], concurrency = "2")`, "concurrency must be an int"},
-		{`invoke_all([3])`, `invoke_all: calls[0]: want (name, args)`},
-		{`invoke_all([()])`, `calls[0]: want (name, args)`},
-		{`invoke_all([("echo", {}, "k", 4)])`, `calls[0]: want (name, args)`},
-		{`invoke_all([(3, {})])`, "calls[0][0]: tool name must be a string, got int"},
-		{`invoke_all([("echo", {}, 3)])`, "calls[0][2]: dedup key must be a string, got int"},
+		{`invoke_all([("echo", {})], concurrency = "2")`, "invoke_all: concurrency got a string, want an integer"},
+		{`invoke_all([3])`, `invoke_all: call 1 of 1: got an int, want (name, args[, dedup_key]) or {name, args, dedup_key}`},
+		{`invoke_all([()])`, `invoke_all: call 1 of 1: got a list of 0, want (name, args[, dedup_key])`},
+		{`invoke_all([("echo", {}, "k", 4)])`, `invoke_all: call 1 of 1: got a list of 4, want (name, args[, dedup_key])`},
+		{`invoke_all([(3, {})])`, "invoke_all: call 1 of 1: name got an int, want a string"},
+		{`invoke_all([("echo", {}, 3)])`, "invoke_all: call 1 of 1: dedup_key got an int, want a string"},
 		{`invoke_all([("echo", {}), ("echo", {"a": [lambda: 1]})])`, `calls[1][1]["a"][0]: cannot convert a function to JSON`},
-		{`invoke_all([{"args": {}}])`, `calls[0]: missing "name"`},
-		{`invoke_all([{"name": 3}])`, `calls[0]["name"]: want a string, got int`},
-		{`invoke_all([{"name": "echo", "dedup_key": 1}])`, `calls[0]["dedup_key"]: want a string, got int`},
-		{`invoke_all([{"name": "echo", "extra": 1}])`, `calls[0]: unknown key "extra"`},
+		{`invoke_all([{"args": {}}])`, `invoke_all: call 1 of 1: missing "name"`},
+		{`invoke_all([{"name": 3}])`, `invoke_all: call 1 of 1: name got an int, want a string`},
+		{`invoke_all([{"name": "echo", "dedup_key": 1}])`, `invoke_all: call 1 of 1: dedup_key got an int, want a string`},
+		{`invoke_all([{"name": "echo", "extra": 1}])`, `invoke_all: call 1 of 1: unexpected key "extra"; the keys are name, args, dedup_key`},
 		{`invoke_all([{"name": "echo", "args": {"x": {1: 1}}}])`, `calls[0]["args"]["x"]: dict key 1 is an int`},
-		{`invoke_all(3)`, "invoke_all: for parameter calls: got int, want iterable"},
+		{`invoke_all(3)`, "invoke_all: calls got an int, want a list of calls, each (name, args[, dedup_key]) or {name, args, dedup_key}"},
 	} {
 		wantContains(t, e.runErr(tc.src).Error(), tc.want)
 	}
@@ -339,8 +339,8 @@ print(config(offload = 0, validate_arguments = False, concurrency = 0, mode = "s
 		{`config(offload = -5)`, "config: offload: got -5, want 0 (off) or a size in bytes"},
 		{`config(offload = 1.5)`, "config: offload: got 1.5, want 0 (off) or a size in bytes"},
 		{`config(bogus = 1)`, `config: unknown setting "bogus"; the settings are concurrency, mode, offload, validate_arguments`},
-		{`config("mixed")`, "config: settings are keywords"},
-		{`config(mode = lambda: 1)`, "config: mode: cannot convert a function to JSON"},
+		{`config("mixed")`, "config: takes only named arguments, got 1 positional"},
+		{`config(mode = lambda: 1)`, "config: mode got a function, want a value"},
 	} {
 		wantContains(t, e.runErr(tc.src).Error(), tc.want)
 	}
@@ -417,12 +417,12 @@ print(r.error_kind)
 	wantLines(t, e.lines(), "timeout")
 
 	for _, tc := range []struct{ src, want string }{
-		{`timeout("0s")`, `timeout: "0s" is not a positive duration`},
-		{`timeout("-1s")`, "not a positive duration"},
-		{`timeout("soon")`, `timeout: "soon" is not a positive duration such as "500ms" or "2s"`},
-		{`timeout(0)`, "not a positive duration"},
-		{`timeout([1])`, `timeout: want a duration such as "2s" or a number of seconds, got list`},
-		{`timeout()`, "timeout: got 0 arguments, want 1"},
+		{`timeout("0s")`, `timeout: duration got 0s, want more than 0, such as "500ms" or "2s"`},
+		{`timeout("-1s")`, "timeout: duration got \"-1s\", want a duration such as \"2s\" or a number of seconds, from 0 to about 292 years"},
+		{`timeout("soon")`, `timeout: duration got "soon", want a duration such as "2s" or a number of seconds, from 0 to about 292 years`},
+		{`timeout(0)`, "timeout: duration got 0s, want more than 0, such as \"500ms\" or \"2s\""},
+		{`timeout([1])`, `timeout: duration got a list, want a duration such as "2s" or a number of seconds, from 0 to about 292 years`},
+		{`timeout()`, "timeout: missing argument \"duration\""},
 	} {
 		wantContains(t, e.runErr(tc.src).Error(), tc.want)
 	}
@@ -479,9 +479,9 @@ print("bad args", r.error_kind)
 
 	for _, tc := range []struct{ src, want string }{
 		{`retry(attempts = 0)`, "retry: attempts got 0, want 1 or more"},
-		{`retry(backoff = "later")`, `retry: backoff "later" is not a duration`},
-		{`retry(backoff = "-1s")`, `retry: backoff "-1s" is not a duration`},
-		{`retry(backoff = [])`, "retry: want a duration"},
+		{`retry(backoff = "later")`, `retry: backoff got "later", want a duration such as "2s" or a number of seconds, from 0 to about 292 years`},
+		{`retry(backoff = "-1s")`, `retry: backoff got "-1s", want a duration such as "2s" or a number of seconds, from 0 to about 292 years`},
+		{`retry(backoff = [])`, "retry: backoff got a list, want a duration such as \"2s\" or a number of seconds, from 0 to about 292 years"},
 		{`retry(attempts = "3")`, "attempts"},
 	} {
 		wantContains(t, e.runErr(tc.src).Error(), tc.want)

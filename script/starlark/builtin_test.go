@@ -56,3 +56,40 @@ print(apply(fn = lambda x: x + "!", value = "hi").result)
 		}
 	}
 }
+
+// TestFrozenGlobalsExplained: registering a function freezes the file's
+// globals; changing one afterwards fails with an error that says why and
+// points to state.
+func TestFrozenGlobalsExplained(t *testing.T) {
+	e := newEnv(t, Options{})
+	err := e.exec(`
+seen = []
+def record(args):
+    return "ok"
+tool(name = "record", fn = record)
+seen.append(1)
+`)
+	if err == nil {
+		t.Fatal("appending to a frozen global succeeded")
+	}
+	wantContains(t, err.Error(), "cannot append to frozen list", "registering a function", "froze this file's globals", "state")
+	// Before any registration a frozen value says nothing of it.
+	e2 := newEnv(t, Options{})
+	err = e2.exec("argv.append(1)")
+	if err == nil || strings.Contains(err.Error(), "registering") {
+		t.Errorf("frozen argv: %v", err)
+	}
+	// Inside a tool the same mistake reads the same.
+	e.run(`
+counts = {}
+def count(args):
+    counts["n"] = 1
+    return "ok"
+tool(name = "count", fn = count)
+`)
+	res := e.invoke("count", `{}`)
+	if res.Err == nil {
+		t.Fatal("a tool changing a frozen global succeeded")
+	}
+	wantContains(t, res.Err.Error(), "frozen hash table", "froze this file's globals", "state")
+}

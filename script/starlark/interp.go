@@ -55,6 +55,7 @@ type Interp struct {
 	modules map[string]*module // by absolute path
 
 	globals star.StringDict // REPL and Exec globals, created on first use
+	froze   frozenFlag      // a registration froze globals (see explainFrozen)
 }
 
 type module struct {
@@ -93,6 +94,7 @@ func (in *Interp) newThread(ctx context.Context, name, dir string) (*star.Thread
 	}
 	t.SetLocal(ctxKey, ctx)
 	t.SetLocal(dirKey, dir)
+	t.SetLocal(interpKey, in)
 	t.SetMaxExecutionSteps(in.opts.MaxSteps)
 	t.OnMaxSteps = func(t *star.Thread) {
 		t.Cancel(fmt.Sprintf("step budget of %d exceeded (raise it with --max-steps)", in.opts.MaxSteps))
@@ -165,7 +167,7 @@ func (in *Interp) runError(ctx context.Context, err error) error {
 	if err == nil {
 		return nil
 	}
-	return script.Interrupted(ctx, wrapError(err))
+	return script.Interrupted(ctx, wrapError(in.explainFrozen(err)))
 }
 
 // load implements load("path.star", ...) relative to the loading file.
@@ -246,19 +248,15 @@ func (f *scriptFunc) Call(ctx context.Context, args ...any) (any, error) {
 	defer stop()
 	sargs := make(star.Tuple, len(args))
 	for i, a := range args {
-		switch x := a.(type) {
-		case *script.Next:
-			sargs[i] = &nextValue{next: x}
-		default:
-			v, err := fromGo(a)
-			if err != nil {
-				return nil, fmt.Errorf("%s: argument: %w", f.name, err)
-			}
-			sargs[i] = v
+		v, err := fromGo(a)
+		if err != nil {
+			return nil, fmt.Errorf("%s: argument: %w", f.name, err)
 		}
+		sargs[i] = v
 	}
 	v, err := star.Call(t, f.fn, sargs, nil)
 	if err != nil {
+		err = f.in.explainFrozen(err)
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%w (%v)", ctx.Err(), wrapError(err))
 		}

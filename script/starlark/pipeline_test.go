@@ -205,14 +205,14 @@ for n in ["mcp__a", "mcp__b", "read", "write"]:
 	)
 
 	for _, tc := range []struct{ src, want string }{
-		{`before(lambda c: None, tools = [])`, "tools is an empty list"},
-		{`before(lambda c: None, tools = [1])`, "tools must be strings"},
-		{`before(lambda c: None, tools = 3)`, "tools must be a list of names or globs, got int"},
+		{`before(lambda c: None, tools = [])`, "before: tools got an empty list; omit it for a global hook"},
+		{`before(lambda c: None, tools = [1])`, "before: tools got a list holding an int, want names or globs (strings)"},
+		{`before(lambda c: None, tools = 3)`, "before: tools got an int, want a tool name or glob, or a non-empty list of them"},
 		{`before(lambda c: None, tools = ["["])`, "malformed tool pattern"},
 		{`after(lambda c, r: None, tools = ["[x"])`, "malformed tool pattern"},
-		{`before(3)`, "before: fn must be a function, got int"},
-		{`after("x")`, "after: fn must be a function, got string"},
-		{`middleware(3)`, "middleware: want a function fn(call, next) or timeout(...)/retry(...), got int"},
+		{`before(3)`, "before: fn got an int, want a function"},
+		{`after("x")`, "after: fn got a string, want a function"},
+		{`middleware(3)`, "middleware: fn got an int, want a function(call, next) or timeout(...)/retry(...)"},
 	} {
 		err := e.runErr(tc.src)
 		wantContains(t, err.Error(), tc.want)
@@ -367,7 +367,7 @@ tool(name = "double_raw", fn = lambda args: str(args["n"] * 2), parameters = get
 func TestRewriteBadValues(t *testing.T) {
 	e := newEnv(t, Options{})
 	for _, tc := range []struct{ src, want string }{
-		{`rewrite([1])`, "rewrite: want a dict of arguments, got list"},
+		{`rewrite([1])`, "rewrite: args got a list, want a dict"},
 		{`rewrite({"a": {1: 2}})`, `rewrite: args["a"]: dict key 1 is an int`},
 		{`rewrite({"a": float("nan")})`, `rewrite: args["a"]: float nan is not finite`},
 	} {

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/script"
 	star "go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
@@ -106,18 +105,12 @@ func valueToGo(w *script.Walk, v star.Value) (any, error) {
 		}
 		w.Leave()
 		return m, nil
-	case *resultValue:
-		return x.info, nil
-	case denyValue:
-		return script.Deny{Reason: x.reason}, nil
-	case *rewriteValue:
-		return script.Rewrite{Args: x.args}, nil
-	case dualValue:
-		return core.DualToolOutput{ForLLM: x.forLLM, ForUser: x.forUser}, nil
-	case silentValue:
-		return core.SilentResult{ForLLM: x.forLLM}, nil
-	case *callValue:
-		return x.info.Arguments()
+	case *objectValue:
+		return x.obj, nil
+	case *callableValue:
+		return x.obj, nil
+	case *opaqueValue:
+		return x.v, nil
 	}
 	return nil, errorf(w, "cannot convert %s to JSON", article(v.Type()))
 }
@@ -229,10 +222,12 @@ func valueFromGo(w *script.Walk, v any) (star.Value, error) {
 		}
 		w.Leave()
 		return d, nil
-	case *script.ResultInfo:
-		return &resultValue{info: x}, nil
-	case *script.CallInfo:
-		return &callValue{info: x}, nil
+	case script.Object:
+		return newObjectValue(x), nil
+	case script.Builtin:
+		return newBuiltin(x), nil
+	case *scriptFunc:
+		return x.fn, nil
 	case script.Record:
 		if err := w.Enter(script.MapID(map[string]any(x))); err != nil {
 			return nil, err
@@ -249,146 +244,7 @@ func valueFromGo(w *script.Walk, v any) (star.Value, error) {
 		w.Leave()
 		return starlarkstruct.FromStringDict(starlarkstruct.Default, d), nil
 	}
-	return star.String(fmt.Sprintf("<%T>", v)), nil
-}
-
-// callValue is what hooks and middleware receive: .id .name .args .raw.
-type callValue struct {
-	info *script.CallInfo
-	args star.Value // built on first use
-}
-
-var _ star.HasAttrs = (*callValue)(nil)
-
-func (c *callValue) String() string        { return c.info.String() }
-func (c *callValue) Type() string          { return "call" }
-func (c *callValue) Freeze()               {}
-func (c *callValue) Truth() star.Bool      { return true }
-func (c *callValue) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: call") }
-func (c *callValue) AttrNames() []string   { return []string{"args", "id", "name", "raw"} }
-func (c *callValue) Attr(name string) (star.Value, error) {
-	switch name {
-	case "id":
-		return star.String(c.info.ID), nil
-	case "name":
-		return star.String(c.info.Name), nil
-	case "raw":
-		return star.String(c.info.Raw), nil
-	case "args":
-		if c.args == nil {
-			args, err := c.info.Arguments()
-			if err != nil {
-				return nil, err
-			}
-			if c.args, err = fromGo(args); err != nil {
-				return nil, err
-			}
-		}
-		return c.args, nil
-	}
-	return nil, nil
-}
-
-// resultValue is a call's result: ok, output, for_user, silent, error,
-// error_kind, blocks, artifact, call_id, tool.
-type resultValue struct {
-	info *script.ResultInfo
-}
-
-var _ star.HasAttrs = (*resultValue)(nil)
-
-func (r *resultValue) String() string        { return r.info.String() }
-func (r *resultValue) Type() string          { return "result" }
-func (r *resultValue) Freeze()               {}
-func (r *resultValue) Truth() star.Bool      { return star.Bool(r.info.R.OK()) }
-func (r *resultValue) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: result") }
-func (r *resultValue) AttrNames() []string   { return script.FieldNames }
-func (r *resultValue) Attr(name string) (star.Value, error) {
-	v, ok := r.info.Field(name)
-	if !ok {
-		return nil, nil
-	}
-	return fromGo(v)
-}
-
-// denyValue, rewriteValue, dualValue and silentValue are the values of
-// deny(), rewrite(), dual() and silent().
-type denyValue struct{ reason string }
-
-func (d denyValue) String() string        { return fmt.Sprintf("deny(%q)", d.reason) }
-func (d denyValue) Type() string          { return "deny" }
-func (d denyValue) Freeze()               {}
-func (d denyValue) Truth() star.Bool      { return true }
-func (d denyValue) Hash() (uint32, error) { return star.String(d.reason).Hash() }
-
-type rewriteValue struct{ args map[string]any }
-
-func (r *rewriteValue) String() string        { return "rewrite(" + script.Quote(r.args) + ")" }
-func (r *rewriteValue) Type() string          { return "rewrite" }
-func (r *rewriteValue) Freeze()               {}
-func (r *rewriteValue) Truth() star.Bool      { return true }
-func (r *rewriteValue) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: rewrite") }
-
-type dualValue struct{ forLLM, forUser string }
-
-func (d dualValue) String() string        { return fmt.Sprintf("dual(%q, %q)", d.forLLM, d.forUser) }
-func (d dualValue) Type() string          { return "dual" }
-func (d dualValue) Freeze()               {}
-func (d dualValue) Truth() star.Bool      { return true }
-func (d dualValue) Hash() (uint32, error) { return star.String(d.forLLM + "\x00" + d.forUser).Hash() }
-
-type silentValue struct{ forLLM string }
-
-func (s silentValue) String() string        { return fmt.Sprintf("silent(%q)", s.forLLM) }
-func (s silentValue) Type() string          { return "silent" }
-func (s silentValue) Freeze()               {}
-func (s silentValue) Truth() star.Bool      { return true }
-func (s silentValue) Hash() (uint32, error) { return star.String(s.forLLM).Hash() }
-
-// middlewareValue is a built-in middleware from timeout() or retry().
-type middlewareValue struct{ mw core.Middleware }
-
-func (m *middlewareValue) String() string        { return "<middleware " + m.mw.Name + ">" }
-func (m *middlewareValue) Type() string          { return "middleware" }
-func (m *middlewareValue) Freeze()               {}
-func (m *middlewareValue) Truth() star.Bool      { return true }
-func (m *middlewareValue) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: middleware") }
-
-// nextValue is the rest of the middleware chain: next(call, args=None).
-type nextValue struct {
-	next *script.Next
-}
-
-var _ star.Callable = (*nextValue)(nil)
-
-func (n *nextValue) String() string        { return "<next>" }
-func (n *nextValue) Type() string          { return "next" }
-func (n *nextValue) Freeze()               {}
-func (n *nextValue) Truth() star.Bool      { return true }
-func (n *nextValue) Hash() (uint32, error) { return 0, fmt.Errorf("unhashable type: next") }
-func (n *nextValue) Name() string          { return "next" }
-func (n *nextValue) CallInternal(thread *star.Thread, args star.Tuple, kwargs []star.Tuple) (star.Value, error) {
-	var call star.Value
-	var newArgs star.Value = star.None
-	if err := star.UnpackArgs("next", args, kwargs, "call", &call, "args?", &newArgs); err != nil {
-		return nil, err
-	}
-	var m map[string]any
-	if newArgs != star.None {
-		g, err := toGo(newArgs, "args")
-		if err != nil {
-			return nil, fmt.Errorf("next: %w", err)
-		}
-		var ok bool
-		if m, ok = g.(map[string]any); !ok {
-			return nil, fmt.Errorf("next: args must be a dict, got %s", newArgs.Type())
-		}
-	}
-	res, err := n.next.Call(threadContext(thread), m)
-	if err != nil {
-		return nil, fmt.Errorf("next: %w", err)
-	}
-	return &resultValue{info: res}, nil
+	return &opaqueValue{v: v}, nil
 }
 
 // funcName names a script function for hook names: its name, or
@@ -400,17 +256,4 @@ func funcName(fn star.Callable) string {
 		}
 	}
 	return fn.Name()
-}
-
-// intArg accepts an int for options that take counts.
-func intArg(fn string, v star.Value, name string) (int, error) {
-	i, ok := v.(star.Int)
-	if !ok {
-		return 0, fmt.Errorf("%s: %s must be an int, got %s", fn, name, v.Type())
-	}
-	n, ok := i.Int64()
-	if !ok || n > math.MaxInt32 || n < math.MinInt32 {
-		return 0, fmt.Errorf("%s: %s %s is out of range", fn, name, i)
-	}
-	return int(n), nil
 }

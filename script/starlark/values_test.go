@@ -13,13 +13,13 @@ func TestStrictConversion(t *testing.T) {
 	e := newEnv(t, Options{})
 	e.run(`tool(name = "t", fn = lambda args: "ok")`)
 	for _, tc := range []struct{ src, want string }{
-		{`invoke_tool("t", {"a": [1, {"b": lambda x: x}]})`, `invoke_tool t: args["a"][1]["b"]: cannot convert a function to JSON`},
-		{`invoke_tool("t", {"a": 1 << 70})`, `invoke_tool t: args["a"]: integer 1180591620717411303424 does not fit in 64 bits`},
+		{`invoke_tool("t", {"a": [1, {"b": lambda x: x}]})`, `invoke_tool: args["a"][1]["b"]: cannot convert a function to JSON`},
+		{`invoke_tool("t", {"a": 1 << 70})`, `invoke_tool: args["a"]: integer 1180591620717411303424 does not fit in 64 bits`},
 		{`invoke_tool("t", {"a": -(1 << 63) - 1})`, `args["a"]: integer -9223372036854775809 does not fit in 64 bits`},
 		{`invoke_tool("t", {"a": {"b": float("inf")}})`, `args["a"]["b"]: float +inf is not finite and has no JSON form`},
 		{`invoke_tool("t", {"a": float("-inf")})`, `args["a"]: float -inf is not finite`},
 		{`invoke_tool("t", {"a": float("nan")})`, `args["a"]: float nan is not finite`},
-		{`invoke_tool("t", {1: 2})`, `invoke_tool t: args: dict key 1 is an int; JSON object keys must be strings`},
+		{`invoke_tool("t", {1: 2})`, `invoke_tool: args: dict key 1 is an int; JSON object keys must be strings`},
 		{`invoke_tool("t", {"x": {(1, 2): 3}})`, `args["x"]: dict key (1, 2) is a tuple; JSON object keys must be strings`},
 		{`invoke_tool("t", {"s": set([1])})`, `args["s"]: cannot convert a set to JSON`},
 		{`invoke_tool("t", {"q": "a\"b", "r": {"k\"ey": [print]}})`, `args["r"]["k\"ey"][0]: cannot convert a builtin_function_or_method to JSON`},

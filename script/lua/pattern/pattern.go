@@ -401,10 +401,19 @@ func (p *Pattern) NewMatcher(ctx context.Context, s string) *Matcher {
 type interrupted struct{ err error }
 
 // tick counts a step and, every checkEvery steps, ends the match if the
-// context has.
+// context has. A context that keeps a step budget (it has a Charge
+// method) is charged the steps, and asked again for Done, which closes
+// when the budget runs out.
 func (m *Matcher) tick() {
 	m.steps++
-	if m.steps%checkEvery == 0 && m.done != nil {
+	if m.steps%checkEvery != 0 {
+		return
+	}
+	if c, ok := m.ctx.(interface{ Charge(int) }); ok {
+		c.Charge(checkEvery)
+		m.done = m.ctx.Done()
+	}
+	if m.done != nil {
 		select {
 		case <-m.done:
 			panic(interrupted{m.ctx.Err()})

@@ -1,0 +1,185 @@
+package script
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/executor"
+)
+
+// The script API, declared once. Every language shows these
+// names with these parameters; a binding only converts values and follows
+// its calling convention (see Builtin).
+
+// hookParams are the parameters of before, after and middleware.
+var hookParams = func(fn Kind) []Param {
+	return []Param{{Name: "fn", Kind: fn}, {Name: "tools", Kind: Tools, Optional: true}, {Name: "name", Kind: String, Optional: true}}
+}
+
+// API returns the script API of h: the core names and the builtins a Go
+// program added, sorted by name. An added builtin replaces a core name it
+// shares.
+func (h *Host) API() []Builtin {
+	byName := map[string]Builtin{}
+	for _, b := range h.coreAPI() {
+		byName[b.Name] = b
+	}
+	for _, b := range h.Builtins() {
+		byName[b.Name] = b
+	}
+	out := make([]Builtin, 0, len(byName))
+	for _, b := range byName {
+		out = append(out, b)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// coreAPI declares the core names over h.
+func (h *Host) coreAPI() []Builtin {
+	return []Builtin{
+		{Name: "tool", Doc: "Registers a tool the model and scripts can call.", Table: true,
+			Params: []Param{{Name: "name", Kind: String}, {Name: "fn", Kind: Function},
+				{Name: "description", Kind: String, Optional: true}, {Name: "parameters", Kind: Dict, Optional: true},
+				{Name: "concurrency_safe", Kind: OptBool, Optional: true}, {Name: "idempotent", Kind: Bool, Optional: true, Default: false},
+				{Name: "replace", Kind: Bool, Optional: true, Default: false}},
+			Fn: h.apiTool},
+		{Name: "before", Doc: "Adds a hook fn(call) that runs before calls: None, deny(reason) or rewrite(args).",
+			Params: hookParams(Function), Fn: h.apiHook("before", h.Before)},
+		{Name: "after", Doc: "Adds a hook fn(call, result) that runs after calls.",
+			Params: hookParams(Function), Fn: h.apiHook("after", h.After)},
+		{Name: "middleware", Doc: "Wraps calls in fn(call, next), or in timeout(...) or retry(...).",
+			Params: hookParams(Any), Fn: h.apiMiddleware},
+		{Name: "deny", Doc: "Rejects the call, from a before hook or middleware.",
+			Params: []Param{{Name: "reason", Kind: String}},
+			Fn:     func(_ context.Context, a Args) (any, error) { return Deny{Reason: a["reason"].(string)}, nil }},
+		{Name: "rewrite", Doc: "Replaces the call's arguments, from a before hook.",
+			Params: []Param{{Name: "args", Kind: Dict}},
+			Fn:     func(_ context.Context, a Args) (any, error) { return Rewrite{Args: a["args"].(map[string]any)}, nil }},
+		{Name: "invoke_tool", Doc: "Runs one call through the pipeline and returns its result.",
+			Params: []Param{{Name: "name", Kind: String}, {Name: "args", Kind: CallArgs, Optional: true},
+				{Name: "dedup_key", Kind: String, Optional: true, Default: ""}},
+			Fn: h.apiInvokeTool},
+		{Name: "invoke_all", Doc: "Runs a batch of calls and returns their results in call order.",
+			Params: []Param{{Name: "calls", Kind: Calls}, {Name: "mode", Kind: String, Optional: true, Default: ""},
+				{Name: "concurrency", Kind: Int, Optional: true}},
+			Fn: h.apiInvokeAll},
+		{Name: "tool_names", Doc: "Lists the registered tools, sorted.",
+			Fn: func(context.Context, Args) (any, error) { return h.ToolNames(), nil }},
+		{Name: "get_tool", Doc: "Describes a tool, or returns None.",
+			Params: []Param{{Name: "name", Kind: String}},
+			Fn: func(_ context.Context, a Args) (any, error) {
+				if t := h.GetTool(a["name"].(string)); t != nil {
+					return t, nil
+				}
+				return nil, nil
+			}},
+		{Name: "unregister_tool", Doc: "Removes a tool.",
+			Params: []Param{{Name: "name", Kind: String}},
+			Fn:     func(_ context.Context, a Args) (any, error) { return nil, h.UnregisterTool(a["name"].(string)) }},
+		{Name: "config", Doc: "Changes settings by name and returns all of them.", Keywords: true,
+			Fn: func(_ context.Context, a Args) (any, error) {
+				cur, err := h.Config(a)
+				if err != nil {
+					return nil, fmt.Errorf("config: %w", err)
+				}
+				return cur, nil
+			}},
+		{Name: "dual", Doc: "A tool output with one text for the model and another for the person.",
+			Params: []Param{{Name: "for_llm", Kind: String}, {Name: "for_user", Kind: String}},
+			Fn: func(_ context.Context, a Args) (any, error) {
+				return Dual{ForLLM: a["for_llm"].(string), ForUser: a["for_user"].(string)}, nil
+			}},
+		{Name: "silent", Doc: "A tool output for the model only.",
+			Params: []Param{{Name: "for_llm", Kind: String}},
+			Fn:     func(_ context.Context, a Args) (any, error) { return Silent{ForLLM: a["for_llm"].(string)}, nil }},
+		{Name: "timeout", Doc: "Middleware that fails calls running longer than duration.",
+			Params: []Param{{Name: "duration", Kind: Duration}},
+			Fn: func(_ context.Context, a Args) (any, error) {
+				m, err := Timeout(a["duration"].(time.Duration))
+				return BuiltinMiddleware{M: m}, err
+			}},
+		{Name: "retry", Doc: "Middleware that runs failed idempotent calls again.",
+			Params: []Param{{Name: "attempts", Kind: Int, Optional: true, Default: 3},
+				{Name: "backoff", Kind: Duration, Optional: true, Default: time.Duration(-1)}},
+			Fn: func(_ context.Context, a Args) (any, error) {
+				m, err := Retry(a["attempts"].(int), a["backoff"].(time.Duration))
+				return BuiltinMiddleware{M: m}, err
+			}},
+	}
+}
+
+func (h *Host) apiTool(_ context.Context, a Args) (any, error) {
+	spec := ToolSpec{Name: a["name"].(string),
+		Idempotent: a["idempotent"].(bool), Replace: a["replace"].(bool)}
+	// A tool's function is known by the tool's name.
+	spec.Fn = Named(a["fn"].(Func), spec.Name)
+	spec.Description, _ = a["description"].(string)
+	if p, ok := a["parameters"]; ok {
+		spec.Parameters = p
+	}
+	spec.ConcurrencySafe, _ = a["concurrency_safe"].(*bool)
+	if err := h.DefineTool(spec); err != nil {
+		var dup *core.DuplicateToolError
+		if errors.As(err, &dup) {
+			return nil, fmt.Errorf("tool %q is already registered; pass replace = True (replace = true in Lua) to replace it, or unregister_tool(%q) first", spec.Name, spec.Name)
+		}
+		return nil, fmt.Errorf("tool %q: %w", spec.Name, err)
+	}
+	return nil, nil
+}
+
+func (h *Host) apiHook(fname string, add func(Func, []string) error) func(context.Context, Args) (any, error) {
+	return func(_ context.Context, a Args) (any, error) {
+		tools, _ := a["tools"].([]string)
+		name, _ := a["name"].(string)
+		return nil, add(Named(a["fn"].(Func), name), tools)
+	}
+}
+
+func (h *Host) apiMiddleware(_ context.Context, a Args) (any, error) {
+	tools, _ := a["tools"].([]string)
+	name, _ := a["name"].(string)
+	switch m := a["fn"].(type) {
+	case Func:
+		return nil, h.Middleware(Named(m, name), tools)
+	case BuiltinMiddleware:
+		if name != "" {
+			m.M.Name = name
+		}
+		return nil, h.UseMiddleware(m.M, tools)
+	}
+	return nil, fmt.Errorf("middleware: fn got %s, want a function(call, next) or timeout(...)/retry(...)", describe(a["fn"]))
+}
+
+func (h *Host) apiInvokeTool(ctx context.Context, a Args) (any, error) {
+	name := a["name"].(string)
+	res, err := h.InvokeTool(ctx, name, a["args"], a["dedup_key"].(string))
+	if err != nil {
+		return nil, fmt.Errorf("invoke_tool %s: %w", name, err)
+	}
+	return res, nil
+}
+
+func (h *Host) apiInvokeAll(ctx context.Context, a Args) (any, error) {
+	n := -1 // the configured bound
+	if c, ok := a["concurrency"].(int); ok {
+		if c < 0 {
+			return nil, fmt.Errorf("invoke_all: concurrency got %d, want 0 (the default, %d at a time) or more", c, executor.DefaultConcurrency)
+		}
+		n = c
+	}
+	results, err := h.InvokeAll(ctx, a["calls"].([]CallSpec), a["mode"].(string), n)
+	if err != nil {
+		return nil, fmt.Errorf("invoke_all: %w", err)
+	}
+	out := make([]any, len(results))
+	for i, r := range results {
+		out[i] = r
+	}
+	return out, nil
+}

@@ -77,13 +77,17 @@ func (c *CallInfo) Attr(name string) (any, bool, error) {
 	return nil, false, nil
 }
 
-// String renders the call for transcripts.
-func (c *CallInfo) String() string {
+// String renders the call for transcripts: call(id="...", name="...",
+// args={...}).
+func (c *CallInfo) String() string { return c.Spell(CallSpelling) }
+
+// Spell renders the call in sp; the arguments stay canonical JSON.
+func (c *CallInfo) Spell(sp Spelling) string {
 	args, err := c.Arguments()
 	if err != nil {
-		return fmt.Sprintf("call(id=%q, name=%q, raw=%s)", c.ID, c.Name, quoteString(shorten(c.Raw, 256)))
+		return sp.record("call", "id", quoteString(c.ID), "name", quoteString(c.Name), "raw", quoteString(shorten(c.Raw, 256)))
 	}
-	return fmt.Sprintf("call(id=%q, name=%q, args=%s)", c.ID, c.Name, Quote(args))
+	return sp.record("call", "id", quoteString(c.ID), "name", quoteString(c.Name), "args", Quote(args))
 }
 
 // ResultInfo is what a script sees of a result.
@@ -184,19 +188,23 @@ func (r *ResultInfo) Artifact() any {
 	return map[string]any{"id": r.R.Artifact.ID, "size": r.R.Artifact.Size}
 }
 
-// String is a deterministic one-line rendering for transcripts.
-func (r *ResultInfo) String() string {
-	if r.R.OK() {
-		s := "result(ok=True, output=" + quoteString(r.R.ForLLM)
-		if r.R.ForUser != "" {
-			s += ", for_user=" + quoteString(r.R.ForUser)
-		}
-		if r.R.Silent {
-			s += ", silent=True"
-		}
-		return s + ")"
+// String is a deterministic one-line rendering for transcripts:
+// result(ok=True, output="...").
+func (r *ResultInfo) String() string { return r.Spell(CallSpelling) }
+
+// Spell renders the result in sp.
+func (r *ResultInfo) Spell(sp Spelling) string {
+	if !r.R.OK() {
+		return sp.record("result", "ok", sp.False, "error_kind", quoteString(string(r.R.Kind())), "error", quoteString(r.R.Err.Error()))
 	}
-	return "result(ok=False, error_kind=" + quoteString(string(r.R.Kind())) + ", error=" + quoteString(r.R.Err.Error()) + ")"
+	fields := []string{"ok", sp.True, "output", quoteString(r.R.ForLLM)}
+	if r.R.ForUser != "" {
+		fields = append(fields, "for_user", quoteString(r.R.ForUser))
+	}
+	if r.R.Silent {
+		fields = append(fields, "silent", sp.True)
+	}
+	return sp.record("result", fields...)
 }
 
 func quoteString(s string) string {

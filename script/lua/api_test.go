@@ -555,9 +555,9 @@ for _, n in ipairs({"d", "s", "p"}) do
 end
 `)
 	wantLines(t, e.lines(),
-		"d\tfor the model\tfor the person\tfalse\t"+`result(ok=True, output="for the model", for_user="for the person")`,
-		"s\tmodel only\tmodel only\ttrue\t"+`result(ok=True, output="model only", silent=True)`,
-		"p\tplain\tplain\tfalse\t"+`result(ok=True, output="plain")`,
+		"d\tfor the model\tfor the person\tfalse\t"+`result{ok = true, output = "for the model", for_user = "for the person"}`,
+		"s\tmodel only\tmodel only\ttrue\t"+`result{ok = true, output = "model only", silent = true}`,
+		"p\tplain\tplain\tfalse\t"+`result{ok = true, output = "plain"}`,
 	)
 	for _, tc := range []struct{ src, want string }{
 		{`dual("a")`, `dual: missing argument "for_user"`},
@@ -592,9 +592,9 @@ print(r.output, json.encode(r.blocks), #r.blocks, r.blocks[1].size)
 `)
 	wantLines(t, e.lines(),
 		"true\t"+`{"got":1}`+"\t"+`{"got":1}`+"\tfalse\tnil\tnil\t[]\tnil\tcall_1\tok",
-		`result(ok=True, output="{\"got\":1}")`,
+		`result{ok = true, output = "{\"got\":1}"}`,
 		"false\t\ttest.lua:3: broken\tfailed\tbad\tcall_2",
-		`result(ok=False, error_kind="failed", error="test.lua:3: broken")`,
+		`result{ok = false, error_kind = "failed", error = "test.lua:3: broken"}`,
 		"a picture\t"+`[{"mime_type":"image/png","size":3,"type":"image"},{"mime_type":"","size":0,"text":"caption","type":"text"}]`+"\t2\t3",
 	)
 	err := e.runErr(`tool{name = "t", fn = function() return "" end} local r = invoke_tool("t") print(r.oops)`)
@@ -622,7 +622,7 @@ print(invoke_tool("t", {path = "a.txt", list = {"x", "y"}}).output)
 `)
 	wantLines(t, e.lines(),
 		"call_1\tt\ta.txt\ty\t"+`{"list":["x","y"],"path":"a.txt"}`,
-		`call(id="call_1", name="t", args={"list":["x","y"],"path":"a.txt"})`,
+		`call{id = "call_1", name = "t", args = {"list":["x","y"],"path":"a.txt"}}`,
 		"true",
 		`false	test.lua:9: call has no field "nope"`,
 		`{"list":["x","y"],"path":"a.txt"}`,

@@ -68,7 +68,7 @@ func (in *Interp) initMetatables(L *lua.LState) {
 	in.objectMeta = mt
 	set := func(name string, fn lua.LGFunction) { mt.RawSetString(name, L.NewFunction(fn)) }
 	set("__tostring", func(L *lua.LState) int {
-		L.Push(lua.LString(objectArg(L, 1).obj.String()))
+		L.Push(lua.LString(spell(objectArg(L, 1).obj)))
 		return 1
 	})
 	set("__index", in.objectIndex)
@@ -226,4 +226,12 @@ func (in *Interp) newObject(L *lua.LState, v any, mt *lua.LTable) *lua.LUserData
 	ud.Value = v
 	ud.Metatable = mt
 	return ud
+}
+
+// spell renders obj as Lua writes it: result{ok = true, ...}.
+func spell(obj script.Object) string {
+	if sp, ok := obj.(script.Speller); ok {
+		return sp.Spell(script.TableSpelling)
+	}
+	return obj.String()
 }

@@ -77,7 +77,7 @@ func TestREPL(t *testing.T) {
 		"42", "", // add(x, 22); the empty line
 		"43", "", "", // _ + 1; print; tool
 		"from repl 20",
-		`result(ok=True, output="from repl 20")`,
+		`result{ok = true, output = "from repl 20"}`,
 		"text", "2.5",
 		`{"a":1,"b":[1,2]}`,
 		"[]",

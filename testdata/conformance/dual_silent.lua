@@ -1,5 +1,15 @@
 -- What a tool returns becomes the result's output (what the model sees),
 -- for_user (what a person sees: the output unless set) and silent.
+-- values renders a result's values, the same way in both languages (str(r)
+-- spells a result as Starlark does, tostring(r) as Lua does).
+local function values(r)
+  if not r.ok then return r.error_kind .. ": " .. json.encode(r.error) end
+  local s = "ok: " .. json.encode(r.output)
+  if r.for_user ~= r.output then s = s .. " for_user=" .. json.encode(r.for_user) end
+  if r.silent then s = s .. " silent" end
+  return s
+end
+
 local json = require("json")
 
 tool{name = "plain", fn = function(args) return "just text" end}
@@ -37,7 +47,7 @@ local function show(name)
   print("  silent=" .. json.encode(r.silent) .. " ok=" .. json.encode(r.ok))
   print("  error=" .. json.encode(r.error) .. " error_kind=" .. json.encode(r.error_kind))
   print("  blocks=" .. json.encode(r.blocks) .. " artifact=" .. json.encode(r.artifact))
-  print("  " .. tostring(r))
+  print("  " .. values(r))
 end
 
 for _, name in ipairs({"plain", "both", "quiet", "nothing", "structured", "listed", "relay", "loud"}) do
@@ -45,4 +55,4 @@ for _, name in ipairs({"plain", "both", "quiet", "nothing", "structured", "liste
 end
 
 local r = invoke_tool("relay", {to = "quiet"})
-print("relay quiet: " .. tostring(r))
+print("relay quiet: " .. values(r))

@@ -2,6 +2,16 @@
 -- the host (unknown tool, invalid JSON, schema violations, panics, Go
 -- timeouts) are printed whole; errors raised by script code differ in their
 -- positions between languages, so only their kind and text are checked.
+-- values renders a result's values, the same way in both languages (str(r)
+-- spells a result as Starlark does, tostring(r) as Lua does).
+local function values(r)
+  if not r.ok then return r.error_kind .. ": " .. json.encode(r.error) end
+  local s = "ok: " .. json.encode(r.output)
+  if r.for_user ~= r.output then s = s .. " for_user=" .. json.encode(r.for_user) end
+  if r.silent then s = s .. " silent" end
+  return s
+end
+
 local json = require("json")
 local state = require("state")
 
@@ -38,20 +48,20 @@ end
 after(kinds)
 
 print("unknown tool")
-print(tostring(invoke_tool("ecko", {msg = "x"})))
-print(tostring(invoke_tool("nothing_like_it", {})))
+print(values(invoke_tool("ecko", {msg = "x"})))
+print(values(invoke_tool("nothing_like_it", {})))
 
 print("invalid JSON arguments (raw strings)")
-print(tostring(invoke_tool("echo", "{not json")))
-print(tostring(invoke_tool("echo", "[1, 2]")))
-print(tostring(invoke_tool("echo", "\"just a string\"")))
+print(values(invoke_tool("echo", "{not json")))
+print(values(invoke_tool("echo", "[1, 2]")))
+print(values(invoke_tool("echo", "\"just a string\"")))
 print("valid raw JSON")
-print(tostring(invoke_tool("echo", "{\"msg\": \"raw\"}")))
-print(tostring(invoke_tool("echo", "")))
+print(values(invoke_tool("echo", "{\"msg\": \"raw\"}")))
+print(values(invoke_tool("echo", "")))
 
 print("schema violations")
-print(tostring(invoke_tool("echo", {msg = 5, count = 0, extra = true})))
-print(tostring(invoke_tool("echo", {})))
+print(values(invoke_tool("echo", {msg = 5, count = 0, extra = true})))
+print(values(invoke_tool("echo", {})))
 
 print("a tool that raises")
 local r = invoke_tool("boom", {why = "disk full"})
@@ -60,15 +70,15 @@ print("ok=" .. json.encode(r.ok) .. " error_kind=" .. r.error_kind ..
 
 print("a Go tool that panics")
 r = invoke_tool("go_panic", {msg = "kaput"})
-print(tostring(r))
+print(values(r))
 
 print("timeouts")
 r = invoke_tool("spin", {})
 print("spin: ok=" .. json.encode(r.ok) .. " error_kind=" .. r.error_kind)
 r = invoke_tool("go_sleep", {ms = 60000})
-print(tostring(r))
+print(values(r))
 r = invoke_tool("go_sleep", {ms = 1})
-print(tostring(r))
+print(values(r))
 
 print("errors inside a batch keep their place")
 local rs = invoke_all({{"echo", {msg = "a"}}, {"ecko", {}}, {"go_panic", {msg = "b"}},

@@ -1,6 +1,16 @@
 -- Nested invoke_tool: script tools calling script and Go tools, recursion,
 -- a tool running a batch, and hooks and middleware calling tools. Nested
 -- calls go through the whole pipeline too.
+-- values renders a result's values, the same way in both languages (str(r)
+-- spells a result as Starlark does, tostring(r) as Lua does).
+local function values(r)
+  if not r.ok then return r.error_kind .. ": " .. json.encode(r.error) end
+  local s = "ok: " .. json.encode(r.output)
+  if r.for_user ~= r.output then s = s .. " for_user=" .. json.encode(r.for_user) end
+  if r.silent then s = s .. " silent" end
+  return s
+end
+
 local json = require("json")
 local state = require("state")
 
@@ -63,9 +73,9 @@ local function audit_after(call, result)
 end
 after(audit_after, {tools = {"outer", "fan_out"}})
 
-print("outer: " .. tostring(invoke_tool("outer", {x = "a"})))
-print("fact(10): " .. tostring(invoke_tool("fact", {n = 10})))
-print("fan_out: " .. tostring(invoke_tool("fan_out", {xs = {"p", "q", "r", "s"}})))
+print("outer: " .. values(invoke_tool("outer", {x = "a"})))
+print("fact(10): " .. values(invoke_tool("fact", {n = 10})))
+print("fan_out: " .. values(invoke_tool("fan_out", {xs = {"p", "q", "r", "s"}})))
 
 for _, mode in ipairs({"serial", "parallel", "mixed"}) do
   local rs = invoke_all({{"outer", {x = "b"}}, {"fact", {n = 5}}, {"fan_out", {xs = {"t", "u"}}},

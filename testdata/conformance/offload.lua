@@ -1,6 +1,16 @@
 -- Artifact offload: with config{offload = N}, results longer than N bytes
 -- go to the artifact store; the output becomes a reference with a preview,
 -- r.artifact holds its id and size, and artifact_read pages through it.
+-- values renders a result's values, the same way in both languages (str(r)
+-- spells a result as Starlark does, tostring(r) as Lua does).
+local function values(r)
+  if not r.ok then return r.error_kind .. ": " .. json.encode(r.error) end
+  local s = "ok: " .. json.encode(r.output)
+  if r.for_user ~= r.output then s = s .. " for_user=" .. json.encode(r.for_user) end
+  if r.silent then s = s .. " silent" end
+  return s
+end
+
 local json = require("json")
 
 local function contains(list, x)
@@ -34,13 +44,13 @@ print(r.output)
 local id = r.artifact.id
 
 local p = invoke_tool("artifact_read", {id = id, offset = 100, limit = 20})
-print("page: " .. tostring(p))
+print("page: " .. values(p))
 p = invoke_tool("artifact_read", {id = id, offset = 140})
-print("last page: " .. tostring(p))
+print("last page: " .. values(p))
 p = invoke_tool("artifact_read", {id = id, offset = 151})
 print("past the end: ok=" .. json.encode(p.ok) .. " " .. p.error_kind .. ": " .. p.error)
 p = invoke_tool("artifact_read", {id = "art_0000000000000000"})
-print("unknown: " .. tostring(p))
+print("unknown: " .. values(p))
 
 -- The same content gives the same artifact.
 local again = invoke_tool("big", {n = 150})

@@ -1,6 +1,16 @@
 -- Pipeline order (DESIGN §3): tool-specific before hooks, global before
 -- hooks, middleware (first registered = outermost), the tool, global after
 -- hooks, tool-specific after hooks. Every stage prints one line.
+-- values renders a result's values, the same way in both languages (str(r)
+-- spells a result as Starlark does, tostring(r) as Lua does).
+local function values(r)
+  if not r.ok then return r.error_kind .. ": " .. json.encode(r.error) end
+  local s = "ok: " .. json.encode(r.output)
+  if r.for_user ~= r.output then s = s .. " for_user=" .. json.encode(r.for_user) end
+  if r.silent then s = s .. " silent" end
+  return s
+end
+
 local json = require("json")
 
 tool{name = "echo", description = "Echoes msg.",
@@ -72,11 +82,11 @@ after(after_global)
 
 print("call echo")
 local r = invoke_tool("echo", {msg = "hi"})
-print("result: " .. tostring(r))
+print("result: " .. values(r))
 
 print("call other")
 r = invoke_tool("other")
-print("result: " .. tostring(r))
+print("result: " .. values(r))
 
 print("call missing (global hooks still run)")
 r = invoke_tool("missing", {})

@@ -1,5 +1,15 @@
 -- Rejection and rewriting by before hooks and middleware. A rejected call
 -- runs no middleware and no tool; after hooks still see it.
+-- values renders a result's values, the same way in both languages (str(r)
+-- spells a result as Starlark does, tostring(r) as Lua does).
+local function values(r)
+  if not r.ok then return r.error_kind .. ": " .. json.encode(r.error) end
+  local s = "ok: " .. json.encode(r.output)
+  if r.for_user ~= r.output then s = s .. " for_user=" .. json.encode(r.for_user) end
+  if r.silent then s = s .. " silent" end
+  return s
+end
+
 local json = require("json")
 
 local function copy(t)
@@ -107,4 +117,4 @@ show("store crash", r)
 
 print("validation sees the final arguments")
 r = invoke_tool("store", {path = "bad.txt", content = "x", force_mode = "truncate"})
-print(tostring(r))
+print(values(r))

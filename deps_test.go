@@ -63,7 +63,10 @@ func TestDependencyDirection(t *testing.T) {
 		case pkg == "/provider" || strings.HasPrefix(pkg, "/provider/"):
 			// Model adapters speak HTTP; they know nothing of the shell.
 			forbidden(pkg, append(append(interpreters, terminal...), internal("/executor", "/agent", "/tools", "/script")...)...)
-		case pkg == "/script" || pkg == "/stdlib":
+		case pkg == "/stdlib":
+			// Script modules over plain Go values: script/ wires them in.
+			forbidden(pkg, append(append(interpreters, terminal...), internal("/agent", "/tools", "/script")...)...)
+		case pkg == "/script":
 			// The host API is language-neutral: bindings live below it.
 			forbidden(pkg, append(append(interpreters, terminal...), internal("/agent", "/tools")...)...)
 		case pkg == "/cmd/agentsh":

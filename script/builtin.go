@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/agentsh/agentsh/stdlib"
 )
 
 // Builtin is one name of the script API, declared once as data; every
@@ -80,7 +82,26 @@ const (
 	// Dict is a JSON object (dict, Lua table with string keys):
 	// map[string]any.
 	Dict
+	// Operand is any script value as its language sees it (its truth,
+	// its ==, how it prints), for the assertions of script tests: Value.
+	Operand
+	// Inline is a script function that the builtin calls only while it
+	// runs, on the caller's thread and budget; it is not kept, so it is
+	// not frozen: Func. An error that ends the script however it is
+	// handled (the step budget) comes back as a *Fatal.
+	Inline
 )
+
+// Value is the Go form of a Kind Operand argument.
+type Value = stdlib.Value
+
+// Fatal is an error of an Inline function that the script cannot handle,
+// such as the end of its step budget: assert.fails passes it on rather
+// than take it for the error it expects.
+type Fatal struct{ Err error }
+
+func (f *Fatal) Error() string { return f.Err.Error() }
+func (f *Fatal) Unwrap() error { return f.Err }
 
 // Args are a builtin call's arguments by parameter name; an optional
 // parameter that was not passed is absent unless it has a Default.

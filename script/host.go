@@ -398,7 +398,7 @@ func parsePositiveDuration(what, s string) (time.Duration, error) {
 
 // describe names a value's type for error messages.
 func describe(v any) string {
-	switch v.(type) {
+	switch x := v.(type) {
 	case bool:
 		return "a bool"
 	case int64:
@@ -427,6 +427,8 @@ func describe(v any) string {
 		return "a function"
 	case Record:
 		return "a record"
+	case Object:
+		return "a " + x.TypeName()
 	}
 	return "a Go " + strings.TrimPrefix(fmt.Sprintf("%T", v), "*")
 }

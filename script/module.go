@@ -31,6 +31,14 @@ type Object interface {
 	String() string
 }
 
+// Tuple is a fixed sequence a builtin returns (match.groups()): a tuple
+// in Starlark, an array in Lua.
+type Tuple []any
+
+// Results are the several results of one call (match.span()): a tuple in
+// Starlark, multiple results in Lua, as in local s, e = m:span().
+type Results []any
+
 // Optional capabilities of an Object, found by interface assertion; a
 // binding maps each onto its language's operators.
 

@@ -159,6 +159,9 @@ func checkValue(w *Walk, v any) error {
 		w.Leave()
 		return nil
 	}
+	if _, ok := v.(Object); ok {
+		return w.Errorf("cannot convert %s to JSON", describe(v))
+	}
 	return w.Errorf("%s is not a JSON value", describe(v))
 }
 

@@ -52,13 +52,12 @@ func (in *Interp) installAPI(L *lua.LState) {
 	g.RawSetString("agentsh", agentsh)
 
 	g.RawSetString("os", in.osModule(L))
-	for name, m := range map[string]*lua.LTable{
-		"json":  in.jsonModule(L),
-		"re":    in.reModule(L),
-		"time":  in.timeModule(L),
-		"state": in.stateModule(L),
-	} {
-		g.RawSetString(name, m)
+	for _, m := range in.host.Modules() {
+		t := in.newModuleTable(L, m)
+		if m.Name == "json" {
+			t.RawSetString("null", in.null) // JSON null inside tables
+		}
+		g.RawSetString(m.Name, t)
 	}
 	for _, b := range in.host.Builtins() {
 		g.RawSetString(b.Name, L.NewFunction(in.hostBuiltin(b)))
@@ -556,8 +555,10 @@ func durationArg(L *lua.LState, fn string, v lua.LValue) string {
 		}
 		return time.Duration(f).String()
 	case *lua.LUserData:
-		if d, ok := x.Value.(durationValue); ok {
-			return time.Duration(d).String()
+		if h, ok := x.Value.(hostObject); ok {
+			if d, ok := h.o.(script.DurationValue); ok {
+				return time.Duration(d).String()
+			}
 		}
 	}
 	L.RaiseError("%s: want a duration such as \"2s\" or a number of seconds, got %s", fn, typeName(v))

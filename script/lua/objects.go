@@ -32,10 +32,12 @@ type metatables struct {
 	callMeta   *lua.LTable
 	resultMeta *lua.LTable
 	valueMeta  *lua.LTable // deny, rewrite, dual, silent, middleware
+	objectMeta *lua.LTable // every script.Object
 	null       *lua.LUserData
 }
 
 func (in *Interp) initMetatables(L *lua.LState) {
+	in.initObjectMeta(L)
 	in.arrayMeta = L.NewTable()
 	in.arrayMeta.RawSetString("__name", lua.LString("array"))
 

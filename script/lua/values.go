@@ -7,7 +7,6 @@ import (
 
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/script"
-	"github.com/agentsh/agentsh/stdlib"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -53,6 +52,8 @@ func (in *Interp) valueToGo(w *script.Walk, v lua.LValue) (any, error) {
 			return u, nil
 		case *callObject:
 			return u.info.Arguments()
+		case hostObject:
+			return u.o, nil
 		}
 	}
 	return nil, errorf(w, "cannot convert %s to JSON", typeName(v))
@@ -158,8 +159,6 @@ func typeName(v lua.LValue) string {
 			return "a result"
 		case core.Middleware:
 			return "a middleware"
-		case *stdlib.Match:
-			return "a match"
 		}
 	}
 	t := v.Type().String()
@@ -177,7 +176,7 @@ func (in *Interp) toLua(L *lua.LState, v any) (lua.LValue, error) {
 	switch v.(type) {
 	case nil:
 		return lua.LNil, nil
-	case []any, map[string]any:
+	case []any, map[string]any, script.Tuple, script.Results:
 		w := script.NewWalk("")
 		defer w.Done()
 		return in.valueToLua(L, w, v)
@@ -246,6 +245,12 @@ func (in *Interp) valueToLua(L *lua.LState, w *script.Walk, v any) (lua.LValue, 
 		return in.newObject(L, &callObject{info: x}, in.callMeta), nil
 	case *script.Next:
 		return in.nextFunction(L, x), nil
+	case script.Tuple:
+		return in.valueToLua(L, w, []any(x))
+	case script.Results:
+		return in.valueToLua(L, w, []any(x))
+	case script.Object:
+		return in.newObject(L, hostObject{o: x}, in.objectMeta), nil
 	}
 	return nil, errorf(w, "a Go %T has no Lua form", v)
 }

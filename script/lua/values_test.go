@@ -78,7 +78,7 @@ func TestValueErrors(t *testing.T) {
 		{`{n = 1/0}`, `args["n"]: number +Inf is not finite and has no JSON form`},
 		{`{n = -1/0}`, `args["n"]: number -Inf is not finite`},
 		{`{n = 0/0}`, `args["n"]: number NaN is not finite`},
-		{`{t = time.now()}`, `args["t"]: cannot convert a time to JSON`},
+		{`{t = time.now()}`, `args["t"]: cannot convert a time.time to JSON`},
 		{`{m = re.search("a", "a")}`, `args["m"]: cannot convert a match to JSON`},
 		{`(function() local t = {} t.self = t return t end)()`, `value at args["self"] contains itself`},
 		{`(function() local t = {} t[1] = t return t end)()`, "value at args[1] contains itself"},
@@ -92,7 +92,7 @@ func TestValueErrors(t *testing.T) {
 		{`json.encode({1, a = 2})`, "json.encode: table mixes string keys"},
 		{`json.encode({x = {y = {1, print}}})`, `json.encode: ["x"]["y"][2]: cannot convert a function to JSON`},
 		{`json.encode(0/0)`, "json.encode: number NaN is not finite"},
-		{`state.set("k", {f = print})`, `state.set: state["k"]["f"]: cannot convert a function to JSON`},
+		{`state.set("k", {f = print})`, `state.set: ["f"]: cannot convert a function to JSON`},
 		{`agentsh.array(setmetatable({}, {}))`, "agentsh.array: the table already has a metatable"},
 	} {
 		wantContains(t, e.runErr(tc.src).Error(), tc.want, "test.lua:1")

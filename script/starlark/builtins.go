@@ -8,10 +8,12 @@ import (
 	"github.com/agentsh/agentsh/executor"
 	"github.com/agentsh/agentsh/script"
 	"go.starlark.net/lib/math"
-	startime "go.starlark.net/lib/time"
 	star "go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 )
+
+// builtinFunc is the signature of a Starlark built-in.
+type builtinFunc = func(t *star.Thread, b *star.Builtin, args star.Tuple, kwargs []star.Tuple) (star.Value, error)
 
 // builtins returns the predeclared names of every script.
 func (in *Interp) builtins() star.StringDict {
@@ -40,11 +42,10 @@ func (in *Interp) builtins() star.StringDict {
 		"retry":           star.NewBuiltin("retry", builtinRetry),
 		"struct":          star.NewBuiltin("struct", starlarkstruct.Make),
 		"argv":            argvList,
-		"json":            jsonModule,
-		"re":              reModule,
-		"time":            startime.Module,
 		"math":            math.Module,
-		"state":           in.stateModule(),
+	}
+	for _, m := range in.host.Modules() {
+		d[m.Name] = newModuleValue(m)
 	}
 	for _, b := range in.host.Builtins() {
 		d[b.Name] = star.NewBuiltin(b.Name, in.hostBuiltin(b))
@@ -387,8 +388,10 @@ func durationArg(fn string, v star.Value) (string, error) {
 	switch x := v.(type) {
 	case star.String:
 		return string(x), nil
-	case startime.Duration:
-		return time.Duration(x).String(), nil
+	case *objectValue:
+		if d, ok := x.o.(script.DurationValue); ok {
+			return time.Duration(d).String(), nil
+		}
 	case star.Int, star.Float:
 		f, _ := star.AsFloat(x)
 		if f*float64(time.Second) >= gomath.MaxInt64 || f*float64(time.Second) <= gomath.MinInt64 {

@@ -118,6 +118,8 @@ func valueToGo(w *script.Walk, v star.Value) (any, error) {
 		return core.SilentResult{ForLLM: x.forLLM}, nil
 	case *callValue:
 		return x.info.Arguments()
+	case *objectValue:
+		return x.o, nil
 	}
 	return nil, errorf(w, "cannot convert %s to JSON", article(v.Type()))
 }
@@ -170,7 +172,7 @@ func article(t string) string {
 // is an error.
 func fromGo(v any) (star.Value, error) {
 	switch v.(type) {
-	case []any, map[string]any, script.Record:
+	case []any, map[string]any, script.Record, script.Tuple, script.Results:
 	default:
 		return valueFromGo(nil, v) // no container: no walk to keep
 	}
@@ -233,6 +235,12 @@ func valueFromGo(w *script.Walk, v any) (star.Value, error) {
 		return &resultValue{info: x}, nil
 	case *script.CallInfo:
 		return &callValue{info: x}, nil
+	case script.Tuple:
+		return tupleFromGo(w, x)
+	case script.Results:
+		return tupleFromGo(w, x)
+	case script.Object:
+		return &objectValue{o: x}, nil
 	case script.Record:
 		if err := w.Enter(script.MapID(map[string]any(x))); err != nil {
 			return nil, err

@@ -82,10 +82,6 @@ var rules = []rule{
 		from:  []string{"/stdlib"},
 		deny:  []string{"/"},
 		allow: []string{"/stdlib"},
-		pending: map[string][]string{
-			// json, re, time, state and assert over plain Go values.
-			"/stdlib": {"/script", "/core", "/executor"},
-		},
 	},
 	{
 		name: "core, executor, agent, provider, tools, script and stdlib import no interpreter and no terminal library",

@@ -45,6 +45,8 @@ func (k Kind) want() string {
 		return "a list of calls, each (name, args[, dedup_key]) or {name, args, dedup_key}"
 	case Dict:
 		return "a dict"
+	case Inline:
+		return "a function"
 	}
 	return "a value"
 }
@@ -106,6 +108,16 @@ func (k Kind) convert(v any) (any, error) {
 			return m, nil
 		case *CallInfo:
 			return m.Arguments()
+		}
+	case Operand:
+		// Only a binding can make the Value, None included.
+		if x, ok := v.(Value); ok {
+			return x, nil
+		}
+	case Inline:
+		// Not shared: the builtin calls it only while it runs.
+		if f, ok := v.(Func); ok {
+			return f, nil
 		}
 	}
 	return nil, bad()

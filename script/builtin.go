@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/agentsh/agentsh/stdlib"
 )
 
 // Builtin is one name of the script API, declared once as data; every
@@ -80,7 +82,26 @@ const (
 	// Dict is a JSON object (dict, Lua table with string keys):
 	// map[string]any.
 	Dict
+	// Operand is any script value as its language sees it (its truth,
+	// its ==, how it prints), for the assertions of script tests: Value.
+	Operand
+	// Inline is a script function that the builtin calls only while it
+	// runs, on the caller's thread and budget; it is not kept, so it is
+	// not frozen: Func. An error that ends the script however it is
+	// handled (the step budget) comes back as a *Fatal.
+	Inline
 )
+
+// Value is the Go form of a Kind Operand argument.
+type Value = stdlib.Value
+
+// Fatal is an error of an Inline function that the script cannot handle,
+// such as the end of its step budget: assert.fails passes it on rather
+// than take it for the error it expects.
+type Fatal struct{ Err error }
+
+func (f *Fatal) Error() string { return f.Err.Error() }
+func (f *Fatal) Unwrap() error { return f.Err }
 
 // Args are a builtin call's arguments by parameter name; an optional
 // parameter that was not passed is absent unless it has a Default.
@@ -132,7 +153,7 @@ func (b Builtin) Call(ctx context.Context, positional []any, named map[string]an
 	}
 	for _, p := range b.Params {
 		v, ok := args[p.Name]
-		if !ok || v == nil {
+		if !ok || v == nil && p.Kind != Any && p.Kind != Operand {
 			if !p.Optional {
 				return nil, fmt.Errorf("%s: %s got nothing, want %s", b.Name, p.Name, p.Kind.want())
 			}
@@ -247,7 +268,8 @@ func (a Args) Func(fn, name string) (Func, error) {
 }
 
 // AddModule adds m to the modules every interpreter on the host shows; a
-// module of the same name is replaced.
+// module of the same name (json, re, time, state or an added one) is
+// replaced.
 func (h *Host) AddModule(m Module) {
 	h.cfgMu.Lock()
 	defer h.cfgMu.Unlock()
@@ -257,12 +279,20 @@ func (h *Host) AddModule(m Module) {
 	h.modules[m.Name] = m
 }
 
-// Modules returns the added modules, sorted by name.
+// Modules returns the modules of every script on h, sorted by name: json,
+// re, time and state, and the modules a Go program added.
 func (h *Host) Modules() []Module {
+	byName := map[string]Module{}
+	for _, m := range h.coreModules() {
+		byName[m.Name] = m
+	}
 	h.cfgMu.Lock()
-	defer h.cfgMu.Unlock()
-	out := make([]Module, 0, len(h.modules))
 	for _, m := range h.modules {
+		byName[m.Name] = m
+	}
+	h.cfgMu.Unlock()
+	out := make([]Module, 0, len(byName))
+	for _, m := range byName {
 		out = append(out, m)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })

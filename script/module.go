@@ -5,7 +5,10 @@ import "context"
 // Module is a namespace of builtins and values that scripts reach with a
 // dot: json.encode, re.search, state.get. Modules are declared once, in
 // modules.go, over the stdlib package; every language gets them from the
-// host.
+// host (Host.Modules). Module members, like the methods of Objects, must
+// return promptly and call into scripts only through Inline arguments: a
+// binding may run them holding its interpreter (Lua does, so that a
+// script's loop of state.get calls keeps it).
 type Module struct {
 	Name    string
 	Doc     string
@@ -31,6 +34,14 @@ type Object interface {
 	String() string
 }
 
+// Tuple is a fixed sequence a builtin returns (match.groups()): a tuple
+// in Starlark, an array in Lua.
+type Tuple []any
+
+// Results are the several results of one call (match.span()): a tuple in
+// Starlark, multiple results in Lua, as in local s, e = m:span().
+type Results []any
+
 // Optional capabilities of an Object, found by interface assertion; a
 // binding maps each onto its language's operators.
 
@@ -48,6 +59,13 @@ type Operator interface {
 	// right, or on the left when reversed; ok is false when op or other's
 	// type does not apply.
 	Binary(op string, other any, reversed bool) (v any, ok bool, err error)
+}
+
+// Hasher is an Object that can be a dict key (Starlark): objects that
+// compare equal hash alike.
+type Hasher interface {
+	Object
+	Hash() uint32
 }
 
 // Callable is an Object that scripts call (next(call) in middleware).

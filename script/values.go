@@ -159,6 +159,10 @@ func checkValue(w *Walk, v any) error {
 		w.Leave()
 		return nil
 	}
+	switch v.(type) {
+	case Object, Func:
+		return w.Errorf("cannot convert %s to JSON", describe(v))
+	}
 	return w.Errorf("%s is not a JSON value", describe(v))
 }
 

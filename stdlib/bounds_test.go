@@ -189,14 +189,14 @@ func TestIndentGrowth(t *testing.T) {
 		}
 	}
 	deep := strings.Repeat("[", 1000) + strings.Repeat("]", 1000)
-	_, err := JSONIndent(deep, "", strings.Repeat(" ", 200))
+	_, err := testJSON.Indent(deep, "", strings.Repeat(" ", 200))
 	if err == nil || !strings.Contains(err.Error(), "json.indent: the result would be more than 67108864 bytes longer than the input (2000 bytes); use a shorter prefix or indent") {
 		t.Errorf("JSONIndent of a deep list with a long indent: %v", err)
 	}
-	if _, err := JSONEncodeIndent([]any{[]any{"x"}}, "", strings.Repeat(" ", MaxGrowth)); err == nil || !strings.HasPrefix(err.Error(), "json.encode_indent: the result would be") {
+	if _, err := testJSON.EncodeIndent([]any{[]any{"x"}}, "", strings.Repeat(" ", MaxGrowth)); err == nil || !strings.HasPrefix(err.Error(), "json.encode_indent: the result would be") {
 		t.Errorf("JSONEncodeIndent with a huge indent: %v", err)
 	}
-	if got, err := JSONIndent(`[1,[2]]`, "", " "); err != nil || got != "[\n 1,\n [\n  2\n ]\n]" {
+	if got, err := testJSON.Indent(`[1,[2]]`, "", " "); err != nil || got != "[\n 1,\n [\n  2\n ]\n]" {
 		t.Errorf("JSONIndent = %q, %v", got, err)
 	}
 }

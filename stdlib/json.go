@@ -4,41 +4,52 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-
-	"github.com/agentsh/agentsh/script"
 )
 
-// JSONEncode encodes a JSON shape compactly with sorted object keys.
-func JSONEncode(v any) (string, error) {
-	b, err := script.EncodeJSON(v)
+// JSON is the json module over a codec of JSON shapes (nil, bool, int64,
+// float64, string, []any, map[string]any). The codec is a parameter so
+// that every value crossing into a script is checked by one strict
+// implementation: the host's, which names the path of anything that is
+// not JSON and refuses values nested too deep.
+type JSON struct {
+	// Marshal encodes a JSON shape compactly with sorted object keys.
+	Marshal func(v any) ([]byte, error)
+	// Unmarshal decodes JSON text, integral numbers as int64.
+	Unmarshal func(data []byte) (any, error)
+}
+
+// Encode is json.encode: v compactly, with sorted object keys.
+func (j JSON) Encode(v any) (string, error) {
+	b, err := j.Marshal(v)
 	if err != nil {
 		return "", fmt.Errorf("json.encode: %w", err)
 	}
 	return string(b), nil
 }
 
-// JSONEncodeIndent encodes like JSONEncode, then indents (see JSONIndent).
-func JSONEncodeIndent(v any, prefix, indent string) (string, error) {
-	b, err := script.EncodeJSON(v)
+// EncodeIndent is json.encode_indent: Encode, then indented as by Indent.
+func (j JSON) EncodeIndent(v any, prefix, indent string) (string, error) {
+	b, err := j.Marshal(v)
 	if err != nil {
 		return "", fmt.Errorf("json.encode_indent: %w", err)
 	}
 	return jsonIndent("json.encode_indent", string(b), prefix, indent)
 }
 
-// JSONDecode decodes s into JSON shapes (integral numbers as int64).
-func JSONDecode(s string) (any, error) {
-	v, err := script.DecodeJSON([]byte(s))
+// Decode is json.decode: s as JSON shapes.
+func (j JSON) Decode(s string) (any, error) {
+	v, err := j.Unmarshal([]byte(s))
 	if err != nil {
 		return nil, fmt.Errorf("json.decode: %v", err)
 	}
 	return v, nil
 }
 
-// JSONIndent re-indents the JSON text s, one element per line. A result
-// more than MaxGrowth bytes longer than s is an error: an indent repeated
-// on every line, at every level, grows without bound.
-func JSONIndent(s, prefix, indent string) (string, error) {
+// Indent is json.indent: the JSON text s re-indented, one element per
+// line, keys in their order. A result more than MaxGrowth bytes longer
+// than s is an error: an indent repeated on every line, at every level,
+// grows without bound.
+func (JSON) Indent(s, prefix, indent string) (string, error) {
 	return jsonIndent("json.indent", s, prefix, indent)
 }
 

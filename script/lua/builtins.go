@@ -5,7 +5,6 @@ import (
 	"math"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/agentsh/agentsh/script"
 	lua "github.com/yuin/gopher-lua"
@@ -30,16 +29,8 @@ func (in *Interp) installAPI(L *lua.LState) {
 	g.RawSetString("agentsh", agentsh)
 
 	g.RawSetString("os", in.osModule(L))
-	for name, m := range map[string]*lua.LTable{
-		"json":  in.jsonModule(L),
-		"re":    in.reModule(L),
-		"time":  in.timeModule(L),
-		"state": in.stateModule(L),
-	} {
-		g.RawSetString(name, m)
-	}
 	for _, b := range in.host.API() {
-		g.RawSetString(b.Name, in.newFunction(L, b, nil))
+		g.RawSetString(b.Name, in.newFunction(L, b, nil, false))
 	}
 	for _, m := range in.host.Modules() {
 		g.RawSetString(m.Name, in.moduleTable(L, m))
@@ -56,9 +47,13 @@ func (in *Interp) installAPI(L *lua.LState) {
 // invoke_all(calls, {mode = "mixed"}). A builtin with Table or Keywords
 // takes one table of named fields instead, as in tool{name = ...}. When
 // self is set (a method), a first argument that is self is dropped, so
-// m:group(1) and m.group(1) are the same call. The builtin runs without
-// the interpreter lock, since it may call back into scripts.
-func (in *Interp) newFunction(L *lua.LState, b script.Builtin, self lua.LValue) *lua.LFunction {
+// m:group(1) and m.group(1) are the same call. A builtin of the API runs
+// without the interpreter lock, since it may call back into scripts; a
+// module member or method (held) keeps it, as script.Module allows, so
+// that a loop of quick calls does not hand the interpreter to waiting
+// callers at every call, and an Inline argument runs on this thread. Its
+// script.Results are several results.
+func (in *Interp) newFunction(L *lua.LState, b script.Builtin, self lua.LValue, held bool) *lua.LFunction {
 	required := 0
 	for _, p := range b.Params {
 		if !p.Optional {
@@ -80,14 +75,24 @@ func (in *Interp) newFunction(L *lua.LState, b script.Builtin, self lua.LValue) 
 		}
 		positional := make([]any, 0, n-first+1)
 		for i := first; i <= n; i++ {
-			positional = append(positional, in.argToGo(L, b.Name, L.Get(i), paramName(b, i-first)))
+			positional = append(positional, in.paramToGo(L, b, L.Get(i), i-first))
 		}
 		var out any
 		var err error
 		ctx := hostContext(L)
-		in.unlocked(func() { out, err = b.Call(ctx, positional, named) })
+		if held {
+			out, err = b.Call(ctx, positional, named)
+		} else {
+			in.unlocked(func() { out, err = b.Call(ctx, positional, named) })
+		}
 		if err != nil {
 			L.RaiseError("%v", err)
+		}
+		if rs, ok := out.(script.Results); ok {
+			for _, r := range rs {
+				L.Push(in.mustLua(L, r))
+			}
+			return len(rs)
 		}
 		lv, err := in.toLua(L, out)
 		if err != nil {
@@ -96,6 +101,31 @@ func (in *Interp) newFunction(L *lua.LState, b script.Builtin, self lua.LValue) 
 		L.Push(lv)
 		return 1
 	})
+}
+
+// paramToGo converts the argument at position i: for an Operand or Inline
+// parameter it stays a Lua value; paths inside an Any value (json.encode's)
+// start at the value, not at the parameter's name.
+func (in *Interp) paramToGo(L *lua.LState, b script.Builtin, v lua.LValue, i int) any {
+	if i >= len(b.Params) {
+		return in.argToGo(L, b.Name, v, "argument")
+	}
+	return in.paramValue(L, b, b.Params[i], v)
+}
+
+func (in *Interp) paramValue(L *lua.LState, b script.Builtin, p script.Param, v lua.LValue) any {
+	root := p.Name
+	switch p.Kind {
+	case script.Any:
+		root = ""
+	case script.Operand:
+		return in.newOperand(L, v)
+	case script.Inline:
+		if f, ok := v.(*lua.LFunction); ok {
+			return inlineFunc{in: in, L: L, fn: f}
+		}
+	}
+	return in.argToGo(L, b.Name, v, root)
 }
 
 func paramName(b script.Builtin, i int) string {
@@ -148,9 +178,19 @@ func (in *Interp) namedArgs(L *lua.LState, b script.Builtin, t *lua.LTable) map[
 		if !ok {
 			L.RaiseError("%s: argument names are strings, got key %s", b.Name, keyText(k))
 		}
-		named[string(s)] = in.argToGo(L, b.Name, v, string(s))
+		named[string(s)] = in.namedValue(L, b, string(s), v)
 	})
 	return named
+}
+
+// namedValue converts the argument named name.
+func (in *Interp) namedValue(L *lua.LState, b script.Builtin, name string, v lua.LValue) any {
+	for _, p := range b.Params {
+		if p.Name == name {
+			return in.paramValue(L, b, p, v)
+		}
+	}
+	return in.argToGo(L, b.Name, v, name)
 }
 
 // argToGo converts one argument of a builtin: as toGo, and also a
@@ -166,8 +206,6 @@ func (in *Interp) argToGo(L *lua.LState, fn string, v lua.LValue, root string) a
 		return in.register(L, x, "")
 	case *lua.LUserData:
 		switch u := x.Value.(type) {
-		case durationValue:
-			return time.Duration(u)
 		case *luaObject:
 			return u.obj
 		case opaqueValue:
@@ -185,10 +223,13 @@ func (in *Interp) argToGo(L *lua.LState, fn string, v lua.LValue, root string) a
 func (in *Interp) moduleTable(L *lua.LState, m script.Module) *lua.LTable {
 	t := L.CreateTable(0, len(m.Members)+len(m.Values))
 	for k, b := range m.Qualified() {
-		t.RawSetString(k, in.newFunction(L, b, nil))
+		t.RawSetString(k, in.newFunction(L, b, nil, true))
 	}
 	for k, v := range m.Values {
 		t.RawSetString(k, in.mustLua(L, v))
+	}
+	if m.Name == "json" {
+		t.RawSetString("null", in.null) // JSON null inside tables
 	}
 	return t
 }

@@ -42,7 +42,7 @@ func TestCyclesAndDepth(t *testing.T) {
 		{`invoke_tool("t", d)`, `invoke_tool: value at args["a"]["b"]` + self},
 		{`invoke_tool("t", {deep = deep})`, `invoke_tool: value at args["deep"][1][1][1][1][1][1][1]…[1][1][1][1] is nested deeper than 1000 levels`},
 		{`invoke_all({{"t", {x = l}}})`, `invoke_all: value at calls[1][2]["x"][1]` + self},
-		{`state.set("k", d)`, `state.set: value at state["k"]["a"]["b"]` + self},
+		{`state.set("k", d)`, `state.set: value at ["a"]["b"]` + self},
 		{`rewrite(d)`, `rewrite: value at args["a"]["b"]` + self},
 		{`config{mode = l}`, `config: value at mode[1]` + self},
 	} {
@@ -182,7 +182,7 @@ func TestCycleMessagesMatchStarlark(t *testing.T) {
 	for _, tc := range []struct{ lua, star, want string }{
 		{`local d = {} d.a = {b = d} json.encode(d)`, "d = {}\nd[\"a\"] = {\"b\": d}\njson.encode(d)", `json.encode: value at ["a"]["b"] contains itself, which JSON cannot represent`},
 		{`local d = {} d.x = d invoke_tool("t", {k = d})`, "d = {}\nd[\"x\"] = d\ninvoke_tool(\"t\", {\"k\": d})", `invoke_tool: value at args["k"]["x"] contains itself, which JSON cannot represent`},
-		{`local d = {} d.x = d state.set("s", d)`, "d = {}\nd[\"x\"] = d\nstate.set(\"s\", d)", `state.set: value at state["s"]["x"] contains itself, which JSON cannot represent`},
+		{`local d = {} d.x = d state.set("s", d)`, "d = {}\nd[\"x\"] = d\nstate.set(\"s\", d)", `state.set: value at ["x"] contains itself, which JSON cannot represent`},
 		{`local d = {} for i = 1, 1001 do d = {k = d} end json.encode(d)`, "d = {}\nfor i in range(1001):\n    d = {\"k\": d}\njson.encode(d)",
 			`json.encode: value at ["k"]["k"]["k"]["k"]["k"]["k"]["k"]["k"]…["k"]["k"]["k"]["k"] is nested deeper than 1000 levels`},
 	} {

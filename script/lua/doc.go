@@ -79,7 +79,8 @@
 //
 // A Lua state belongs to one goroutine at a time. An Interp serializes Lua
 // execution with a lock that is held while Lua code runs and released while
-// the script is in the host (every name of the script API, and next), and every
+// the script is in the host (every name of the script API, and next; module
+// members such as state.get are quick and keep it), and every
 // call into a script function runs on its own Lua thread (an LState sharing
 // the interpreter's globals). So calls from many goroutines take turns;
 // a Lua tool that invokes another Lua tool of the same script, a Lua hook

@@ -171,7 +171,7 @@ func (in *Interp) thread(ctx context.Context) *lua.LState {
 			cancel()
 		}
 	}
-	L.SetContext(withBudget(ctx, in.maxSteps()))
+	L.SetContext(withBudget(script.WithClock(ctx, in.opts.Now), in.maxSteps()))
 	return L
 }
 

@@ -147,7 +147,11 @@ func (in *Interp) objectIndex(L *lua.LState) int {
 	}
 	var v lua.LValue
 	if b, isMethod := g.(script.Builtin); isMethod {
-		v = in.newFunction(L, b, ud)
+		v = in.newFunction(L, b, ud, true)
+	} else if n, isInt := g.(int64); isInt {
+		// An attribute such as t.unix_nano: exact up to 2^53, beyond that
+		// the nearest number, as Lua reads any integer.
+		v = lua.LNumber(n)
 	} else {
 		v = in.mustLua(L, g)
 	}
@@ -195,7 +199,7 @@ func (in *Interp) binary(op string) lua.LGFunction {
 			y, reversed = L.Get(1), true
 		}
 		if !ok {
-			L.RaiseError("%s %s %s: not supported", typeName(L.Get(1)), op, typeName(L.Get(2)))
+			L.RaiseError("unknown binary op: %s %s %s", operandType(L.Get(1)), op, operandType(L.Get(2)))
 		}
 		other := in.argToGo(L, op, y, "operand")
 		v, ok, err := opr.Binary(op, other, reversed)
@@ -203,11 +207,22 @@ func (in *Interp) binary(op string) lua.LGFunction {
 			L.RaiseError("%v", err)
 		}
 		if !ok {
-			L.RaiseError("%s %s %s: not supported", typeName(L.Get(1)), op, typeName(L.Get(2)))
+			L.RaiseError("unknown binary op: %s %s %s", operandType(L.Get(1)), op, operandType(L.Get(2)))
 		}
 		L.Push(in.mustLua(L, v))
 		return 1
 	}
+}
+
+// operandType names an operand's type as Starlark's message does:
+// "unknown binary op: time.time + number".
+func operandType(v lua.LValue) string {
+	if ud, ok := v.(*lua.LUserData); ok {
+		if n, ok := ud.Value.(interface{ typeName() string }); ok {
+			return n.typeName()
+		}
+	}
+	return v.Type().String()
 }
 
 // operatorOf returns the Operator of a userdata value.

@@ -7,7 +7,6 @@ import (
 	"unsafe"
 
 	"github.com/agentsh/agentsh/script"
-	"github.com/agentsh/agentsh/stdlib"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -153,9 +152,6 @@ func typeName(v lua.LValue) string {
 		if n, ok := ud.Value.(interface{ typeName() string }); ok {
 			return article(n.typeName())
 		}
-		if _, ok := ud.Value.(*stdlib.Match); ok {
-			return "a match"
-		}
 	}
 	t := v.Type().String()
 	if t == "userdata" || t == "nil" {
@@ -172,7 +168,7 @@ func (in *Interp) toLua(L *lua.LState, v any) (lua.LValue, error) {
 	switch v.(type) {
 	case nil:
 		return lua.LNil, nil
-	case []any, map[string]any, script.Record:
+	case []any, map[string]any, script.Record, script.Tuple, script.Results:
 		w := script.NewWalk("")
 		defer w.Done()
 		return in.valueToLua(L, w, v)
@@ -237,10 +233,14 @@ func (in *Interp) valueToLua(L *lua.LState, w *script.Walk, v any) (lua.LValue, 
 		return t, nil
 	case script.Record:
 		return in.valueToLua(L, w, map[string]any(x))
+	case script.Tuple:
+		return in.valueToLua(L, w, []any(x))
+	case script.Results:
+		return in.valueToLua(L, w, []any(x))
 	case script.Object:
 		return in.newObject(L, &luaObject{obj: x}, in.objectMeta), nil
 	case script.Builtin:
-		return in.newFunction(L, x, nil), nil
+		return in.newFunction(L, x, nil, false), nil
 	case *luaFunc:
 		return x.fn, nil
 	}

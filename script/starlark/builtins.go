@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"github.com/agentsh/agentsh/script"
 	"go.starlark.net/lib/math"
-	startime "go.starlark.net/lib/time"
 	star "go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 )
@@ -26,11 +24,7 @@ func (in *Interp) builtins() star.StringDict {
 	d := star.StringDict{
 		"struct": star.NewBuiltin("struct", starlarkstruct.Make),
 		"argv":   argvList,
-		"json":   jsonModule,
-		"re":     reModule,
-		"time":   startime.Module,
 		"math":   math.Module,
-		"state":  in.stateModule(),
 	}
 	for _, b := range in.host.API() {
 		d[b.Name] = newBuiltin(b)
@@ -61,7 +55,7 @@ func newBuiltin(b script.Builtin) *star.Builtin {
 		in, _ := t.Local(interpKey).(*Interp)
 		positional := make([]any, len(args))
 		for i, v := range args {
-			g, err := in.argToGo(v, paramName(b, i))
+			g, err := in.paramToGo(t, v, paramName(b, i), paramAt(b, i))
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", b.Name, err)
 			}
@@ -72,7 +66,7 @@ func newBuiltin(b script.Builtin) *star.Builtin {
 			named = make(map[string]any, len(kwargs))
 			for _, kv := range kwargs {
 				k := string(kv[0].(star.String))
-				g, err := in.argToGo(kv[1], k)
+				g, err := in.paramToGo(t, kv[1], k, paramNamed(b, k))
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", b.Name, err)
 				}
@@ -96,6 +90,44 @@ func paramName(b script.Builtin, i int) string {
 		return b.Params[i].Name
 	}
 	return "argument"
+}
+
+// paramAt and paramNamed find the parameter an argument is for, or nil.
+func paramAt(b script.Builtin, i int) *script.Param {
+	if i < len(b.Params) {
+		return &b.Params[i]
+	}
+	return nil
+}
+
+func paramNamed(b script.Builtin, name string) *script.Param {
+	for i := range b.Params {
+		if b.Params[i].Name == name {
+			return &b.Params[i]
+		}
+	}
+	return nil
+}
+
+// paramToGo converts an argument for a parameter of kind k: an Operand
+// or Inline argument stays a Starlark value, anything else is converted
+// by argToGo. Paths inside an Any value (json.encode's) start at the
+// value, not at the parameter's name.
+func (in *Interp) paramToGo(t *star.Thread, v star.Value, root string, p *script.Param) (any, error) {
+	if p == nil {
+		return in.argToGo(v, root)
+	}
+	switch p.Kind {
+	case script.Any:
+		root = ""
+	case script.Operand:
+		return operand{v}, nil
+	case script.Inline:
+		if c, ok := v.(star.Callable); ok {
+			return inlineFunc{in: in, t: t, c: c}, nil
+		}
+	}
+	return in.argToGo(v, root)
 }
 
 // newModuleValue shows m as a Starlark module: m.encode(...), m.CONSTANT.
@@ -123,8 +155,6 @@ func (in *Interp) argToGo(v star.Value, root string) (any, error) {
 	switch x := v.(type) {
 	case star.Float:
 		return float64(x), nil
-	case startime.Duration:
-		return time.Duration(x), nil
 	case *objectValue, *callableValue, *opaqueValue:
 	case star.Callable:
 		if in == nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/script"
 	star "go.starlark.net/starlark"
+	"go.starlark.net/starlarkstruct"
 )
 
 // cyclicValues defines values that contain themselves.
@@ -52,7 +53,7 @@ func TestCyclesAndDepth(t *testing.T) {
 		{`invoke_tool("t", {"deep": deep})`, `invoke_tool: value at args["deep"][0][0][0][0][0][0][0]…[0][0][0][0] is nested deeper than 1000 levels`},
 		{`invoke_all([("t", {"x": l})])`, `invoke_all: value at calls[0][1]["x"][0]` + self},
 		{`invoke_all([{"name": "t", "args": d}])`, `invoke_all: value at calls[0]["args"]["a"]["b"]` + self},
-		{`state.set("k", d)`, `state.set: value at state["k"]["a"]["b"]` + self},
+		{`state.set("k", d)`, `state.set: value at ["a"]["b"]` + self},
 		{`rewrite(d)`, `rewrite: value at args["a"]["b"]` + self},
 		{`config(mode = l)`, "config: value at mode[0]" + self},
 	} {
@@ -174,7 +175,7 @@ for i in range(200000):
 	if err != nil {
 		t.Fatal(err)
 	}
-	encode := jsonModule.Members["encode"]
+	encode := e.in.predeclared["json"].(*starlarkstruct.Module).Members["encode"]
 	thread := &star.Thread{Name: "deep"}
 	args := star.Tuple{g["deep"]}
 	var ms0, ms1 runtime.MemStats

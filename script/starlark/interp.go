@@ -8,10 +8,8 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
-	"time"
 
 	"github.com/agentsh/agentsh/script"
-	startime "go.starlark.net/lib/time"
 	star "go.starlark.net/starlark"
 	"go.starlark.net/syntax"
 )
@@ -92,16 +90,12 @@ func (in *Interp) newThread(ctx context.Context, name, dir string) (*star.Thread
 		Print: func(_ *star.Thread, msg string) { in.host.Print(msg) },
 		Load:  in.load,
 	}
-	t.SetLocal(ctxKey, ctx)
+	t.SetLocal(ctxKey, script.WithClock(ctx, in.opts.Now))
 	t.SetLocal(dirKey, dir)
 	t.SetLocal(interpKey, in)
 	t.SetMaxExecutionSteps(in.opts.MaxSteps)
 	t.OnMaxSteps = func(t *star.Thread) {
 		t.Cancel(fmt.Sprintf("step budget of %d exceeded (raise it with --max-steps)", in.opts.MaxSteps))
-	}
-	if in.opts.Now != nil {
-		now := in.opts.Now
-		startime.SetNow(t, func() (time.Time, error) { return now(), nil })
 	}
 	stop := context.AfterFunc(ctx, func() { t.Cancel(cancelReason(ctx)) })
 	return t, stop

@@ -49,7 +49,7 @@ print(json.decode(json.encode({"round": [1, "trip", {"ok": True}]})))
 	for _, tc := range []struct{ src, want string }{
 		{`json.decode("{")`, "json.decode: invalid JSON"},
 		{`json.decode("1 2")`, "json.decode: invalid JSON: invalid character '2' after top-level value"},
-		{`json.decode(3)`, "json.decode: for parameter x: got int, want string"},
+		{`json.decode(3)`, "json.decode: x got an int, want a string"},
 		{`json.indent("{")`, "json.indent: invalid JSON"},
 		{`json.encode_indent({"f": lambda: 1})`, `json.encode_indent: ["f"]: cannot convert a function to JSON`},
 		{`json.encode({1: 1})`, "json.encode: dict key 1 is an int"},
@@ -207,4 +207,19 @@ state.incr("str")
 	e.run(`print(state.get("str"))`)
 	wantLines(t, e.lines(), "text")
 	wantContains(t, e.runErr(`state.incr("x", 1.5)`).Error(), "state.incr")
+}
+
+// TestTimeValuesAreHashable: times and durations are dict keys, as in
+// go.starlark.net's time module; equal instants in different zones are
+// one key.
+func TestTimeValuesAreHashable(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.run(`
+d = {time.second: "s", time.from_timestamp(0): "epoch"}
+print(d[time.millisecond * 1000], d[time.parse_time("1970-01-01T01:00:00+01:00")])
+m = {time.minute: 1}
+m[time.second * 60] = 2
+print(len(m), m[time.minute])
+`)
+	wantLines(t, e.lines(), "s epoch", "1 2")
 }

@@ -55,10 +55,13 @@ func (o *objectValue) Truth() star.Bool {
 	return true
 }
 
-// Hash is that of the rendering for objects compared as Go values; one
-// with its own order (a Comparer) may be equal to an object that renders
-// differently, so it is unhashable.
+// Hash is the object's own (a Hasher), else that of the rendering for
+// objects compared as Go values; one with its own order (a Comparer) may
+// be equal to an object that renders differently, so it is unhashable.
 func (o *objectValue) Hash() (uint32, error) {
+	if h, ok := o.obj.(script.Hasher); ok {
+		return h.Hash(), nil
+	}
 	if _, ordered := o.obj.(script.Comparer); !ordered && reflect.TypeOf(o.obj).Comparable() {
 		return star.String(o.obj.String()).Hash()
 	}

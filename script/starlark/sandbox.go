@@ -4,8 +4,8 @@ import (
 	"context"
 	"strings"
 
+	"github.com/agentsh/agentsh/script"
 	"go.starlark.net/lib/math"
-	startime "go.starlark.net/lib/time"
 	star "go.starlark.net/starlark"
 	"go.starlark.net/starlarkstruct"
 )
@@ -16,11 +16,11 @@ const maxSandboxOutput = 1 << 20
 // sandboxGlobals are the pure modules: no tool API, no load, no state.
 var sandboxGlobals = func() star.StringDict {
 	d := star.StringDict{
-		"json":   jsonModule,
-		"re":     reModule,
-		"time":   startime.Module,
 		"math":   math.Module,
 		"struct": star.NewBuiltin("struct", starlarkstruct.Make),
+	}
+	for _, m := range script.PureModules() {
+		d[m.Name] = newModuleValue(m)
 	}
 	d.Freeze()
 	return d

@@ -2,15 +2,12 @@ package starlark
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
 
 	"github.com/agentsh/agentsh/script"
 	star "go.starlark.net/starlark"
-	"go.starlark.net/starlarkstruct"
-	"go.starlark.net/syntax"
 )
 
 // With Options.Testing, scripts also have the names of agentsh test:
@@ -28,131 +25,13 @@ import (
 
 // testingBuiltins returns the names Options.Testing predeclares.
 func (in *Interp) testingBuiltins() star.StringDict {
-	return star.StringDict{
-		"assert":    in.assertModule(),
-		"mock_tool": star.NewBuiltin("mock_tool", in.builtinMockTool),
-		"skip":      star.NewBuiltin("skip", builtinSkip),
+	d := star.StringDict{}
+	for _, m := range script.TestingModules() {
+		d[m.Name] = newModuleValue(m)
 	}
-}
-
-func (in *Interp) assertModule() *starlarkstruct.Module {
-	isTrue := func(t *star.Thread, b *star.Builtin, args star.Tuple, kwargs []star.Tuple) (star.Value, error) {
-		var v star.Value
-		var msg star.Value = star.None
-		if err := star.UnpackArgs(b.Name(), args, kwargs, "v", &v, "msg?", &msg); err != nil {
-			return nil, err
-		}
-		if v.Truth() {
-			return star.None, nil
-		}
-		return nil, script.FailAssertion(b.Name(), msgText(msg), "got %s, want a true value", v)
-	}
-	return newModule("assert", map[string]builtinFunc{
-		"eq":      assertEq,
-		"ne":      assertNe,
-		"true":    isTrue,
-		"is_true": isTrue,
-		"contains": func(t *star.Thread, b *star.Builtin, args star.Tuple, kwargs []star.Tuple) (star.Value, error) {
-			var container, item star.Value
-			var msg star.Value = star.None
-			if err := star.UnpackArgs(b.Name(), args, kwargs, "container", &container, "item", &item, "msg?", &msg); err != nil {
-				return nil, err
-			}
-			switch container.(type) {
-			case star.String, *star.List, star.Tuple, *star.Dict:
-			default:
-				return nil, fmt.Errorf("%s: want a string, list, tuple or dict to look in, got %s", b.Name(), container.Type())
-			}
-			if _, ok := container.(star.String); ok {
-				if _, ok := item.(star.String); !ok {
-					return nil, fmt.Errorf("%s: a string contains strings, got %s", b.Name(), item.Type())
-				}
-			}
-			found, err := star.Binary(syntax.IN, item, container)
-			if err != nil {
-				return nil, fmt.Errorf("%s: %v", b.Name(), err)
-			}
-			if found.Truth() {
-				return star.None, nil
-			}
-			return nil, script.FailAssertion(b.Name(), msgText(msg), "%s does not contain %s", container, item)
-		},
-		"fails": in.assertFails,
-	})
-}
-
-func assertEq(t *star.Thread, b *star.Builtin, args star.Tuple, kwargs []star.Tuple) (star.Value, error) {
-	var got, want star.Value
-	var msg star.Value = star.None
-	if err := star.UnpackArgs(b.Name(), args, kwargs, "got", &got, "want", &want, "msg?", &msg); err != nil {
-		return nil, err
-	}
-	eq, err := star.Equal(got, want)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", b.Name(), err)
-	}
-	if eq {
-		return star.None, nil
-	}
-	return nil, script.FailAssertion(b.Name(), msgText(msg), "got %s, want %s", got, want)
-}
-
-func assertNe(t *star.Thread, b *star.Builtin, args star.Tuple, kwargs []star.Tuple) (star.Value, error) {
-	var x, y star.Value
-	var msg star.Value = star.None
-	if err := star.UnpackArgs(b.Name(), args, kwargs, "a", &x, "b", &y, "msg?", &msg); err != nil {
-		return nil, err
-	}
-	eq, err := star.Equal(x, y)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %v", b.Name(), err)
-	}
-	if !eq {
-		return star.None, nil
-	}
-	return nil, script.FailAssertion(b.Name(), msgText(msg), "got %s, want anything else", x)
-}
-
-// msgText is an assertion's optional message: a string as it is, None as
-// no message, anything else as str() shows it (so assert.true(r.ok,
-// r.error) works whether or not there is an error).
-func msgText(v star.Value) string {
-	switch x := v.(type) {
-	case star.NoneType:
-		return ""
-	case star.String:
-		return string(x)
-	}
-	return v.String()
-}
-
-// assertFails calls fn() on the same thread and requires an error. An
-// error caused by the end of the test's context or step budget is passed
-// on, never taken for the expected failure.
-func (in *Interp) assertFails(t *star.Thread, b *star.Builtin, args star.Tuple, kwargs []star.Tuple) (star.Value, error) {
-	var fn star.Callable
-	var pattern string
-	if err := star.UnpackArgs(b.Name(), args, kwargs, "fn", &fn, "pattern?", &pattern); err != nil {
-		return nil, err
-	}
-	_, err := star.Call(t, fn, nil, nil)
-	if err != nil && (threadContext(t).Err() != nil || t.ExecutionSteps() >= in.opts.MaxSteps) {
-		return nil, err
-	}
-	var raised error
-	if err != nil {
-		msg := err.Error()
-		var ee *star.EvalError
-		if errors.As(err, &ee) {
-			msg = ee.Msg
-		}
-		raised = errors.New(msg)
-	}
-	msg, err := script.AssertFails(raised, pattern)
-	if err != nil {
-		return nil, err
-	}
-	return star.String(msg), nil
+	d["mock_tool"] = star.NewBuiltin("mock_tool", in.builtinMockTool)
+	d["skip"] = star.NewBuiltin("skip", builtinSkip)
+	return d
 }
 
 // builtinMockTool is mock_tool(name, fn_or_value): a function is

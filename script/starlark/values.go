@@ -163,7 +163,7 @@ func article(t string) string {
 // is an error.
 func fromGo(v any) (star.Value, error) {
 	switch v.(type) {
-	case []any, map[string]any, script.Record:
+	case []any, map[string]any, script.Record, script.Tuple, script.Results:
 	default:
 		return valueFromGo(nil, v) // no container: no walk to keep
 	}
@@ -222,6 +222,10 @@ func valueFromGo(w *script.Walk, v any) (star.Value, error) {
 		}
 		w.Leave()
 		return d, nil
+	case script.Tuple:
+		return tupleFromGo(w, x)
+	case script.Results:
+		return tupleFromGo(w, x)
 	case script.Object:
 		return newObjectValue(x), nil
 	case script.Builtin:
@@ -256,4 +260,22 @@ func funcName(fn star.Callable) string {
 		}
 	}
 	return fn.Name()
+}
+
+// tupleFromGo makes a Starlark tuple of a script.Tuple or script.Results.
+func tupleFromGo(w *script.Walk, xs []any) (star.Value, error) {
+	if err := w.Enter(script.SliceID(xs)); err != nil {
+		return nil, err
+	}
+	out := make(star.Tuple, len(xs))
+	for i, x := range xs {
+		w.Index(i)
+		v, err := valueFromGo(w, x)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	w.Leave()
+	return out, nil
 }

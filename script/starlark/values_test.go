@@ -26,7 +26,7 @@ func TestStrictConversion(t *testing.T) {
 		{`invoke_tool("t", {"m": json})`, `args["m"]: cannot convert a module to JSON`},
 		{`invoke_tool("t", {"st": struct(a = struct(b = lambda: 1))})`, `args["st"].a.b: cannot convert a function to JSON`},
 		{`invoke_tool("t", {"r": range(3)})`, `args["r"]: cannot convert a range to JSON`},
-		{`state.set("k", {"a": [lambda: 1]})`, `state.set: state["k"]["a"][0]: cannot convert a function to JSON`},
+		{`state.set("k", {"a": [lambda: 1]})`, `state.set: ["a"][0]: cannot convert a function to JSON`},
 		{`json.encode({"a": {"b": 1 << 64}})`, `json.encode: ["a"]["b"]: integer 18446744073709551616 does not fit in 64 bits`},
 		{`json.encode(lambda: 1)`, `json.encode: cannot convert a function to JSON`},
 		{`invoke_all([("t", {"deep": [[[float("nan")]]]})])`, `invoke_all: calls[0][1]["deep"][0][0][0]: float nan is not finite`},

@@ -478,10 +478,18 @@ func callFunc(ctx context.Context, t *core.Tool, call *core.Call, res *core.Resu
 	default:
 		res.Err = &core.Error{Kind: core.KindFailed, Tool: call.Name, CallID: call.ID, Message: err.Error(), Err: err}
 	}
-	// A failure may carry data too: a command's exit code and output. Data
-	// that cannot be encoded is dropped; the failure stands.
+	if err != nil {
+		failureData(res, err)
+	}
+}
+
+// failureData keeps the data a failure carries: a command's exit code and
+// output. Data that cannot be encoded is dropped; the failure stands. (A
+// function of its own, so that a call that succeeds does not allocate the
+// target of errors.As.)
+func failureData(res *core.Result, err error) {
 	var dc core.DataCarrier
-	if err != nil && errors.As(err, &dc) {
+	if errors.As(err, &dc) {
 		_ = res.SetData(dc.ToolData())
 	}
 }

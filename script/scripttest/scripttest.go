@@ -27,7 +27,6 @@
 package scripttest
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -36,7 +35,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -44,6 +42,7 @@ import (
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/executor"
 	"github.com/agentsh/agentsh/script"
+	shared "github.com/agentsh/agentsh/script/internal/scripttest"
 )
 
 // Watchdog bounds one run of one program, so that a hang fails the test
@@ -174,7 +173,9 @@ func Run(dir, name, lang string, mode executor.Mode) (string, error) {
 	}
 	ex := executor.New(reg, executor.WithValidateArguments(true), executor.WithExecutionMode(mode))
 	defer ex.Close()
-	var out syncBuffer
+	// The host's output; a call that outlives its script (it cannot, but a
+	// broken binding might) must not race with the test.
+	var out shared.Buffer
 	host := script.NewHost(ex, &out)
 
 	ctx, cancel := context.WithTimeout(context.Background(), Watchdog)
@@ -211,25 +212,6 @@ func detail(err error) string {
 		return se.Detail()
 	}
 	return err.Error()
-}
-
-// syncBuffer is the host's output; a call that outlives its script (it
-// cannot, but a broken binding might) must not race with the test.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // Fixtures are the Go tools every conformance program can call:

@@ -11,9 +11,9 @@ import (
 	"github.com/agentsh/agentsh/executor"
 )
 
-// The script API, declared once. Every language shows these
-// names with these parameters; a binding only converts values and follows
-// its calling convention (see Builtin).
+// The script API, declared once. Every language shows these names with
+// these parameters; a binding only converts values and follows its
+// calling convention (see Builtin).
 
 // hookParams are the parameters of before, after and middleware.
 var hookParams = func(fn Kind) []Param {

@@ -107,6 +107,13 @@ func TestBubblewrapNoNetwork(t *testing.T) {
 	if err != nil || string(res.Output) != "connected\n" {
 		t.Fatalf("outside the sandbox: %+v %q, %v", res, res.Output, err)
 	}
+	// The listener counts that connection on its own goroutine: wait for
+	// it, so that it cannot be taken for one from the sandbox.
+	for deadline := time.Now().Add(watchdog); accepted.Load() == 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the listener never counted the connection from outside the sandbox")
+		}
+	}
 	before := accepted.Load()
 	res, err = execT(t, b, context.Background(), ExecRequest{Args: connect, Timeout: 20 * time.Second})
 	if err != nil {

@@ -397,7 +397,9 @@ func (s *scope) envAssignments(args []arg, via string) ([]arg, error) {
 			continue
 		}
 		name, _, _ := strings.Cut(a.word.Parts[0].(*syntax.Lit).Value, "=")
-		if err := s.write(name, runtimeValue(a.source())); err != nil {
+		// Messages name the assignment as NAME=VALUE: the value's source
+		// is what follows the '='.
+		if err := s.write(name, runtimeValue(strings.TrimPrefix(a.source(), name+"="))); err != nil {
 			return nil, err
 		}
 	}

@@ -62,6 +62,28 @@ type constFunc struct {
 func (f constFunc) Name() string                              { return f.name }
 func (f constFunc) Call(context.Context, ...any) (any, error) { return f.v, nil }
 
+// TestingAPI returns the names script tests have besides the assert
+// module (agentsh test): mock_tool and skip.
+func (h *Host) TestingAPI() []Builtin {
+	return []Builtin{
+		{Name: "mock_tool", Doc: "Stands in for a tool in this test: fn(args), or a value it returns whatever the arguments.",
+			Params: []Param{{Name: "name", Kind: String}, {Name: "fn_or_value", Kind: Any}},
+			Fn: func(_ context.Context, a Args) (any, error) {
+				name := a["name"].(string)
+				fn, ok := a["fn_or_value"].(Func)
+				if !ok {
+					fn = ConstFunc(name, a["fn_or_value"])
+				}
+				return nil, h.MockTool(name, fn)
+			}},
+		{Name: "skip", Doc: "Stops the test; it counts as skipped.",
+			Params: []Param{{Name: "reason", Kind: String, Optional: true, Default: ""}},
+			Fn: func(_ context.Context, a Args) (any, error) {
+				return nil, &Skipped{Reason: a["reason"].(string)}
+			}},
+	}
+}
+
 // Skipped is the error of skip(reason): the test stops and is reported as
 // skipped, not failed. Bindings raise a *Skipped and keep it reachable with
 // errors.As through their own error types.

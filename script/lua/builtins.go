@@ -2,6 +2,7 @@ package lua
 
 import (
 	"context"
+	"errors"
 	"math"
 	"sort"
 	"strings"
@@ -86,6 +87,10 @@ func (in *Interp) newFunction(L *lua.LState, b script.Builtin, self lua.LValue, 
 			in.unlocked(func() { out, err = b.Call(ctx, positional, named) })
 		}
 		if err != nil {
+			var skipped *script.Skipped
+			if errors.As(err, &skipped) {
+				in.raise(L, err) // the test runner finds it with errors.As
+			}
 			L.RaiseError("%v", err)
 		}
 		if rs, ok := out.(script.Results); ok {

@@ -39,27 +39,9 @@ func (in *Interp) installTesting(L *lua.LState) {
 	assert.Metatable = mt
 	g.RawSetString("assert", assert)
 
-	g.RawSetString("mock_tool", L.NewFunction(func(L *lua.LState) int {
-		name := L.CheckString(1)
-		var fn script.Func
-		if f, ok := L.Get(2).(*lua.LFunction); ok {
-			fn = in.register(L, f, name)
-		} else {
-			v, err := in.toGo(L.CheckAny(2), "value")
-			if err != nil {
-				L.RaiseError("mock_tool %s: %v", name, err)
-			}
-			fn = script.ConstFunc(name, v)
-		}
-		if err := in.host.MockTool(name, fn); err != nil {
-			L.RaiseError("mock_tool: %v", err)
-		}
-		return 0
-	}))
-	g.RawSetString("skip", L.NewFunction(func(L *lua.LState) int {
-		in.raise(L, &script.Skipped{Reason: L.OptString(1, "")})
-		return 0
-	}))
+	for _, b := range in.host.TestingAPI() {
+		g.RawSetString(b.Name, in.newFunction(L, b, nil, false))
+	}
 }
 
 // raise raises err as a Lua error at the caller's position that keeps the

@@ -62,3 +62,31 @@ func TestAssertFailsPassesTheBudgetOn(t *testing.T) {
 		t.Errorf("err = %#v, want a *script.Error at line 1", err)
 	}
 }
+
+// TestMockToolAndSkip: mock_tool and skip come from the host's testing
+// API, as in Starlark: a function or a value stands in for a tool, and
+// skip stops the code with an error the test runner finds.
+func TestMockToolAndSkip(t *testing.T) {
+	e := newEnv(t, Options{Testing: true})
+	e.run(`
+mock_tool("read_file", function(args) return "fake " .. args.path end)
+mock_tool("fetch", {status = 200})
+print(invoke_tool("read_file", {path = "a.txt"}).output)
+print(invoke_tool("fetch", {url = "x"}).output)
+`)
+	wantLines(t, e.lines(), "fake a.txt", `{"status":200}`)
+
+	err := e.runErr(`mock_tool("bad.name", "x")`)
+	if err == nil || !strings.Contains(err.Error(), "bad.name") {
+		t.Errorf("mock_tool with a bad name: %v", err)
+	}
+	if err := e.runErr(`mock_tool("x")`); err == nil || !strings.Contains(err.Error(), `mock_tool: missing argument "fn_or_value"`) {
+		t.Errorf("mock_tool without a stand-in: %v", err)
+	}
+	for src, reason := range map[string]string{`skip("needs a network")`: "needs a network", `skip()`: ""} {
+		var s *script.Skipped
+		if err := e.runErr(src); !errors.As(err, &s) || s.Reason != reason {
+			t.Errorf("%s: %v; want a skip with reason %q", src, err, reason)
+		}
+	}
+}

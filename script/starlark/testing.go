@@ -29,42 +29,10 @@ func (in *Interp) testingBuiltins() star.StringDict {
 	for _, m := range script.TestingModules() {
 		d[m.Name] = newModuleValue(m)
 	}
-	d["mock_tool"] = star.NewBuiltin("mock_tool", in.builtinMockTool)
-	d["skip"] = star.NewBuiltin("skip", builtinSkip)
+	for _, b := range in.host.TestingAPI() {
+		d[b.Name] = newBuiltin(b)
+	}
 	return d
-}
-
-// builtinMockTool is mock_tool(name, fn_or_value): a function is
-// registered as a tool function would be; any other value is what the
-// stand-in returns, whatever its arguments.
-func (in *Interp) builtinMockTool(t *star.Thread, b *star.Builtin, args star.Tuple, kwargs []star.Tuple) (star.Value, error) {
-	var name string
-	var v star.Value
-	if err := star.UnpackPositionalArgs("mock_tool", args, kwargs, 2, &name, &v); err != nil {
-		return nil, err
-	}
-	var fn script.Func
-	if c, ok := v.(star.Callable); ok {
-		fn = in.register(c)
-	} else {
-		g, err := toGo(v, "value")
-		if err != nil {
-			return nil, fmt.Errorf("mock_tool %s: %w", name, err)
-		}
-		fn = script.ConstFunc(name, g)
-	}
-	if err := in.host.MockTool(name, fn); err != nil {
-		return nil, err
-	}
-	return star.None, nil
-}
-
-func builtinSkip(t *star.Thread, b *star.Builtin, args star.Tuple, kwargs []star.Tuple) (star.Value, error) {
-	var reason string
-	if err := star.UnpackPositionalArgs("skip", args, kwargs, 1, &reason); err != nil {
-		return nil, err
-	}
-	return nil, &script.Skipped{Reason: reason}
 }
 
 // TestNames returns the names of the functions in globals (as ExecFile

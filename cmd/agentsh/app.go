@@ -181,7 +181,7 @@ func agentsh(args []string, std stdio) int {
 	}
 	switch o.command {
 	case "help":
-		io.WriteString(std.out, usageText)
+		io.WriteString(std.out, usage())
 		return 0
 	case "version":
 		fmt.Fprintln(std.out, "agentsh", version())

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentsh/agentsh/executor"
+	"github.com/agentsh/agentsh/internal/wording"
 	"github.com/agentsh/agentsh/script"
 	"github.com/agentsh/agentsh/tools/mcp"
 	"github.com/agentsh/agentsh/tools/search"
@@ -265,6 +266,11 @@ func parseArgs(args []string) (*options, error) {
 	return o, nil
 }
 
+// usage is the help text, with the search backends that are registered.
+func usage() string {
+	return strings.NewReplacer("{grep}", wording.OrList(search.GrepBackends()), "{glob}", wording.OrList(search.GlobBackends())).Replace(usageText)
+}
+
 const usageText = `agentsh: an embedded scripting agent shell
 
 Usage:
@@ -283,8 +289,8 @@ Usage:
 Flags:
   --workdir DIR       where the built-in tools work (default: the current directory)
   --no-builtins       do not register the built-in tools
-  --grep-backend B    native or ripgrep (default native)
-  --glob-backend B    native, ripgrep or fd (default native)
+  --grep-backend B    {grep} (default native)
+  --glob-backend B    {glob} (default native)
   --exec-backend B    local or bwrap: run bash and run_code in Bubblewrap
   --fetch-allow-private  let fetch and browser reach loopback and private
                       network addresses (never link-local or cloud metadata)

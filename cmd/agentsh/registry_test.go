@@ -89,4 +89,7 @@ func TestBackendFlagAndConfigReachRegisteredBackend(t *testing.T) {
 	if code, _, errOut := run("--workdir", dir, "-c", `config(grep_backend = "ag")`); code != 1 || !strings.Contains(errOut, "config: grep_backend: "+want) {
 		t.Errorf("config(grep_backend = \"ag\"): exit %d, stderr %q; want 1 and %q", code, errOut, want)
 	}
+	if code, out, _ := run("help"); code != 0 || !strings.Contains(out, "--grep-backend B    native, ripgrep or shout (default native)") {
+		t.Errorf("help: exit %d; want the registered grep backends listed, got\n%s", code, out)
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentsh/agentsh/executor"
+	"github.com/agentsh/agentsh/internal/wording"
 	"github.com/agentsh/agentsh/script"
 )
 
@@ -95,7 +96,7 @@ func Find(paths []string) ([]string, error) {
 		}
 		if !info.IsDir() {
 			if _, ok := script.LanguageOf(root); !ok {
-				return nil, fmt.Errorf("%s: not a test file (want a %s file, or a directory)", root, orList(script.Extensions()))
+				return nil, fmt.Errorf("%s: not a test file (want a %s file, or a directory)", root, wording.OrList(script.Extensions()))
 			}
 			add(root)
 			continue
@@ -121,18 +122,10 @@ func Find(paths []string) ([]string, error) {
 		}
 	}
 	if len(files) == 0 {
-		return nil, fmt.Errorf("no %s files under %s", orList(testSuffixes()), strings.Join(paths, " "))
+		return nil, fmt.Errorf("no %s files under %s", wording.OrList(testSuffixes()), strings.Join(paths, " "))
 	}
 	sort.Strings(files)
 	return files, nil
-}
-
-// orList joins items as "a, b or c".
-func orList(items []string) string {
-	if len(items) < 2 {
-		return strings.Join(items, "")
-	}
-	return strings.Join(items[:len(items)-1], ", ") + " or " + items[len(items)-1]
 }
 
 func isTestFile(name string) bool {
@@ -252,7 +245,7 @@ func (r *runner) load(ctx context.Context, host *script.Host, path string) (scri
 	for _, f := range append(r.opts.Load[:len(r.opts.Load):len(r.opts.Load)], path) {
 		lang, ok := script.LanguageOf(f)
 		if !ok {
-			return nil, fmt.Errorf("%s: no script language for %q files (want a %s file)", f, filepath.Ext(f), orList(script.Extensions()))
+			return nil, fmt.Errorf("%s: no script language for %q files (want a %s file)", f, filepath.Ext(f), wording.OrList(script.Extensions()))
 		}
 		in = interps[lang.Name]
 		if in == nil {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+
+	"github.com/agentsh/agentsh/internal/wording"
 )
 
 // GrepOpener returns a grep backend for the tree at root. It fails, saying
@@ -124,7 +126,7 @@ func (b *registry[T]) lookup(name string) (func(string) (T, error), error) {
 	open := b.open[name]
 	b.mu.RUnlock()
 	if open == nil {
-		return nil, fmt.Errorf("unknown %s backend %q: want %s", b.kind, name, orList(b.names()))
+		return nil, fmt.Errorf("unknown %s backend %q: want %s", b.kind, name, wording.OrList(b.names()))
 	}
 	return open, nil
 }
@@ -136,11 +138,3 @@ func (b *registry[T]) names() []string {
 }
 
 func title(kind string) string { return strings.ToUpper(kind[:1]) + kind[1:] }
-
-// orList writes names as "a", "a or b", "a, b or c".
-func orList(names []string) string {
-	if len(names) < 2 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
-}

@@ -8,15 +8,14 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/executor"
+	"github.com/agentsh/agentsh/internal/proctest"
 	"github.com/agentsh/agentsh/tools"
-	"golang.org/x/sys/unix"
 )
 
 // A tool call that could exhaust memory if a bound broke runs in a child
@@ -45,7 +44,7 @@ type childResult struct {
 const outputBytes = 4096
 
 func childCall() int {
-	if err := limitAddressSpace(childHeadroom); err != nil {
+	if err := proctest.LimitAddressSpace(childHeadroom); err != nil {
 		fmt.Fprintln(os.Stderr, "limit memory:", err)
 		return 2
 	}
@@ -82,26 +81,6 @@ func childExecutor(dir string) (*executor.Executor, error) {
 		return nil, fmt.Errorf("install tools: %v", err)
 	}
 	return ex, nil
-}
-
-// limitAddressSpace caps this process's address space at its current
-// size plus headroom.
-func limitAddressSpace(headroom uint64) error {
-	status, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return err
-	}
-	for _, line := range strings.Split(string(status), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmSize:"); ok {
-			kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			if err != nil {
-				return err
-			}
-			lim := kb<<10 + headroom
-			return unix.Setrlimit(unix.RLIMIT_AS, &unix.Rlimit{Cur: lim, Max: lim})
-		}
-	}
-	return fmt.Errorf("no VmSize in /proc/self/status")
 }
 
 // childCmd prepares the test binary to run as the named child.

@@ -5,14 +5,12 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/agentsh/agentsh/agent/skills"
+	"github.com/agentsh/agentsh/internal/proctest"
 )
 
 // bombEnv, set in the environment of this test binary, makes
@@ -72,7 +70,7 @@ func TestAliasBomb(t *testing.T) {
 // bombChild parses the skills at paths with at most 256 MiB of address
 // space more than the process has now.
 func bombChild(t *testing.T, paths []string) {
-	if err := limitAddressSpace(256 << 20); err != nil {
+	if err := proctest.LimitAddressSpace(256 << 20); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range paths {
@@ -83,24 +81,4 @@ func bombChild(t *testing.T, paths []string) {
 		}
 		t.Logf("parsed %s: %s", s.Name, s.Description)
 	}
-}
-
-// limitAddressSpace caps this process's address space at its current
-// size plus headroom.
-func limitAddressSpace(headroom uint64) error {
-	status, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		return err
-	}
-	for line := range strings.SplitSeq(string(status), "\n") {
-		if v, ok := strings.CutPrefix(line, "VmSize:"); ok {
-			kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-			if err != nil {
-				return err
-			}
-			lim := kb<<10 + headroom
-			return unix.Setrlimit(unix.RLIMIT_AS, &unix.Rlimit{Cur: lim, Max: lim})
-		}
-	}
-	return fmt.Errorf("no VmSize in /proc/self/status")
 }

@@ -1,5 +1,6 @@
 // Package proctest reads the Linux process table for tests that must show
-// a run left no process behind.
+// a run left no process behind, and limits the memory of a test's own
+// child process.
 package proctest
 
 import (

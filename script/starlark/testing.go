@@ -3,8 +3,6 @@ package starlark
 import (
 	"context"
 	"fmt"
-	"sort"
-	"strings"
 
 	"github.com/agentsh/agentsh/script"
 	star "go.starlark.net/starlark"
@@ -33,19 +31,6 @@ func (in *Interp) testingBuiltins() star.StringDict {
 		d[b.Name] = newBuiltin(b)
 	}
 	return d
-}
-
-// TestNames returns the names of the functions in globals (as ExecFile
-// returns them) that start with "test_", sorted.
-func TestNames(globals star.StringDict) []string {
-	var names []string
-	for name, v := range globals {
-		if _, ok := v.(star.Callable); ok && strings.HasPrefix(name, "test_") {
-			names = append(names, name)
-		}
-	}
-	sort.Strings(names)
-	return names
 }
 
 // Call calls fn (for example a function from the globals ExecFile

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agentsh/agentsh/executor"
 	"github.com/agentsh/agentsh/provider"
 	"github.com/agentsh/agentsh/provider/anthropic"
 	"github.com/agentsh/agentsh/provider/openai"
@@ -113,7 +114,7 @@ func TestCutOffToolCallThroughRun(t *testing.T) {
 					return "the notes", nil
 				}
 			}
-			a, err := New(WithProvider(ad.open(t, url)), WithObserver(func(e Event) { events = append(events, e) }))
+			a, err := New(WithProvider(ad.open(t, url)), WithPermissions(executor.PermissionsAllowAll), WithObserver(func(e Event) { events = append(events, e) }))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -176,7 +177,7 @@ func TestMalformedArgumentsThroughRun(t *testing.T) {
 		t.Run(ad.name, func(t *testing.T) {
 			want := ids[ad.name]
 			srv, url := serveStreams(t, ad.name+"_bad_json.sse", ad.name+"_final.sse")
-			a, err := New(WithProvider(ad.open(t, url)), WithValidateArguments(true), WithObserver(func(Event) {})) // an observer: streamed
+			a, err := New(WithProvider(ad.open(t, url)), WithPermissions(executor.PermissionsAllowAll), WithValidateArguments(true), WithObserver(func(Event) {})) // an observer: streamed
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -60,6 +60,19 @@ func WithValidateArguments(on bool) Option {
 	return func(c *config) { c.execOpts = append(c.execOpts, executor.WithValidateArguments(on)) }
 }
 
+// WithPermissions sets what happens to the model's calls no policy
+// decided (see executor.Permissions); the default runs read-only tools and
+// asks the approver before any other.
+func WithPermissions(p executor.Permissions) Option {
+	return func(c *config) { c.execOpts = append(c.execOpts, executor.WithPermissions(p)) }
+}
+
+// WithApprover sets who is asked before a call whose verdict is ask runs;
+// without one such calls are rejected.
+func WithApprover(ap core.Approver) Option {
+	return func(c *config) { c.execOpts = append(c.execOpts, executor.WithApprover(ap)) }
+}
+
 // WithArtifactOffload stores tool outputs over threshold bytes in store
 // and gives the model a reference it can page through with artifact_read.
 func WithArtifactOffload(store core.ArtifactStore, threshold int) Option {

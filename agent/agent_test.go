@@ -57,7 +57,9 @@ func goTool(name string, fn func(ctx context.Context, args json.RawMessage) (any
 
 func newAgent(t *testing.T, s *script, opts ...Option) *Agent {
 	t.Helper()
-	a, err := New(append([]Option{WithProvider(s.provider()), WithModel("m"), WithValidateArguments(true)}, opts...)...)
+	// The loop's tests are not about consent: the model's calls run.
+	a, err := New(append([]Option{WithProvider(s.provider()), WithModel("m"), WithValidateArguments(true),
+		WithPermissions(executor.PermissionsAllowAll)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ func benchModel(turns, calls int) provider.Provider {
 
 func benchAgent(b *testing.B, p provider.Provider) *Agent {
 	b.Helper()
-	a, err := New(WithProvider(p), WithValidateArguments(true), WithExecutionMode(executor.ModeMixed), WithMaxTurns(100))
+	a, err := New(WithProvider(p), WithValidateArguments(true), WithExecutionMode(executor.ModeMixed), WithMaxTurns(100), WithPermissions(executor.PermissionsAllowAll))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -27,6 +27,18 @@ type Reply struct {
 	// was cut off by the token limit: they were not run, and are not in the
 	// conversation (see provider.Response.Incomplete).
 	Dropped []provider.ToolCall
+	// Denials are the model's calls that did not run because a policy,
+	// the permissions or the person refused them, in call order.
+	Denials []Denial
+}
+
+// Denial is one refused call of a Reply.
+type Denial struct {
+	CallID string `json:"call_id"`
+	Tool   string `json:"tool"`
+	// Hook names who refused: a hook, "permissions", "approver", ...
+	Hook   string `json:"hook"`
+	Reason string `json:"reason"`
 }
 
 // Stop reasons of a Reply.
@@ -145,7 +157,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, opts ...RunOption) (*Rep
 			return reply, a.endTurn(ctx, turn, resp, reply)
 		}
 		reply.ToolCalls += len(resp.ToolCalls)
-		a.runTools(ctx, turn, resp.ToolCalls)
+		reply.Denials = append(reply.Denials, a.runTools(ctx, turn, resp.ToolCalls)...)
 		if err := a.endTurn(ctx, turn, resp, reply); err != nil {
 			return reply, err
 		}
@@ -205,11 +217,13 @@ func (a *Agent) ask(ctx context.Context, p provider.Provider, turn int, quiet bo
 
 // runTools runs one turn's tool calls as a batch and adds their results
 // to the conversation, in call order. Calls cut short by cancellation
-// still get their (canceled) results, so every call is answered.
-func (a *Agent) runTools(ctx context.Context, turn int, tcs []provider.ToolCall) {
+// still get their (canceled) results, so every call is answered. The
+// calls are the model's (core.OriginModel): the defaults ask before a tool
+// that is not read-only runs. It returns the calls that were refused.
+func (a *Agent) runTools(ctx context.Context, turn int, tcs []provider.ToolCall) (denials []Denial) {
 	calls := make([]core.Call, len(tcs))
 	for i, tc := range tcs {
-		calls[i] = core.Call{ID: tc.ID, Name: tc.Name, Args: tc.Args}
+		calls[i] = core.Call{ID: tc.ID, Name: tc.Name, Args: tc.Args, Origin: core.OriginModel}
 		if tc.InvalidArgs != "" {
 			// The pipeline answers them with invalid_arguments, saying
 			// what is wrong; after hooks see the call.
@@ -230,6 +244,9 @@ func (a *Agent) runTools(ctx context.Context, turn int, tcs []provider.ToolCall)
 			msg.Content = fmt.Sprintf("error (%s): %v", res.Kind(), res.Err)
 			msg.IsError = true
 			msg.Blocks = nil
+			if res.Kind() == core.KindRejected {
+				denials = append(denials, denialOf(res))
+			}
 			// A refused or failed call is shown to the person too: a denial
 			// by a policy must not pass unseen.
 			a.emit(Event{Type: "tool_error", Turn: turn, Tool: tcs[i].Name, CallID: tcs[i].ID,
@@ -241,6 +258,16 @@ func (a *Agent) runTools(ctx context.Context, turn int, tcs []provider.ToolCall)
 		}
 		a.append(msg)
 	}
+	return denials
+}
+
+func denialOf(res *core.Result) Denial {
+	d := Denial{CallID: res.CallID, Tool: res.Tool, Reason: res.Err.Error()}
+	var e *core.Error
+	if errors.As(res.Err, &e) {
+		d.Hook = e.Hook
+	}
+	return d
 }
 
 func (a *Agent) endTurn(ctx context.Context, turn int, resp *provider.Response, reply *Reply) error {

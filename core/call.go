@@ -24,8 +24,15 @@ type Call struct {
 	DedupKey string
 	// Tool is resolved once, when the call starts; nil for an unknown name.
 	Tool *Tool
-	// Session is the state shared by every call of one executor.
+	// Session is the state shared by every call of one executor (a
+	// throwaway copy of it while the executor only decides; see
+	// executor.Decide).
 	Session *Session
+	// Origin is who made the call; the executor resolves OriginUnset
+	// before any hook runs, so hooks always see person or model.
+	Origin Origin
+
+	trail *trail // the decision records; see Record
 }
 
 // Session is a key/value store shared by the calls of one executor, so
@@ -79,6 +86,37 @@ func (s *Session) Update(key string, fn func(old any, present bool) any) any {
 	old, ok := s.state[key]
 	v := fn(old, ok)
 	s.state[key] = v
+	return v
+}
+
+// Clone returns a session with the same ID and a deep copy of the state,
+// so that changes to one do not reach the other. Values that are not JSON
+// shapes are shared, not copied.
+func (s *Session) Clone() *Session {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := &Session{ID: s.ID, state: make(map[string]any, len(s.state))}
+	for k, v := range s.state {
+		c.state[k] = cloneShape(v)
+	}
+	return c
+}
+
+func cloneShape(v any) any {
+	switch v := v.(type) {
+	case []any:
+		c := make([]any, len(v))
+		for i, e := range v {
+			c[i] = cloneShape(e)
+		}
+		return c
+	case map[string]any:
+		c := make(map[string]any, len(v))
+		for k, e := range v {
+			c[k] = cloneShape(e)
+		}
+		return c
+	}
 	return v
 }
 

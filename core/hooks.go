@@ -6,10 +6,12 @@ import (
 	"path"
 )
 
-// BeforeFunc inspects a call before it runs. Returning an error rejects the
-// call (no middleware, no tool; after hooks still see the rejection).
-// Returning non-nil args rewrites the arguments: later hooks, validation and
-// the tool see the new object. Returning (nil, nil) means no opinion.
+// BeforeFunc inspects a call before it runs. Returning non-nil args
+// rewrites the arguments: later hooks, validation and the tool see the new
+// object. The error is the verdict: nil is no opinion, Allow and Ask give
+// those verdicts (with the rewrite, if any), and Deny or any other error
+// rejects the call (no middleware, no tool; after hooks still see the
+// rejection). See Verdict for how verdicts combine.
 type BeforeFunc func(ctx context.Context, call *Call) (args json.RawMessage, err error)
 
 // AfterFunc observes a finished call: its result and error, including
@@ -35,21 +37,26 @@ type BeforeHook struct {
 	// tool-specific and runs in the first pipeline stage.
 	Tools []string
 	Func  BeforeFunc
+	// Source is where the hook was defined (file:line), for decision
+	// records; empty for Go hooks unless set.
+	Source string
 }
 
 // AfterHook is an after hook registered with an executor.
 type AfterHook struct {
-	Name  string
-	Tools []string
-	Func  AfterFunc
+	Name   string
+	Tools  []string
+	Func   AfterFunc
+	Source string
 }
 
 // Middleware is a middleware registered with an executor. The first
 // registered is the outermost.
 type Middleware struct {
-	Name  string
-	Tools []string
-	Func  MiddlewareFunc
+	Name   string
+	Tools  []string
+	Func   MiddlewareFunc
+	Source string
 }
 
 // MatchTools reports whether name matches one of the patterns: exact names

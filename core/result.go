@@ -37,6 +37,10 @@ type Result struct {
 	// Err is nil on success, otherwise a *Error (see Kind).
 	Err      error
 	Duration time.Duration
+	// Decisions is the call's decision trail, in order: every before hook
+	// (and the ones a deny skipped), the approval step, validation, and the
+	// after hooks that have run so far.
+	Decisions []Decision
 }
 
 // OK reports whether the call succeeded.

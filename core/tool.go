@@ -33,6 +33,10 @@ type Tool struct {
 	ConcurrencySafe *bool
 	// Idempotent tools may be executed again by the Retry middleware.
 	Idempotent bool
+	// ReadOnly declares that the tool changes nothing (reads files,
+	// searches, ...). A model's call of a read-only tool runs when no hook
+	// decides; any other tool asks (see executor's permissions).
+	ReadOnly bool
 	// Before and After hooks run only for calls of this tool, ahead of any
 	// hook registered with the executor (see the executor package).
 	Before []BeforeFunc

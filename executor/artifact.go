@@ -103,6 +103,7 @@ func ArtifactRead(store core.ArtifactStore) core.Tool {
 			`"required":["id"],"additionalProperties":false}`),
 		ConcurrencySafe: core.Bool(true),
 		Idempotent:      true,
+		ReadOnly:        true,
 		Func: func(ctx context.Context, raw json.RawMessage) (any, error) {
 			var a struct {
 				ID     string `json:"id"`

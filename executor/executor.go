@@ -23,6 +23,9 @@ type Executor struct {
 	exts []core.Extension
 
 	mode        atomic.Int32
+	perms       atomic.Int32 // Permissions
+	approver    atomic.Pointer[approverBox]
+	approved    sync.Map // tool name → struct{}: approved for the session
 	concurrency atomic.Int64
 	validate    atomic.Bool
 	nextID      atomic.Uint64
@@ -294,8 +297,25 @@ func (e *Executor) invokeResolved(ctx context.Context, call *core.Call, tool *co
 	if call.ID == "" {
 		call.ID = e.newID()
 	}
-	call.Session = e.session
 	call.Tool = tool
+	call.ClearDecisions()
+	sc := scopeOf(ctx)
+	call.Session = e.session
+	if sc.session != nil {
+		call.Session = sc.session
+	}
+	if call.Origin == core.OriginUnset {
+		call.Origin = sc.origin
+		if call.Origin == core.OriginUnset {
+			call.Origin = core.OriginPerson
+		}
+	}
+	if call.Origin != sc.origin && (sc.origin != core.OriginUnset || call.Origin != core.OriginPerson) {
+		// Calls nested in this one inherit its origin.
+		inner := sc
+		inner.origin = call.Origin
+		ctx = withScope(ctx, inner)
+	}
 	args, err := core.NormalizeArgs(call.Args)
 	if err == nil {
 		call.Args = args
@@ -312,11 +332,16 @@ func (e *Executor) invokeResolved(ctx context.Context, call *core.Call, tool *co
 	case ctx.Err() != nil:
 		res = &core.Result{Err: contextError(ctx, call, nil)}
 	default:
-		if res = e.runBefore(ctx, p, call); res == nil {
-			res = p.chain(ctx, call)
+		if res, _ = e.runBefore(ctx, p, call, !sc.deciding); res == nil {
+			if sc.deciding {
+				res = e.rejected(call, "", "not run: "+call.Name+" was called while the policies were only being evaluated, which runs no tool", nil)
+			} else {
+				res = p.chain(ctx, call)
+			}
 		}
 	}
 	res.CallID, res.Tool = call.ID, call.Name
+	res.Decisions = call.Decisions()
 	res.Duration = time.Since(start)
 	e.runAfter(ctx, p, call, res)
 	res.Duration = time.Since(start)
@@ -324,60 +349,6 @@ func (e *Executor) invokeResolved(ctx context.Context, call *core.Call, tool *co
 		fn(call, res)
 	}
 	return res
-}
-
-// runBefore runs stages 1 and 2. It returns a result only when a hook
-// stopped the call.
-func (e *Executor) runBefore(ctx context.Context, p *pipeline, call *core.Call) *core.Result {
-	if t := call.Tool; t != nil {
-		for i, fn := range t.Before {
-			if res := e.before(ctx, call, hookName{tool: t.Name, index: i + 1, stage: "before"}, fn); res != nil {
-				return res
-			}
-		}
-	}
-	for _, h := range p.beforeTool {
-		if core.MatchTools(h.Tools, call.Name) {
-			if res := e.before(ctx, call, hookName{name: h.Name}, h.Func); res != nil {
-				return res
-			}
-		}
-	}
-	for _, h := range p.beforeGlobal {
-		if res := e.before(ctx, call, hookName{name: h.Name}, h.Func); res != nil {
-			return res
-		}
-	}
-	return nil
-}
-
-// before runs one before hook, applying its rewrite. A hook that fails,
-// panics or rewrites to something that is not an object stops the call.
-func (e *Executor) before(ctx context.Context, call *core.Call, hook hookName, fn core.BeforeFunc) (res *core.Result) {
-	defer func() {
-		if v := recover(); v != nil {
-			pe := panicError(call, "before hook "+hook.String(), v)
-			pe.Hook = hook.bare()
-			res = &core.Result{Err: pe}
-		}
-	}()
-	args, err := fn(ctx, call)
-	if err != nil {
-		if ctx.Err() != nil {
-			return &core.Result{Err: contextError(ctx, call, err)}
-		}
-		return &core.Result{Err: &core.Error{Kind: core.KindRejected, Tool: call.Name, CallID: call.ID, Hook: hook.bare(),
-			Message: fmt.Sprintf("rejected by %s: %v", hook, err), Err: err}}
-	}
-	if args != nil {
-		norm, err := core.NormalizeArgs(args)
-		if err != nil {
-			return &core.Result{Err: &core.Error{Kind: core.KindRejected, Tool: call.Name, CallID: call.ID, Hook: hook.bare(),
-				Message: fmt.Sprintf("rejected: %s rewrote the arguments badly: %v", hook, err), Err: err}}
-		}
-		call.Args = norm
-	}
-	return nil
 }
 
 // runAfter runs stages 4 and 5. After hooks must see every call, so a
@@ -388,16 +359,16 @@ func (e *Executor) runAfter(ctx context.Context, p *pipeline, call *core.Call, r
 		ctx = context.WithoutCancel(ctx)
 	}
 	for _, h := range p.afterGlobal {
-		e.after(ctx, call, res, hookName{name: h.Name}, h.Func)
+		e.after(ctx, call, res, hookName{name: h.Name}, h.Source, h.Func)
 	}
 	if t := call.Tool; t != nil {
 		for i, fn := range t.After {
-			e.after(ctx, call, res, hookName{tool: t.Name, index: i + 1, stage: "after"}, fn)
+			e.after(ctx, call, res, hookName{tool: t.Name, index: i + 1, stage: "after"}, "", fn)
 		}
 	}
 	for _, h := range p.afterTool {
 		if core.MatchTools(h.Tools, call.Name) {
-			e.after(ctx, call, res, hookName{name: h.Name}, h.Func)
+			e.after(ctx, call, res, hookName{name: h.Name}, h.Source, h.Func)
 		}
 	}
 }
@@ -405,16 +376,22 @@ func (e *Executor) runAfter(ctx context.Context, p *pipeline, call *core.Call, r
 // after runs one after hook. Its failure marks a successful call failed. A
 // call that had already failed keeps its kind, and the hook's failure is
 // added to the message, so an audit that breaks is never silent.
-func (e *Executor) after(ctx context.Context, call *core.Call, res *core.Result, hook hookName, fn core.AfterFunc) {
+func (e *Executor) after(ctx context.Context, call *core.Call, res *core.Result, hook hookName, source string, fn core.AfterFunc) {
+	d := core.Decision{Stage: core.StageAfter, Hook: hook.bare(), Source: source}
+	start := time.Now()
 	defer func() {
 		if v := recover(); v != nil {
 			pe := panicError(call, "after hook "+hook.String(), v)
-			pe.Hook = hook.bare()
+			pe.Hook = d.Hook
+			d.Reason = pe.Message
 			addFailure(res, pe)
 		}
+		d.Duration = time.Since(start)
+		res.Decisions = append(res.Decisions, d)
 	}()
 	if err := fn(ctx, call, res); err != nil {
-		addFailure(res, &core.Error{Kind: core.KindFailed, Tool: call.Name, CallID: call.ID, Hook: hook.bare(),
+		d.Reason = fmt.Sprintf("failed: %v", err)
+		addFailure(res, &core.Error{Kind: core.KindFailed, Tool: call.Name, CallID: call.ID, Hook: d.Hook,
 			Message: fmt.Sprintf("after hook %s failed: %v", hook, err), Err: err})
 	}
 }
@@ -444,11 +421,8 @@ func (e *Executor) execute(ctx context.Context, call *core.Call) *core.Result {
 			Message: unknownToolMessage(call.Name, e.reg.ToolNames())}
 		return res
 	}
-	if e.validate.Load() {
-		if vs := t.Schema().Validate(call.Args); len(vs) > 0 {
-			res.Err = invalidArguments(call, vs)
-			return res
-		}
+	if e.validate.Load() && !e.validateArgs(call, res) {
+		return res
 	}
 	if ctx.Err() != nil {
 		res.Err = contextError(ctx, call, nil)
@@ -456,6 +430,21 @@ func (e *Executor) execute(ctx context.Context, call *core.Call) *core.Result {
 	}
 	callFunc(ctx, t, call, res)
 	return res
+}
+
+// validateArgs checks the final arguments against the tool's schema and
+// records the step; on violations it sets res.Err.
+func (e *Executor) validateArgs(call *core.Call, res *core.Result) bool {
+	start := time.Now()
+	vs := call.Tool.Schema().Validate(call.Args)
+	d := core.Decision{Stage: core.StageValidation, Hook: "schema"}
+	if len(vs) > 0 {
+		res.Err = invalidArguments(call, vs)
+		d.Verdict, d.Reason = core.VerdictDeny, res.Err.Error()
+	}
+	d.Duration = time.Since(start)
+	call.Record(d)
+	return len(vs) == 0
 }
 
 // callFunc runs the tool and maps its output into res, both under recover:

@@ -145,6 +145,10 @@ func (x *Extension) WorkingDir() string { return x.root }
 // file adds its own.
 var toolBuilders = map[string]func(*Extension) core.Tool{}
 
+// readOnly names the built-in tools that change nothing: a model's calls
+// of them run without asking (see core.Tool.ReadOnly).
+var readOnly = map[string]bool{"read_file": true, "list_dir": true, "glob": true, "grep": true}
+
 // Tools returns the built-in tools, sorted by name.
 func (x *Extension) Tools() []core.Tool {
 	names := make([]string, 0, len(toolBuilders))
@@ -155,6 +159,7 @@ func (x *Extension) Tools() []core.Tool {
 	out := make([]core.Tool, len(names))
 	for i, n := range names {
 		out[i] = toolBuilders[n](x)
+		out[i].ReadOnly = readOnly[n]
 	}
 	return out
 }

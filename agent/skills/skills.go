@@ -254,6 +254,7 @@ func (x *Extension) Tools() []core.Tool {
 		Parameters:      json.RawMessage(`{"type":"object","properties":{"name":{"type":"string","description":"The skill's name, as listed in the system prompt."}},"required":["name"]}`),
 		ConcurrencySafe: core.Bool(true),
 		Idempotent:      true,
+		ReadOnly:        true,
 		Func:            x.call,
 	}}
 }

@@ -343,13 +343,14 @@ func (s *server) tool(name string, t *sdk.Tool) (core.Tool, error) {
 		desc = t.Title
 	}
 	var safe *bool
-	var idempotent bool
+	var idempotent, readOnly bool
 	if a := t.Annotations; a != nil {
 		if desc == "" {
 			desc = a.Title
 		}
 		if a.ReadOnlyHint {
 			safe = core.Bool(true)
+			readOnly = true
 		}
 		idempotent = a.IdempotentHint
 	}
@@ -360,6 +361,7 @@ func (s *server) tool(name string, t *sdk.Tool) (core.Tool, error) {
 		Parameters:      params,
 		ConcurrencySafe: safe,
 		Idempotent:      idempotent,
+		ReadOnly:        readOnly,
 		Func: func(ctx context.Context, args json.RawMessage) (any, error) {
 			return s.call(ctx, remote, args)
 		},

@@ -87,10 +87,15 @@ func (s *scope) arithText(text string, where func() string) error {
 	if cmd == nil {
 		return s.unknown("cannot check %s: bash evaluates %q as an arithmetic expression, and it does not parse as one", where(), text)
 	}
-	mark := len(s.hops)
+	if len(s.hops) >= MaxDepth {
+		return s.tooDeep()
+	}
+	mark, src := len(s.hops), s.src
 	s.push(frame{kind: Arithmetic, fn: where})
 	s.arith++
+	s.src = "((" + text + "))"
 	s.walk(cmd)
+	s.src = src
 	s.arith--
 	s.hops = s.hops[:mark]
 	return nil

@@ -346,7 +346,14 @@ func (s *scope) splitString(str string) ([]arg, error) {
 	if len(f.Stmts) != 1 || !ok || len(call.Assigns) > 0 || len(f.Stmts[0].Redirs) > 0 {
 		return nil, s.unknown("cannot tell which command env -S %q runs", str)
 	}
-	return words(call.Args), nil
+	out := words(call.Args)
+	for i, a := range out {
+		// The words are not in the command line's text: keep their own.
+		if start, end := a.word.Pos().Offset(), a.word.End().Offset(); start <= end && int(end) <= len(str) {
+			out[i].src = str[start:end]
+		}
+	}
+	return out, nil
 }
 
 // find checks the commands of -exec, -execdir, -ok and -okdir.

@@ -76,6 +76,11 @@ const MaxNesting = 8
 // 128 KiB, so bash -c cannot run such a line anyway.
 const MaxLength = 1 << 20
 
+// MaxDepth bounds the constructs nested in each other in one command
+// line (substitutions, function bodies, wrappers, arithmetic): deeper
+// ones give a reason and are not read.
+const MaxDepth = 64
+
 // MaxPipeFrom bounds Command.PipeFrom.
 const MaxPipeFrom = 64
 

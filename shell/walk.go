@@ -96,7 +96,7 @@ func (a *analyser) script(src string, depth int, via string, hops []frame, upstr
 		}
 		return a.reason(hops, true, "does not parse: %v", err)
 	}
-	s := &scope{analyser: a, depth: depth, via: via, hops: hops, upstream: upstream,
+	s := &scope{analyser: a, src: src, depth: depth, via: via, hops: hops, upstream: upstream,
 		funcs: map[string]bool{}, seen: map[syntax.Command]bool{}}
 	s.declared(f)
 	s.walk(f)
@@ -107,6 +107,7 @@ func (a *analyser) script(src string, depth int, via string, hops []frame, upstr
 // scope is one command line being read.
 type scope struct {
 	*analyser
+	src   string // the text the nodes being read were parsed from
 	depth int
 	via   string
 	funcs map[string]bool // functions declared in this command line
@@ -115,6 +116,8 @@ type scope struct {
 	seen  map[syntax.Command]bool
 	arith int // depth of arithmetic text being read (see arithText)
 	pipes map[*syntax.Stmt]pipeMark
+	left  map[int]*pipeNames // by pipeMark.start
+	deep  bool               // MaxDepth was reached
 
 	// The context of the node being read, saved and restored around
 	// every node walk descends into.
@@ -129,6 +132,15 @@ type scope struct {
 type pipeMark struct {
 	start int
 	base  []string
+}
+
+// pipeNames are the names of the commands from a pipeMark's start on, up
+// to scanned: a pipeline a | b | c nests as (a | b) | c, so the left
+// sides of its pipes share their start, and each is read once.
+type pipeNames struct {
+	scanned int
+	names   []string
+	seen    map[string]bool
 }
 
 type context struct {
@@ -202,6 +214,10 @@ func (s *scope) walk(n syntax.Node) {
 			stack = stack[:len(stack)-1]
 			return true
 		}
+		if len(s.hops) >= MaxDepth && nests(n) {
+			s.tooDeep()
+			return false
+		}
 		stack = append(stack, s.save())
 		s.enter(n)
 		_ = s.node(n) // a reason is recorded; the children are read all the same
@@ -209,19 +225,38 @@ func (s *scope) walk(n syntax.Node) {
 	})
 }
 
+// nests reports whether n adds a hop.
+func nests(n syntax.Node) bool {
+	switch n.(type) {
+	case *syntax.CmdSubst, *syntax.ProcSubst, *syntax.FuncDecl:
+		return true
+	}
+	return false
+}
+
+// tooDeep gives the reason for constructs nested deeper than MaxDepth,
+// once per command line.
+func (s *scope) tooDeep() error {
+	if !s.deep {
+		s.deep = true
+		s.unknown("constructs nested more than %d levels deep are not read", MaxDepth)
+	}
+	return errUnknown
+}
+
 // enter sets the context of the nodes below n.
 func (s *scope) enter(n syntax.Node) {
 	switch n := n.(type) {
 	case *syntax.Stmt:
 		if m, ok := s.pipes[n]; ok {
-			s.upstream = pipeFrom(m.base, s.out.Commands[m.start:])
+			s.upstream = s.pipeFrom(m)
 		}
 		s.redirs = nil
 		if len(n.Redirs) > 0 {
 			s.redirs = make([]Redirect, 0, len(n.Redirs))
 			via := materialize(s.hops)
 			for _, r := range n.Redirs {
-				rd := redirect(r, via)
+				rd := s.redirect(r, via)
 				if rd.Fd == 0 && !rd.Write {
 					s.upstream = nil // standard input is the redirection, not the pipe
 				}
@@ -258,27 +293,36 @@ func (s *scope) enter(n syntax.Node) {
 	}
 }
 
-// pipeFrom is base followed by the names of cmds not in it yet, at most
+// pipeFrom is the upstream of the right side of a pipe: m.base followed
+// by the names of the commands on its left side not in it yet, at most
 // MaxPipeFrom.
-func pipeFrom(base []string, cmds []Command) []string {
-	out := append([]string(nil), base...)
-	for i := range cmds {
+func (s *scope) pipeFrom(m pipeMark) []string {
+	if s.left == nil {
+		s.left = map[int]*pipeNames{}
+	}
+	p := s.left[m.start]
+	if p == nil {
+		p = &pipeNames{scanned: m.start, seen: map[string]bool{}}
+		s.left[m.start] = p
+	}
+	for ; p.scanned < len(s.out.Commands) && len(p.names) < MaxPipeFrom; p.scanned++ {
+		c := &s.out.Commands[p.scanned]
+		name := c.Name
+		if name == "" {
+			name = c.Args[0].Text
+		}
+		if !p.seen[name] {
+			p.seen[name] = true
+			p.names = append(p.names, name)
+		}
+	}
+	out := append(make([]string, 0, len(m.base)+len(p.names)), m.base...)
+	for _, n := range p.names {
 		if len(out) >= MaxPipeFrom {
 			break
 		}
-		name := cmds[i].Name
-		if name == "" {
-			name = cmds[i].Args[0].Text
-		}
-		dup := false
-		for _, n := range out {
-			if n == name {
-				dup = true
-				break
-			}
-		}
-		if !dup {
-			out = append(out, name)
+		if !contains(m.base, n) {
+			out = append(out, n)
 		}
 	}
 	return out
@@ -374,7 +418,7 @@ func (s *scope) call(call *syntax.CallExpr, in *stdin) error {
 func (s *scope) record(args []arg, via string) {
 	c := Command{Args: make([]Word, len(args)), Via: materialize(s.hops), Redirects: s.redirs, PipeFrom: s.upstream, At: s.next()}
 	for i, a := range args {
-		c.Args[i] = a.toWord()
+		c.Args[i] = s.toWord(a)
 	}
 	name := args[0].val
 	switch {
@@ -411,7 +455,7 @@ func (s *scope) program(prog, by string) {
 // dynamic gives the reason for a word that decides what runs but is not
 // literal.
 func (s *scope) dynamic(w arg, what string) error {
-	return s.unknown("cannot check %s: %s is not a literal word", what, w.source())
+	return s.unknown("cannot check %s: %s is not a literal word", what, shorten(s.text(w)))
 }
 
 // arg is a word of a simple command: its literal value when it has one.
@@ -433,12 +477,24 @@ func (a arg) source() string {
 	return a.src
 }
 
-// word is the Word of an Analysis.
-func (a arg) toWord() Word {
+// toWord is the Word of an Analysis.
+func (s *scope) toWord(a arg) Word {
 	if a.static {
 		return Word{Text: a.val, Static: true}
 	}
-	return Word{Text: a.source()}
+	return Word{Text: s.text(a)}
+}
+
+// text is an arg as written: cut from the source, where printing it
+// would cost as much as the word again at every level it is nested in.
+func (s *scope) text(a arg) string {
+	if a.src == "" && a.word != nil {
+		start, end := a.word.Pos().Offset(), a.word.End().Offset()
+		if a.word.Pos().IsValid() && start <= end && int(end) <= len(s.src) {
+			return s.src[start:end]
+		}
+	}
+	return a.source()
 }
 
 func words(ws []*syntax.Word) []arg {
@@ -505,7 +561,7 @@ func stdinOf(redirs []*syntax.Redirect) *stdin {
 }
 
 // redirect is a redirection of an Analysis.
-func redirect(r *syntax.Redirect, via []Hop) Redirect {
+func (s *scope) redirect(r *syntax.Redirect, via []Hop) Redirect {
 	rd := Redirect{Op: r.Op.String(), Via: via}
 	input := false
 	switch r.Op {
@@ -534,7 +590,7 @@ func redirect(r *syntax.Redirect, via []Hop) Redirect {
 			rd.Target = Word{Static: true}
 		}
 	default:
-		rd.Target = wordArg(r.Word).toWord()
+		rd.Target = s.toWord(wordArg(r.Word))
 	}
 	switch r.Op {
 	case syntax.RdrOut, syntax.AppOut, syntax.RdrClob, syntax.AppClob, syntax.RdrInOut, syntax.RdrAll, syntax.RdrAllClob, syntax.AppAll, syntax.AppAllClob:
@@ -580,10 +636,26 @@ func (s *scope) argv(args []arg, in *stdin) error {
 		if err != nil || next == nil {
 			return err
 		}
+		if len(s.hops) >= MaxDepth {
+			return s.tooDeep()
+		}
 		s.push(frame{kind: Wrapper, name: base})
 		args, via = next, base
 	}
 	return nil
+}
+
+// shorten cuts text for a reason.
+func shorten(text string) string {
+	const max = 200
+	if len(text) <= max {
+		return text
+	}
+	i := max
+	for i > 0 && text[i]&0xc0 == 0x80 {
+		i--
+	}
+	return text[:i] + "..."
 }
 
 // baseName is the name a command is matched by: /usr/bin/rm is rm.

@@ -369,7 +369,7 @@ func (s *scope) find(rest []arg) error {
 			for j < len(rest) && !(rest[j].lit && (rest[j].val == ";" || rest[j].val == "+")) {
 				j++
 			}
-			if err := s.argv(replaced(rest[i+1:j], "{}", "a file name find puts there"), nil); err != nil {
+			if err := s.argv(replaced(rest[i+1:j], "{}", "a file name find puts there"), nil, "find"); err != nil {
 				return err
 			}
 			i = j

@@ -382,18 +382,18 @@ func (s *scope) node(n syntax.Node) error {
 }
 
 func (s *scope) declClause(n *syntax.DeclClause) error {
-	args := []arg{{val: n.Variant.Value, lit: true, static: true}}
+	args := []arg{textArg(n.Variant.Value)}
 	for _, a := range n.Args {
-		args = append(args, assignArg(a))
+		args = append(args, s.assignArg(a))
 	}
 	s.record(args, "")
 	return s.declare(n.Variant.Value, declArgs(n.Args))
 }
 
 func (s *scope) letClause(n *syntax.LetClause) error {
-	args := []arg{{val: "let", lit: true, static: true}}
+	args := []arg{textArg("let")}
 	for _, e := range n.Exprs {
-		args = append(args, arg{src: printNode(e)})
+		args = append(args, arg{src: s.nodeText(e)})
 	}
 	s.record(args, "")
 	for _, e := range n.Exprs {
@@ -410,7 +410,7 @@ func (s *scope) call(call *syntax.CallExpr, in *stdin) error {
 	if len(call.Args) == 0 {
 		return nil
 	}
-	return s.argv(words(call.Args), in)
+	return s.argv(words(call.Args), in, "")
 }
 
 // record lists a command; via is the wrapper that runs it in this command
@@ -489,10 +489,7 @@ func (s *scope) toWord(a arg) Word {
 // would cost as much as the word again at every level it is nested in.
 func (s *scope) text(a arg) string {
 	if a.src == "" && a.word != nil {
-		start, end := a.word.Pos().Offset(), a.word.End().Offset()
-		if a.word.Pos().IsValid() && start <= end && int(end) <= len(s.src) {
-			return s.src[start:end]
-		}
+		return s.nodeText(a.word)
 	}
 	return a.source()
 }
@@ -519,12 +516,28 @@ func wordArg(w *syntax.Word) arg {
 // textArg is a word a builtin or wrapper made of text.
 func textArg(text string) arg { return arg{val: text, lit: true, static: true, src: text} }
 
-// assignArg is an argument of a declaration as a word.
-func assignArg(a *syntax.Assign) arg {
-	if a.Naked && a.Name == nil && a.Value != nil {
+// assignArg is an argument of a declaration as a word: static when it
+// is NAME or NAME=literal.
+func (s *scope) assignArg(a *syntax.Assign) arg {
+	switch {
+	case a.Naked && a.Name == nil && a.Value != nil:
 		return wordArg(a.Value)
+	case a.Name != nil && a.Index == nil && a.Array == nil:
+		name := a.Name.Value
+		if a.Append {
+			name += "+"
+		}
+		if a.Naked {
+			return textArg(name)
+		}
+		if a.Value == nil {
+			return textArg(name + "=")
+		}
+		if w := wordArg(a.Value); w.static {
+			return textArg(name + "=" + w.val)
+		}
 	}
-	return arg{src: printNode(a)}
+	return arg{src: s.nodeText(a)}
 }
 
 // stdin is a literal script on a command's standard input.
@@ -613,11 +626,14 @@ func (s *scope) redirects(redirs []*syntax.Redirect) {
 	}
 }
 
-// argv reads a simple command and, for wrappers, the command it runs.
-func (s *scope) argv(args []arg, in *stdin) error {
+// argv reads a simple command and, for wrappers, the command it runs;
+// via is the wrapper that runs it ("" if none).
+func (s *scope) argv(args []arg, in *stdin, via string) error {
 	mark := len(s.hops)
 	defer func() { s.hops = s.hops[:mark] }()
-	via := ""
+	if via != "" {
+		s.push(frame{kind: Wrapper, name: via})
+	}
 	for len(args) > 0 {
 		a := args[0]
 		s.record(args, via)
@@ -675,10 +691,11 @@ func (s *scope) nested(src, via string) error {
 	return s.analyser.script(src, s.depth+1, via, hops, s.upstream)
 }
 
-func printNode(n syntax.Node) string {
-	var sb strings.Builder
-	if err := syntax.NewPrinter().Print(&sb, n); err != nil {
-		return "(a word)"
+// nodeText is n as written in the source.
+func (s *scope) nodeText(n syntax.Node) string {
+	start, end := n.Pos().Offset(), n.End().Offset()
+	if n.Pos().IsValid() && start <= end && int(end) <= len(s.src) {
+		return s.src[start:end]
 	}
-	return sb.String()
+	return "(a word)"
 }

@@ -267,6 +267,11 @@ func TestShellPolicyAllowList(t *testing.T) {
 		{allow: []string{"ls", "eval"}, cmd: `eval "$x"`, want: `not a literal word`},
 		{allow: []string{"ls"}, cmd: `f() { ls; }; f`},
 		{allow: []string{"ls"}, cmd: `f() { rm x; }; f`, want: `"rm" is not on the allow list`},
+		// A function is called by its name alone, not by a path or by a
+		// program that runs programs.
+		{allow: []string{"ls"}, cmd: `f() { ls; }; ./f`, want: `"f" is not on the allow list`},
+		{allow: []string{"ls", "find"}, cmd: `f() { ls; }; find . -exec f \;`, want: `"f" is not on the allow list (run by find)`},
+		{block: []string{"rm"}, cmd: `find . -exec rm {} \;`, want: `"rm" is on the block list (run by find)`},
 		{allow: []string{"ls"}, cmd: `export X=1`, want: `"export" is not on the allow list`},
 		{allow: []string{"ls"}, cmd: `let x=1`, want: `"let" is not on the allow list`},
 		{allow: []string{"ls"}, cmd: `[[ -f x ]] && ls`},

@@ -78,14 +78,19 @@ var rules = []rule{
 		deny: join([]string{"/agent", "/provider", "/tools", "/cmd"}, bindings),
 	},
 	{
-		name:  "stdlib imports nothing of agentsh: script wires it in",
+		name:  "stdlib imports nothing of agentsh but the shell analysis: script wires it in",
 		from:  []string{"/stdlib"},
 		deny:  []string{"/"},
-		allow: []string{"/stdlib"},
+		allow: []string{"/stdlib", "/shell"},
 	},
 	{
-		name: "core, executor, agent, provider, tools, script and stdlib import no interpreter and no terminal library",
-		from: join(foundation, []string{"script", "/stdlib"}),
+		name: "the shell analysis depends on nothing of agentsh",
+		from: []string{"/shell"},
+		deny: []string{"/"},
+	},
+	{
+		name: "core, executor, agent, provider, tools, script, stdlib and shell import no interpreter and no terminal library",
+		from: join(foundation, []string{"script", "/stdlib", "/shell"}),
 		deny: join(interpreters, terminal),
 	},
 	{
@@ -202,7 +207,7 @@ func loadGraph(t *testing.T) graph {
 		}
 		g[local(f[0])[0]] = struct{ imports, deps []string }{local(f[1]), local(f[2])}
 	}
-	for _, want := range []string{"/core", "/executor", "/agent", "/provider", "/tools", "/script", "/script/starlark", "/script/lua", "/stdlib", "/cmd/agentsh"} {
+	for _, want := range []string{"/core", "/executor", "/agent", "/provider", "/tools", "/script", "/script/starlark", "/script/lua", "/stdlib", "/shell", "/cmd/agentsh"} {
 		if _, ok := g[want]; !ok {
 			t.Fatalf("go list did not list %s%s; want the whole module", module, want)
 		}
@@ -262,12 +267,13 @@ func TestRulesCatchViolations(t *testing.T) {
 		rules[4].name:  "/tools/web -> /script",
 		rules[5].name:  "/script -> /script/lua",
 		rules[6].name:  "/stdlib -> /tools",
-		rules[7].name:  "/tools -> github.com/yuin/gopher-lua",
-		rules[8].name:  "/script/agentapi -> go.starlark.net/starlark",
-		rules[9].name:  "/script/testrunner -> github.com/peterh/liner",
-		rules[10].name: "/script/starlark -> /script/lua/pattern",
-		rules[11].name: "/script/lua -> /script/starlark",
-		rules[12].name: "/tools -> /script/starlark",
+		rules[7].name:  "/shell -> /stdlib",
+		rules[8].name:  "/shell -> go.starlark.net",
+		rules[9].name:  "/script/agentapi -> go.starlark.net/starlark",
+		rules[10].name: "/script/testrunner -> github.com/peterh/liner",
+		rules[11].name: "/script/starlark -> /script/lua/pattern",
+		rules[12].name: "/script/lua -> /script/starlark",
+		rules[13].name: "/tools -> /script/starlark",
 	}
 	if len(bad) != len(rules) {
 		t.Fatalf("%d made-up violations for %d rules", len(bad), len(rules))
@@ -294,6 +300,9 @@ func TestRulesCatchViolations(t *testing.T) {
 		"/script/starlark -> go.starlark.net/starlark",
 		"/script/lua/pattern -> github.com/yuin/gopher-lua",
 		"/tools -> /executor",
+		"/tools/process -> /shell",
+		"/stdlib -> /shell",
+		"/shell -> mvdan.cc/sh/v3/syntax",
 	} {
 		pkg, dep, _ := strings.Cut(ok, " -> ")
 		g := graph{pkg: {imports: []string{dep}, deps: []string{dep}}}

@@ -14,13 +14,13 @@ import (
 // package; every language gets them from Host.Modules (and, in script
 // tests, TestingModules). Their values are in modobjects.go.
 
-// coreModules are the modules of every script on h: json, re, time and
-// state.
+// coreModules are the modules of every script on h: json, re, time,
+// shell and state.
 func (h *Host) coreModules() []Module { return append(PureModules(), h.stateModule()) }
 
 // PureModules returns the modules that need no host, for sandboxed code:
-// json, re and time.
-func PureModules() []Module { return []Module{jsonModule, reModule, timeModule} }
+// json, re, time and shell.
+func PureModules() []Module { return []Module{jsonModule, reModule, timeModule, shellModule} }
 
 // TestingModules returns the modules of script tests (agentsh test):
 // assert.

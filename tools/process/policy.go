@@ -6,7 +6,7 @@ import (
 	"path"
 	"strings"
 
-	"mvdan.cc/sh/v3/syntax"
+	"github.com/agentsh/agentsh/shell"
 )
 
 // ShellPolicy says which commands a shell command line may run.
@@ -20,8 +20,8 @@ import (
 // enable -f). Use a sandbox (BubblewrapExec) to contain a command; use the
 // lists to steer a model away from commands you do not want.
 //
-// Check parses the command line as Bash (mvdan.cc/sh) and checks the name
-// of every simple command in it: in pipelines, lists (; && ||), subshells,
+// Check reads the command line with shell.Parse, the analysis scripts get
+// as shell.parse, and checks the name of every simple command in it: in pipelines, lists (; && ||), subshells,
 // { } blocks, $( ) and backquotes, process substitutions, if/for/while/case
 // bodies, function bodies, here-documents, and the commands run by
 // wrappers: env, command, builtin, exec, nice, nohup, time, timeout, xargs,
@@ -96,10 +96,6 @@ type ShellPolicy struct {
 // ErrRefused is wrapped by every error ShellPolicy.Check returns.
 var ErrRefused = errors.New("refused by the shell policy")
 
-// maxNesting bounds command lines nested in strings (bash -c "eval '...'")
-// and arithmetic nested in text.
-const maxNesting = 8
-
 // policyError is a refusal; it wraps ErrRefused.
 type policyError struct{ msg string }
 
@@ -111,17 +107,90 @@ func refuse(format string, args ...any) error {
 }
 
 // Check returns nil when command may run under p, and an error saying why
-// not otherwise. An empty command (or only comments) runs nothing and is
-// allowed.
+// not otherwise: the first refusal in the order of the analysis. An empty
+// command (or only comments) runs nothing and is allowed.
 func (p ShellPolicy) Check(command string) error {
-	c := &checker{allow: nameSet(p.Allow), block: nameSet(p.Block)}
-	if err := c.script(command, 0, ""); err != nil {
-		return err
+	a := shell.Parse(command)
+	allow, block := nameSet(p.Allow), nameSet(p.Block)
+	active := len(allow) > 0 || len(block) > 0
+	because := "refused because the block list is set"
+	if len(allow) > 0 {
+		because = "refused because an allow list is set"
 	}
-	if err := c.vars.verdict(c); err != nil {
-		return err
+	cmds, unknown := a.Commands, a.Unknown
+	for len(cmds) > 0 || len(unknown) > 0 {
+		if len(unknown) > 0 && (len(cmds) == 0 || unknown[0].At < cmds[0].At) {
+			u := unknown[0]
+			unknown = unknown[1:]
+			switch {
+			case u.Syntax && len(u.Via) == 0:
+				return refuse("cannot parse the command: %s", strings.TrimPrefix(u.Reason, "does not parse: "))
+			case active:
+				return refuse("%s; %s", u.Reason, because)
+			}
+			continue
+		}
+		c := &cmds[0]
+		cmds = cmds[1:]
+		if !active || c.Name == "" && c.Args[0].Text != "" {
+			continue // a name that is not literal has a reason of its own
+		}
+		base := c.Name
+		switch {
+		case block[base]:
+			return refuse("%s%q is on the block list%s", arithPrefix(c.Via), base, where(c.Via))
+		case len(allow) > 0 && !allow[base] && !c.Function:
+			return refuse("%s%q is not on the allow list%s", arithPrefix(c.Via), base, where(c.Via))
+		}
 	}
-	return c.dirs.verdict(c)
+	return nil
+}
+
+// where says what runs a command, from the constructs it was found
+// through: the wrapper right before it, and the command lines it is in,
+// innermost first.
+func where(via []shell.Hop) string {
+	wrapper, line := "", ""
+	if n := len(via); n > 0 && via[n-1].Kind == shell.Wrapper {
+		wrapper = via[n-1].Name
+	}
+	for _, h := range via {
+		if h.Kind == shell.Line {
+			if line == "" {
+				line = h.Name
+			} else {
+				line = h.Name + " in " + line
+			}
+		}
+	}
+	switch {
+	case wrapper != "" && line != "":
+		return fmt.Sprintf(" (run by %s, in the command line run by %s)", wrapper, line)
+	case wrapper != "":
+		return fmt.Sprintf(" (run by %s)", wrapper)
+	case line != "":
+		return fmt.Sprintf(" (in the command line run by %s)", line)
+	}
+	return ""
+}
+
+// arithPrefix names the arithmetic text a command is in (x='a[$(cmd)]'):
+// the outermost of each command line, outer ones first.
+func arithPrefix(via []shell.Hop) string {
+	var sb strings.Builder
+	inLine := false
+	for _, h := range via {
+		switch h.Kind {
+		case shell.Line:
+			inLine = false
+		case shell.Arithmetic:
+			if !inLine {
+				sb.WriteString(h.Name + ": ")
+				inLine = true
+			}
+		}
+	}
+	return sb.String()
 }
 
 // Active reports whether either list is set; without one, Check allows
@@ -149,298 +218,4 @@ func nameSet(names []string) map[string]bool {
 		}
 	}
 	return m
-}
-
-// checker is one Check call.
-type checker struct {
-	allow, block map[string]bool
-	vars         vars // gathered over the whole command line
-	dirs         dirs
-}
-
-// active reports whether any list is set.
-func (c *checker) active() bool { return len(c.allow) > 0 || len(c.block) > 0 }
-
-// because says which list makes Check fail closed.
-func (c *checker) because() string {
-	if len(c.allow) > 0 {
-		return "refused because an allow list is set"
-	}
-	return "refused because the block list is set"
-}
-
-func parseBash(src string) (*syntax.File, error) {
-	return syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
-}
-
-// script checks a command line; via says what runs it ("" at the top, or
-// e.g. `bash -c`).
-func (c *checker) script(src string, depth int, via string) error {
-	if depth > maxNesting {
-		return refuse("command lines nested more than %d levels deep (in %s) are not checked", maxNesting, via)
-	}
-	f, err := parseBash(src)
-	if err != nil {
-		if via != "" {
-			return refuse("cannot parse the command line run by %s: %v", via, err)
-		}
-		return refuse("cannot parse the command: %v", err)
-	}
-	if !c.active() {
-		return nil
-	}
-	s := &scope{checker: c, depth: depth, via: via, funcs: map[string]bool{}, seen: map[*syntax.CallExpr]bool{}}
-	s.declared(f)
-	return s.walk(f)
-}
-
-// scope is one command line being checked.
-type scope struct {
-	*checker
-	depth int
-	via   string
-	funcs map[string]bool // functions declared in this command line
-	seen  map[*syntax.CallExpr]bool
-	arith int // depth of arithmetic text being checked (see arithText)
-}
-
-// declared notes the functions f declares.
-func (s *scope) declared(f *syntax.File) {
-	syntax.Walk(f, func(n syntax.Node) bool {
-		if fd, ok := n.(*syntax.FuncDecl); ok && fd.Name != nil {
-			s.funcs[fd.Name.Value] = true
-		}
-		return true
-	})
-}
-
-// walk checks every node of n.
-func (s *scope) walk(n syntax.Node) error {
-	var first error
-	syntax.Walk(n, func(n syntax.Node) bool {
-		if first != nil {
-			return false
-		}
-		first = s.node(n)
-		return first == nil
-	})
-	return first
-}
-
-func (s *scope) node(n syntax.Node) error {
-	switch n := n.(type) {
-	case *syntax.Stmt:
-		if err := s.redirects(n.Redirs); err != nil {
-			return err
-		}
-		if call, ok := n.Cmd.(*syntax.CallExpr); ok {
-			s.seen[call] = true
-			return s.call(call, stdinOf(n.Redirs))
-		}
-	case *syntax.CallExpr:
-		if !s.seen[n] {
-			return s.call(n, nil)
-		}
-	case *syntax.DeclClause:
-		if err := s.name(n.Variant.Value, ""); err != nil {
-			return err
-		}
-		return s.declare(n.Variant.Value, declArgs(n.Args))
-	case *syntax.LetClause:
-		if err := s.name("let", ""); err != nil {
-			return err
-		}
-		for _, e := range n.Exprs {
-			if err := s.arithExpr(e); err != nil {
-				return err
-			}
-		}
-	case *syntax.ArithmCmd:
-		return s.arithExpr(n.X)
-	case *syntax.ArithmExp:
-		return s.arithExpr(n.X)
-	case *syntax.CStyleLoop:
-		for _, e := range []syntax.ArithmExpr{n.Init, n.Cond, n.Post} {
-			if e != nil {
-				if err := s.arithExpr(e); err != nil {
-					return err
-				}
-			}
-		}
-	case *syntax.ForClause:
-		return s.forVar(n)
-	case *syntax.ParamExp:
-		return s.paramExp(n)
-	case *syntax.BinaryTest:
-		return s.condTest(n)
-	case *syntax.UnaryTest:
-		return s.condVar(n)
-	case *syntax.DblQuoted:
-		if n.Dollar {
-			return refuse(`cannot check $"...": bash translates it through a message catalog (TEXTDOMAIN) and expands the translation; use "..." instead; %s`, s.because())
-		}
-	}
-	return nil
-}
-
-// call checks a simple command: its assignments, then the command.
-func (s *scope) call(call *syntax.CallExpr, in *stdin) error {
-	for _, a := range call.Assigns {
-		if err := s.assignment(a); err != nil {
-			return err
-		}
-	}
-	if len(call.Args) == 0 {
-		return nil
-	}
-	return s.argv(words(call.Args), in)
-}
-
-// name checks one command name (a base name); via says what runs it.
-func (s *scope) name(base, via string) error {
-	where := ""
-	switch {
-	case via != "" && s.via != "":
-		where = fmt.Sprintf(" (run by %s, in the command line run by %s)", via, s.via)
-	case via != "":
-		where = fmt.Sprintf(" (run by %s)", via)
-	case s.via != "":
-		where = fmt.Sprintf(" (in the command line run by %s)", s.via)
-	}
-	if s.block[base] {
-		return refuse("%q is on the block list%s", base, where)
-	}
-	if len(s.allow) > 0 && !s.allow[base] && !(via == "" && s.funcs[base]) {
-		return refuse("%q is not on the allow list%s", base, where)
-	}
-	return nil
-}
-
-// dynamic refuses a word that decides what runs but is not literal.
-func (s *scope) dynamic(w arg, what string) error {
-	return refuse("cannot check %s: %s is not a literal word; %s", what, w.source(), s.because())
-}
-
-// arg is a word of a simple command: its literal value when it has one.
-type arg struct {
-	val    string
-	lit    bool
-	assign bool   // it has a '=' whatever it expands to (NAME=$x)
-	src    string // the word as written, for messages (see source)
-	word   *syntax.Word
-}
-
-// source returns the word as written. It is printed only when a message
-// needs it.
-func (a arg) source() string {
-	if a.src == "" && a.word != nil {
-		return printWord(a.word)
-	}
-	return a.src
-}
-
-func words(ws []*syntax.Word) []arg {
-	out := make([]arg, len(ws))
-	for i, w := range ws {
-		out[i] = wordArg(w)
-	}
-	return out
-}
-
-func wordArg(w *syntax.Word) arg {
-	v, ok := literal(w)
-	a := arg{val: v, lit: ok, word: w}
-	if ok {
-		a.assign = strings.Contains(v, "=")
-	} else if lit, isLit := w.Parts[0].(*syntax.Lit); isLit {
-		a.assign = strings.Contains(lit.Value, "=")
-	}
-	return a
-}
-
-// stdin is a literal script on a command's standard input.
-type stdin struct {
-	script string
-	lit    bool
-	src    string
-}
-
-// stdinOf returns the here-document or here-string a statement reads on
-// standard input, if any.
-func stdinOf(redirs []*syntax.Redirect) *stdin {
-	var in *stdin
-	for _, r := range redirs {
-		if r.N != nil && r.N.Value != "0" {
-			continue
-		}
-		switch r.Op {
-		case syntax.Hdoc, syntax.DashHdoc:
-			if r.Hdoc == nil {
-				in = &stdin{script: "", lit: true}
-				continue
-			}
-			v, ok := heredoc(r.Hdoc, quotedDelim(r.Word))
-			in = &stdin{script: v, lit: ok, src: "a here-document"}
-		case syntax.WordHdoc:
-			v, ok := literal(r.Word)
-			in = &stdin{script: v, lit: ok, src: printWord(r.Word)}
-		case syntax.RdrIn, syntax.RdrInOut, syntax.DplIn:
-			in = &stdin{lit: false, src: "a redirection"}
-		}
-	}
-	return in
-}
-
-// redirects checks redirections that assign a descriptor to a variable
-// ({fd}>file): the name may have a subscript, which bash evaluates.
-func (s *scope) redirects(redirs []*syntax.Redirect) error {
-	for _, r := range redirs {
-		if r.N == nil || !strings.HasPrefix(r.N.Value, "{") || !strings.HasSuffix(r.N.Value, "}") {
-			continue
-		}
-		v := r.N.Value[1 : len(r.N.Value)-1]
-		if _, err := s.varText(arg{val: v, lit: true, src: r.N.Value}, "the variable of the redirection "+r.N.Value); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// argv checks a simple command and, for wrappers, the command it runs.
-func (s *scope) argv(args []arg, in *stdin) error {
-	via := ""
-	for len(args) > 0 {
-		a := args[0]
-		if !a.lit {
-			what := "the command name"
-			if via != "" {
-				what = "the command run by " + via
-			}
-			return s.dynamic(a, what)
-		}
-		base := a.val
-		if base != "" {
-			base = path.Base(strings.TrimRight(base, "/"))
-		}
-		if strings.HasPrefix(a.val, "=") {
-			return s.dynamic(a, "the command name") // zsh's =cmd is a path lookup
-		}
-		if err := s.name(base, via); err != nil {
-			return err
-		}
-		next, err := s.wrapped(base, args[1:], in)
-		if err != nil || next == nil {
-			return err
-		}
-		args, via = next, base
-	}
-	return nil
-}
-
-// nested checks a command line run by a command.
-func (s *scope) nested(src, via string) error {
-	if s.via != "" {
-		via = via + " in " + s.via
-	}
-	return s.checker.script(src, s.depth+1, via)
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsh/agentsh/shell"
 	"github.com/agentsh/agentsh/tools/process"
 	"github.com/agentsh/agentsh/tools/process/policytest"
 )
@@ -93,5 +94,26 @@ func TestShellHarmlessCorpus(t *testing.T) {
 				t.Errorf("the command line created %s", policytest.Marker)
 			}
 		})
+	}
+}
+
+// TestParseCorpus reads the corpus with the analysis the policy is built
+// on: every bypass lists touch or gives a reason, every harmless command
+// line is read in full, and nothing panics.
+func TestParseCorpus(t *testing.T) {
+	for _, p := range policytest.Bypasses() {
+		a := shell.Parse(p.Command)
+		touch := false
+		for _, c := range a.Commands {
+			touch = touch || c.Name == "touch"
+		}
+		if !touch && a.OK() {
+			t.Errorf("%s: Parse lists no touch and gives no reason", p.Name)
+		}
+	}
+	for _, p := range policytest.Harmless() {
+		if a := shell.Parse(p.Command); !a.OK() {
+			t.Errorf("%s: Parse gives the reasons %q, want none", p.Name, a.Unknown)
+		}
 	}
 }

@@ -1,7 +1,6 @@
 package process
 
 import (
-	"reflect"
 	"strings"
 	"testing"
 )
@@ -79,38 +78,17 @@ var wrapperCases = []wrapperCase{
 	{"xargs", "replaceOpt", "xargs --replace=R ls R", ""},
 }
 
-// TestWrapperTable runs each case and checks that every row of the
-// wrappers table, and every part of it that is set, has one.
+// TestWrapperTable runs each case through the policy. (Package shell
+// checks that every part of every row of its wrappers table has a case.)
 func TestWrapperTable(t *testing.T) {
 	p := ShellPolicy{Block: []string{"rm"}}
 	for _, c := range wrapperCases {
-		if _, ok := wrappers[c.row]; !ok {
-			t.Errorf("case %q: no row %q", c.cmd, c.row)
-		}
 		err := p.Check(c.cmd)
 		switch {
 		case c.want == "" && err != nil:
 			t.Errorf("%s: Check(%q) = %v, want nil", c.row, c.cmd, err)
 		case c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)):
 			t.Errorf("%s: Check(%q) = %v, want a refusal with %q", c.row, c.cmd, err, c.want)
-		}
-	}
-
-	covered := map[[2]string]bool{}
-	for _, c := range wrapperCases {
-		covered[[2]string{c.row, c.field}] = true
-	}
-	typ := reflect.TypeFor[wrapper]()
-	for name, w := range wrappers {
-		v := reflect.ValueOf(w)
-		for i := range typ.NumField() {
-			f := typ.Field(i).Name
-			if !v.Field(i).IsZero() && !covered[[2]string{name, f}] {
-				t.Errorf("row %s: %s is set, but no case goes through it", name, f)
-			}
-		}
-		if _, twice := commandRules[name]; twice {
-			t.Errorf("%s is both a wrapper and a command rule", name)
 		}
 	}
 }

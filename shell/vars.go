@@ -1,8 +1,8 @@
-package process
+package shell
 
 import (
 	"fmt"
-	"path"
+
 	"sort"
 	"strings"
 
@@ -114,10 +114,10 @@ func (v *vars) mayHoldText(name string, seen map[string]bool) bool {
 
 // verdict refuses the evaluations of names that may hold text, integer
 // variables given text, and declarations bash parses again.
-func (v *vars) verdict(c *checker) error {
+func (v *vars) verdict(a *analyser) {
 	for _, r := range v.reparsed {
 		if v.arrays[r.name] {
-			return refuseReparse(r.src, r.name, c)
+			a.reason(nil, false, reparseReason, r.src, r.name, r.name)
 		}
 	}
 	seen := map[string]bool{}
@@ -128,8 +128,8 @@ func (v *vars) verdict(c *checker) error {
 			if bashText[e.name] && !v.text[e.name] {
 				source = "bash gives it text the command line controls"
 			}
-			return refuse(`cannot check %s: bash evaluates the value of %s there (as an expression or a variable name), and %s (a[$(cmd)] in it runs cmd); give %s only numbers (n=5, n=$((...))) or compare with [ "$%s" -gt 0 ]; %s`,
-				e.where(), e.name, source, e.name, e.name, c.because())
+			a.reason(nil, false, `cannot check %s: bash evaluates the value of %s there (as an expression or a variable name), and %s (a[$(cmd)] in it runs cmd); give %s only numbers (n=5, n=$((...))) or compare with [ "$%s" -gt 0 ]`,
+				e.where(), e.name, source, e.name, e.name)
 		}
 	}
 	names := make([]string, 0, len(v.integers))
@@ -140,14 +140,15 @@ func (v *vars) verdict(c *checker) error {
 	for _, n := range names {
 		clear(seen)
 		if v.mayHoldText(n, seen) {
-			return refuse("cannot check the integer variable %s (declare -i): bash evaluates every value given to it as an expression, and the command line may give it any text (a[$(cmd)] runs cmd); give it only numbers; %s", n, c.because())
+			a.reason(nil, false, "cannot check the integer variable %s (declare -i): bash evaluates every value given to it as an expression, and the command line may give it any text (a[$(cmd)] runs cmd); give it only numbers", n)
 		}
 	}
-	return nil
 }
 
-func refuseReparse(src, name string, c *checker) error {
-	return refuse("cannot check %s: %s is an array, and declare parses a value starting with ( again as a compound assignment, expanding what is in it; write the array as %s=(...); %s", src, name, name, c.because())
+const reparseReason = "cannot check %s: %s is an array, and declare parses a value starting with ( again as a compound assignment, expanding what is in it; write the array as %s=(...)"
+
+func (s *scope) reparse(src, name string) error {
+	return s.unknown(reparseReason, src, name, name)
 }
 
 // value is what a command line gives a variable: a word of the command
@@ -206,24 +207,24 @@ func (s *scope) codeVar(name string, v value) error {
 	switch name {
 	case "PS0", "PS1", "PS2", "PS4":
 		if !v.lit || strings.ContainsAny(v.text, "$`\\") {
-			return refuse("cannot check %s=%s: bash expands the prompt string, and $(...), `...` or a \\ escape in it can run commands; use plain text; %s", name, v.source(), s.because())
+			return s.unknown("cannot check %s=%s: bash expands the prompt string, and $(...), `...` or a \\ escape in it can run commands; use plain text", name, v.source())
 		}
 	case "PROMPT_COMMAND":
 		if !v.lit {
-			return refuse("cannot check %s=%s: bash runs it as a command line, and it is not literal; %s", name, v.source(), s.because())
+			return s.unknown("cannot check %s=%s: bash runs it as a command line, and it is not literal", name, v.source())
 		}
 		return s.nested(v.text, name)
 	case "BASH_ENV", "ENV":
 		if !v.lit {
-			return refuse("cannot check %s=%s: a shell runs the file it names at startup, and it is not literal; %s", name, v.source(), s.because())
+			return s.unknown("cannot check %s=%s: a shell runs the file it names at startup, and it is not literal", name, v.source())
 		}
 		return s.scriptFile("a shell started with "+name+"="+v.text, arg{val: v.text, lit: true, src: v.source()}, nil)
 	case "BASH_ALIASES":
-		return refuse("cannot check an assignment to BASH_ALIASES: it defines aliases; use alias NAME=VALUE; %s", s.because())
+		return s.unknown("cannot check an assignment to BASH_ALIASES: it defines aliases; use alias NAME=VALUE")
 	case "BASH_CMDS":
-		return refuse("cannot check an assignment to BASH_CMDS: it says which program a command name runs; %s", s.because())
+		return s.unknown("cannot check an assignment to BASH_CMDS: it says which program a command name runs")
 	case "BASHOPTS", "SHELLOPTS":
-		return refuse("cannot check %s=%s: it sets the options of the shells started with it; pass options to the shell instead; %s", name, v.source(), s.because())
+		return s.unknown("cannot check %s=%s: it sets the options of the shells started with it; pass options to the shell instead", name, v.source())
 	case "CDPATH":
 		s.dirs.chdir("", false, name+"="+v.source()) // cd NAME may go anywhere
 	case "PATH":
@@ -232,12 +233,12 @@ func (s *scope) codeVar(name string, v value) error {
 		}
 	case "SHELL":
 		if !v.lit {
-			return refuse("cannot check SHELL=%s: programs such as script and flock run the shell it names; %s", v.source(), s.because())
+			return s.unknown("cannot check SHELL=%s: programs such as script and flock run the shell it names", v.source())
 		}
-		return s.name(path.Base(v.text), "SHELL")
+		s.program(v.text, "SHELL")
 	}
 	if strings.HasPrefix(name, "BASH_FUNC_") {
-		return refuse("cannot check %s: bash imports it from the environment as a function; define the function in the command line instead; %s", name, s.because())
+		return s.unknown("cannot check %s: bash imports it from the environment as a function; define the function in the command line instead", name)
 	}
 	return nil
 }
@@ -405,7 +406,7 @@ func (s *scope) varText(a arg, what string) (string, error) {
 	}
 	name, sub, hasSub := splitSubscript(a.val)
 	if !validName(name) {
-		return "", refuse("cannot check %s: %q is not a variable name; %s", what, a.val, s.because())
+		return "", s.unknown("cannot check %s: %q is not a variable name", what, a.val)
 	}
 	if hasSub && sub != "@" && sub != "*" {
 		if err := s.arithText(sub, func() string { return fmt.Sprintf("the subscript of %s in %s", a.val, what) }); err != nil {
@@ -528,7 +529,7 @@ options:
 		}
 	}
 	if d.nameref {
-		return refuse("cannot check %s -n: through a name reference bash evaluates the name it holds, with its subscript; use the variable itself; %s", variant, s.because())
+		return s.unknown("cannot check %s -n: through a name reference bash evaluates the name it holds, with its subscript; use the variable itself", variant)
 	}
 	for _, a := range args[i:] {
 		var err error
@@ -561,7 +562,7 @@ func (s *scope) declAssign(variant string, a *syntax.Assign, d declFlags) error 
 	if text, lit := unquoted(a.Value); !lit || strings.Contains(text, "(") {
 		src := variant + " " + name + "=" + printWord(a.Value)
 		if d.array {
-			return refuseReparse(src, name, s.checker)
+			return s.reparse(src, name)
 		}
 		s.vars.reparse(name, src)
 	}
@@ -581,7 +582,7 @@ func (s *scope) declWord(variant string, w arg, d declFlags) error {
 			return s.dynamic(w, what)
 		}
 		if d.array {
-			return refuseReparse(variant+" "+w.source(), name, s.checker)
+			return s.reparse(variant+" "+w.source(), name)
 		}
 		s.noteAttrs(name, d)
 		s.vars.reparse(name, variant+" "+w.source())
@@ -602,7 +603,7 @@ func (s *scope) declWord(variant string, w arg, d declFlags) error {
 	}
 	if strings.Contains(val, "(") {
 		if d.array {
-			return refuseReparse(variant+" "+w.source(), name, s.checker)
+			return s.reparse(variant+" "+w.source(), name)
 		}
 		s.vars.reparse(name, variant+" "+w.source())
 	}

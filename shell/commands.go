@@ -1,4 +1,4 @@
-package process
+package shell
 
 import (
 	"path"
@@ -16,7 +16,7 @@ type commandRule func(s *scope, base string, rest []arg, in *stdin) ([]arg, erro
 // (wrappers are data, in wrappers): env and su, which have their own ways
 // to give a command; find -exec; builtins that run strings or evaluate
 // names; and the declarations. (A map filled by init, since the rules
-// call back into the checker.)
+// call back into the scope.)
 var commandRules map[string]commandRule
 
 func init() {
@@ -88,7 +88,7 @@ func (s *scope) su(base string, rest []arg, in *stdin) ([]arg, error) {
 				return nil, s.nested(c, base+" -c")
 			}
 			if len(ops) > 1 && base == "runuser" {
-				return nil, refuse("cannot tell which command runuser %s runs", joinArgs(ops))
+				return nil, s.unknown("cannot tell which command runuser %s runs", joinArgs(ops))
 			}
 			return nil, s.stdinShell(base, in)
 		})
@@ -111,13 +111,15 @@ func (s *scope) hash(_ string, rest []arg, _ *stdin) ([]arg, error) {
 			return nil, s.dynamic(a, "an argument of hash")
 		}
 		if strings.HasPrefix(a.val, "-p") && len(a.val) > 2 {
-			return nil, s.name(path.Base(a.val[2:]), "hash -p")
+			s.program(a.val[2:], "hash -p")
+			return nil, nil
 		}
 		if a.val == "-p" && i+1 < len(rest) {
 			if !rest[i+1].lit {
 				return nil, s.dynamic(rest[i+1], "the program given to hash -p")
 			}
-			return nil, s.name(path.Base(rest[i+1].val), "hash -p")
+			s.program(rest[i+1].val, "hash -p")
+			return nil, nil
 		}
 	}
 	return nil, nil
@@ -174,7 +176,7 @@ options:
 					sflag = true
 				case 'i':
 					if v[0] == '-' {
-						return refuseInteractive(base+" -i", s.checker)
+						return s.interactive(base + " -i")
 					}
 				case 'o', 'O':
 					i++ // takes the next word
@@ -203,10 +205,10 @@ options:
 	return s.stdinShell(base, in)
 }
 
-// refuseInteractive refuses an interactive shell: its prompts, history
-// expansion and aliases change what runs.
-func refuseInteractive(what string, c *checker) error {
-	return refuse("cannot check an interactive shell (%s): its prompts, history expansion and aliases change what runs; run the commands with sh -c instead; %s", what, c.because())
+// interactive gives the reason for an interactive shell: its prompts,
+// history expansion and aliases change what runs.
+func (s *scope) interactive(what string) error {
+	return s.unknown("cannot check an interactive shell (%s): its prompts, history expansion and aliases change what runs; run the commands with sh -c instead", what)
 }
 
 // scriptFile checks the file a shell runs (or sources, or reads at
@@ -224,7 +226,7 @@ func (s *scope) scriptFile(who string, file arg, in *stdin) error {
 	case fromStdin:
 		return s.stdinShell(who, in)
 	case fromDevice:
-		return refuse("cannot check the commands %s reads from %s: it is a file descriptor, a device or a /proc file; %s", who, file.val, s.because())
+		return s.unknown("cannot check the commands %s reads from %s: it is a file descriptor, a device or a /proc file", who, file.val)
 	}
 	return nil // a script file: not checked
 }
@@ -232,10 +234,10 @@ func (s *scope) scriptFile(who string, file arg, in *stdin) error {
 // stdinShell checks a shell that reads its commands from standard input.
 func (s *scope) stdinShell(who string, in *stdin) error {
 	if in == nil {
-		return refuse("cannot check the commands %s reads from standard input; give them literally in a here-document, or use sh -c", who)
+		return s.unknown("cannot check the commands %s reads from standard input; give them literally in a here-document, or use sh -c", who)
 	}
 	if !in.lit {
-		return refuse("cannot check the commands %s reads from %s, which is not literal", who, in.src)
+		return s.unknown("cannot check the commands %s reads from %s, which is not literal", who, in.src)
 	}
 	return s.nested(in.script, who+" reading standard input")
 }
@@ -260,8 +262,8 @@ func (s *scope) env(rest []arg) ([]arg, error) {
 	}
 	// split replaces rest[:i+1] by the words of str.
 	split := func(str string, i int) error {
-		if splits++; splits > maxNesting {
-			return refuse("env -S nested more than %d times is not checked", maxNesting)
+		if splits++; splits > MaxNesting {
+			return s.unknown("env -S nested more than %d times is not checked", MaxNesting)
 		}
 		w, err := s.splitString(str)
 		if err != nil {
@@ -304,7 +306,7 @@ next:
 					continue next
 				}
 			default:
-				return nil, refuse("cannot tell which command env runs: unknown option %s", v)
+				return nil, s.unknown("cannot tell which command env runs: unknown option %s", v)
 			}
 		default:
 			for j := 1; j < len(v); j++ {
@@ -323,7 +325,7 @@ next:
 					}
 					continue next
 				default:
-					return nil, refuse("cannot tell which command env runs: unknown option -%c", c)
+					return nil, s.unknown("cannot tell which command env runs: unknown option -%c", c)
 				}
 			}
 		}
@@ -335,16 +337,23 @@ next:
 func (s *scope) splitString(str string) ([]arg, error) {
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(str), "")
 	if err != nil {
-		return nil, refuse("cannot parse the string of env -S: %v", err)
+		return nil, s.unknown("cannot parse the string of env -S: %v", err)
 	}
 	if len(f.Stmts) == 0 {
 		return nil, nil
 	}
 	call, ok := f.Stmts[0].Cmd.(*syntax.CallExpr)
 	if len(f.Stmts) != 1 || !ok || len(call.Assigns) > 0 || len(f.Stmts[0].Redirs) > 0 {
-		return nil, refuse("cannot tell which command env -S %q runs", str)
+		return nil, s.unknown("cannot tell which command env -S %q runs", str)
 	}
-	return words(call.Args), nil
+	out := words(call.Args)
+	for i, a := range out {
+		// The words are not in the command line's text: keep their own.
+		if start, end := a.word.Pos().Offset(), a.word.End().Offset(); start <= end && int(end) <= len(str) {
+			out[i].src = str[start:end]
+		}
+	}
+	return out, nil
 }
 
 // find checks the commands of -exec, -execdir, -ok and -okdir.
@@ -360,7 +369,7 @@ func (s *scope) find(rest []arg) error {
 			for j < len(rest) && !(rest[j].lit && (rest[j].val == ";" || rest[j].val == "+")) {
 				j++
 			}
-			if err := s.argv(replaced(rest[i+1:j], "{}", "a file name find puts there"), nil); err != nil {
+			if err := s.argv(replaced(rest[i+1:j], "{}", "a file name find puts there"), nil, "find"); err != nil {
 				return err
 			}
 			i = j
@@ -500,7 +509,7 @@ loop:
 				}
 				o["--"+name] = val
 			default:
-				return nil, refuse("cannot tell which command %s runs: unknown option %s", base, v)
+				return nil, s.unknown("cannot tell which command %s runs: unknown option %s", base, v)
 			}
 		case len(v) > 1 && v[0] == '-':
 			if spec.numeric && isDigits(v[1:]) {
@@ -526,7 +535,7 @@ loop:
 					o["-"+string(c)] = val
 					break cluster
 				default:
-					return nil, refuse("cannot tell which command %s runs: unknown option -%c", base, c)
+					return nil, s.unknown("cannot tell which command %s runs: unknown option -%c", base, c)
 				}
 			}
 		default:

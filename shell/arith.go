@@ -1,7 +1,6 @@
-package process
+package shell
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 
@@ -32,7 +31,7 @@ func (s *scope) arithExpr(e syntax.ArithmExpr) error {
 	case *syntax.Word:
 		return s.arithWord(e)
 	}
-	return refuse("cannot check an arithmetic expression of type %T; %s", e, s.because())
+	return s.unknown("cannot check an arithmetic expression of type %T", e)
 }
 
 // arithWord checks an operand of an arithmetic expression.
@@ -52,7 +51,7 @@ func (s *scope) arithWord(w *syntax.Word) error {
 		case *syntax.ParamExp:
 			deps, ok := numericParam(p)
 			if !ok {
-				return refuse("cannot check %s in an arithmetic expression: bash evaluates the text it expands to, which may be any text (a[$(cmd)] runs cmd); use a variable that holds a number; %s", printWord(w), s.because())
+				return s.unknown("cannot check %s in an arithmetic expression: bash evaluates the text it expands to, which may be any text (a[$(cmd)] runs cmd); use a variable that holds a number", printWord(w))
 			}
 			for _, d := range deps {
 				s.vars.evaluated(d, w)
@@ -67,15 +66,15 @@ func (s *scope) arithWord(w *syntax.Word) error {
 	if text, ok := unquoted(w); ok {
 		return s.arithText(text, func() string { return printWord(w) + " in an arithmetic expression" })
 	}
-	return refuse("cannot check %s in an arithmetic expression: bash evaluates what it expands to, which may be any text (a[$(cmd)] runs cmd); %s", printWord(w), s.because())
+	return s.unknown("cannot check %s in an arithmetic expression: bash evaluates what it expands to, which may be any text (a[$(cmd)] runs cmd)", printWord(w))
 }
 
 // arithText checks text that bash evaluates as an arithmetic expression: a
 // quoted operand, a [[ -eq ]] operand, a subscript given as text. where
 // says where it is, for messages.
 func (s *scope) arithText(text string, where func() string) error {
-	if s.arith >= maxNesting {
-		return refuse("cannot check %s: arithmetic nested more than %d levels deep", where(), maxNesting)
+	if s.arith >= MaxNesting {
+		return s.unknown("cannot check %s: arithmetic nested more than %d levels deep", where(), MaxNesting)
 	}
 	f, err := parseBash("((" + text + "))")
 	var cmd *syntax.ArithmCmd
@@ -86,16 +85,20 @@ func (s *scope) arithText(text string, where func() string) error {
 		}
 	}
 	if cmd == nil {
-		return refuse("cannot check %s: bash evaluates %q as an arithmetic expression, and the policy cannot read it as one; %s", where(), text, s.because())
+		return s.unknown("cannot check %s: bash evaluates %q as an arithmetic expression, and it does not parse as one", where(), text)
 	}
+	if len(s.hops) >= MaxDepth {
+		return s.tooDeep()
+	}
+	mark, src := len(s.hops), s.src
+	s.push(frame{kind: Arithmetic, fn: where})
 	s.arith++
-	err = s.walk(cmd)
+	s.src = "((" + text + "))"
+	s.walk(cmd)
+	s.src = src
 	s.arith--
-	var pe *policyError
-	if errors.As(err, &pe) && s.arith == 0 {
-		return refuse("%s: %s", where(), pe.msg)
-	}
-	return err
+	s.hops = s.hops[:mark]
+	return nil
 }
 
 // arithOperand checks an operand of [[ -eq ]] and the other arithmetic
@@ -161,7 +164,7 @@ func (s *scope) paramExp(p *syntax.ParamExp) error {
 	if p.Excl && p.Names == 0 && (p.Index == nil || !allIndex(p.Index)) {
 		// ${!x}: the value of x is a name, and its subscript is evaluated.
 		if !validName(name) {
-			return refuse("cannot check ${!%s}: bash uses the value of %s as a variable name, with its subscript; %s", name, name, s.because())
+			return s.unknown("cannot check ${!%s}: bash uses the value of %s as a variable name, with its subscript", name, name)
 		}
 		s.vars.evaluated(name, nil)
 	}
@@ -171,7 +174,7 @@ func (s *scope) paramExp(p *syntax.ParamExp) error {
 	switch p.Exp.Op {
 	case syntax.OtherParamOps:
 		if op, ok := unquoted(p.Exp.Word); !ok || strings.Contains(op, "P") {
-			return refuse("cannot check ${%s@%s}: prompt expansion runs the $(...) and `...` in the value; %s", name, printWord(p.Exp.Word), s.because())
+			return s.unknown("cannot check ${%s@%s}: prompt expansion runs the $(...) and `...` in the value", name, printWord(p.Exp.Word))
 		}
 	case syntax.AssignUnset, syntax.AssignUnsetOrNull:
 		if validName(name) {

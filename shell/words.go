@@ -1,4 +1,4 @@
-package process
+package shell
 
 import (
 	"strings"
@@ -192,4 +192,29 @@ func unescapeAll(s string) string {
 		sb.WriteByte(s[i])
 	}
 	return sb.String()
+}
+
+// expandsTilde reports whether bash expands a ~ in w to a home directory:
+// an unquoted ~ at the start, or after an unquoted = or : (bash expands
+// those in words that look like assignments, dd of=~/x among them; other
+// words are taken as such too, which only makes them not static).
+func expandsTilde(w *syntax.Word) bool {
+	for i, part := range w.Parts {
+		lit, ok := part.(*syntax.Lit)
+		if !ok {
+			continue
+		}
+		v := lit.Value
+		for j := 0; j < len(v); j++ {
+			switch v[j] {
+			case '\\':
+				j++
+			case '~':
+				if j == 0 && i == 0 || j > 0 && (v[j-1] == '=' || v[j-1] == ':') {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }

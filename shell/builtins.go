@@ -1,4 +1,4 @@
-package process
+package shell
 
 import (
 	"fmt"
@@ -66,7 +66,7 @@ loop:
 			case strings.IndexByte(withArg, c) >= 0:
 				var val arg
 				if j+1 < len(v) {
-					val = arg{val: v[j+1:], lit: true, src: v[j+1:]}
+					val = textArg(v[j+1:])
 				} else if i++; i < len(rest) {
 					val = rest[i]
 				} else {
@@ -75,7 +75,7 @@ loop:
 				o[c] = append(o[c], val)
 				continue loop
 			default:
-				return nil, nil, refuse("cannot check %s: unknown option -%c; %s", base, c, s.because())
+				return nil, nil, s.unknown("cannot check %s: unknown option -%c", base, c)
 			}
 		}
 	}
@@ -223,7 +223,7 @@ func (s *scope) test(base string, rest []arg, _ *stdin) ([]arg, error) {
 		}
 		next := args[i+1]
 		if !next.lit {
-			return nil, refuse("cannot check %s: %s is not literal and follows %s, which is or may be -v, and bash evaluates the subscript of the name -v is given; %s", base, next.source(), args[i].source(), s.because())
+			return nil, s.unknown("cannot check %s: %s is not literal and follows %s, which is or may be -v, and bash evaluates the subscript of the name -v is given", base, next.source(), args[i].source())
 		}
 		if name, _, ok := splitSubscript(next.val); ok && validName(name) {
 			if _, err := s.varText(next, "the name given to "+base+" -v"); err != nil {
@@ -253,13 +253,11 @@ func (s *scope) compgen(base string, rest []arg, _ *stdin) ([]arg, error) {
 		if !f.lit {
 			return nil, s.dynamic(f, "the function run by "+base+" -F")
 		}
-		if err := s.name(f.val, base+" -F"); err != nil {
-			return nil, err
-		}
+		s.program(f.val, base+" -F")
 	}
 	for _, w := range o['W'] {
 		if !w.lit || strings.ContainsAny(w.val, "$`") || strings.Contains(w.val, "<(") || strings.Contains(w.val, ">(") {
-			return nil, refuse("cannot check %s -W %s: bash expands the words, running the $(...), `...` and <(...) in them; give plain words; %s", base, w.source(), s.because())
+			return nil, s.unknown("cannot check %s -W %s: bash expands the words, running the $(...), `...` and <(...) in them; give plain words", base, w.source())
 		}
 	}
 	return nil, nil
@@ -284,7 +282,7 @@ func (s *scope) fc(base string, rest []arg, _ *stdin) ([]arg, error) {
 	if len(o['l']) > 0 && len(o['s']) == 0 && len(o['e']) == 0 {
 		return nil, nil
 	}
-	return nil, refuse("cannot check fc: it runs commands from the history list; use fc -l to list them; %s", s.because())
+	return nil, s.unknown("cannot check fc: it runs commands from the history list; use fc -l to list them")
 }
 
 // bind -x binds a key to a command line.
@@ -294,7 +292,7 @@ func (s *scope) bind(base string, rest []arg, _ *stdin) ([]arg, error) {
 		return nil, err
 	}
 	if len(o['x']) > 0 {
-		return nil, refuse("cannot check bind -x: it runs a command line when a key is pressed; %s", s.because())
+		return nil, s.unknown("cannot check bind -x: it runs a command line when a key is pressed")
 	}
 	return nil, nil
 }
@@ -329,7 +327,7 @@ func (s *scope) alias(_ string, rest []arg, _ *stdin) ([]arg, error) {
 // as an alias too) or backslash.
 func (s *scope) aliasValue(name, value string) error {
 	bad := func(why string) error {
-		return refuse("cannot check alias %s=%q: %s; define a function instead; %s", name, value, why, s.because())
+		return s.unknown("cannot check alias %s=%q: %s; define a function instead", name, value, why)
 	}
 	if reservedWords[name] {
 		return bad("it redefines a reserved word")
@@ -339,7 +337,7 @@ func (s *scope) aliasValue(name, value string) error {
 	}
 	f, err := parseBash(value)
 	if err != nil {
-		return refuse("cannot parse the command line of alias %s: %v", name, err)
+		return s.unknown("cannot parse the command line of alias %s: %v", name, err)
 	}
 	if len(f.Stmts) != 1 {
 		return bad("it is not one simple command")

@@ -1,4 +1,4 @@
-package process
+package shell
 
 // A wrapper is a command that runs another command given in its
 // arguments: sudo, env-like launchers, timeout, nice, xargs, ... Each is
@@ -103,7 +103,7 @@ func (s *scope) unwrap(base string, w *wrapper, rest []arg, in *stdin) ([]arg, e
 				return nil, s.nested(c, via)
 			}
 			if w.interactive {
-				return nil, refuseInteractive(base+" without "+w.lineOpt[0], s.checker)
+				return nil, s.interactive(base + " without " + w.lineOpt[0])
 			}
 		}
 		if o.has(w.noCommand...) {

@@ -1,4 +1,4 @@
-package process
+package shell
 
 import (
 	"path"
@@ -115,16 +115,15 @@ func (d *dirs) chdir(target string, ok bool, src string) {
 	}
 }
 
-func (d *dirs) verdict(c *checker) error {
+func (d *dirs) verdict(a *analyser) {
 	for _, r := range d.relative {
 		switch {
 		case d.unknown != "":
-			return refuse("cannot check %s %s: the command line changes directory (%s), and a relative file name may then be a device such as /dev/stdin; use an absolute path; %s", r.who, r.file, d.unknown, c.because())
+			a.reason(nil, false, "cannot check %s %s: the command line changes directory (%s), and a relative file name may then be a device such as /dev/stdin; use an absolute path", r.who, r.file, d.unknown)
 		case d.path != "" && !strings.Contains(r.file, "/"):
-			return refuse("cannot check %s %s: the command line changes PATH (%s), where bash and source look for %s, which may then be a device such as /dev/stdin; use ./%s or an absolute path; %s", r.who, r.file, d.path, r.file, r.file, c.because())
+			a.reason(nil, false, "cannot check %s %s: the command line changes PATH (%s), where bash and source look for %s, which may then be a device such as /dev/stdin; use ./%s or an absolute path", r.who, r.file, d.path, r.file, r.file)
 		}
 	}
-	return nil
 }
 
 // changeDir is the rule of cd and pushd. An option of theirs changes

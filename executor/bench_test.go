@@ -3,6 +3,7 @@ package executor_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 	"time"
 
@@ -110,4 +111,52 @@ func BenchmarkExecuteAllSleep(b *testing.B) {
 	}
 	elapsed := time.Since(start) / time.Duration(iters)
 	b.ReportMetric(float64(elapsed)/float64(ideal), "x-ideal")
+}
+
+// BenchmarkInvokeModelAllowed: the target case with verdicts and records
+// at work: a model's call (so the default would ask), a tool-specific
+// hook that allows, a global hook without opinion, two middleware and an
+// after hook that reads the trail. Target: ≤ 2µs and ≤ 16 allocs.
+func BenchmarkInvokeModelAllowed(b *testing.B) {
+	exec := newExec(b, []core.Tool{noopTool()})
+	must(b, exec.AddBefore(
+		core.BeforeHook{Name: "allow-noop", Tools: []string{"noop"}, Func: func(context.Context, *core.Call) (json.RawMessage, error) {
+			return nil, core.Allow("noop is harmless")
+		}},
+		core.BeforeHook{Name: "global", Func: passBefore},
+	))
+	must(b, exec.Use(core.Middleware{Name: "mw1", Func: passMiddleware}, core.Middleware{Name: "mw2", Func: passMiddleware}))
+	must(b, exec.AddAfter(core.AfterHook{Name: "audit", Func: func(_ context.Context, _ *core.Call, res *core.Result) error {
+		if len(res.Decisions) != 3 || res.Decisions[2].Verdict != core.VerdictAllow {
+			return errors.New("bad trail")
+		}
+		return nil
+	}}))
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		res := exec.Invoke(ctx, core.Call{Name: "noop", Args: benchArgs, Origin: core.OriginModel})
+		if !res.OK() || res.ForLLM != "ok" {
+			b.Fatalf("%q, %v", res.ForLLM, res.Err)
+		}
+	}
+}
+
+// BenchmarkDecide: explain's engine for one call with two hooks.
+func BenchmarkDecide(b *testing.B) {
+	exec := newExec(b, []core.Tool{noopTool()})
+	exec.Session().Set("quota", int64(10))
+	must(b, exec.AddBefore(
+		core.BeforeHook{Name: "specific", Tools: []string{"no*"}, Func: passBefore},
+		core.BeforeHook{Name: "global", Func: func(context.Context, *core.Call) (json.RawMessage, error) {
+			return nil, core.Ask("check")
+		}},
+	))
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if r := exec.Decide(ctx, core.Call{Name: "noop", Args: benchArgs}); r.Outcome != core.VerdictAsk {
+			b.Fatal(r.Outcome)
+		}
+	}
 }

@@ -7,6 +7,19 @@
 //  4. global after hooks
 //  5. the tool's own after hooks, then after hooks registered for its name
 //
+// # Decisions
+//
+// Every before hook gives a verdict (core.Verdict): none, allow, ask or
+// deny, with or without rewritten arguments. A deny — or a hook that
+// fails, panics or times out — ends the before stages at once; otherwise
+// every hook runs and the strongest verdict wins (deny > ask > allow >
+// none). The approval step then settles the call: an allow runs; no
+// opinion takes the default of the Permissions and the call's Origin (a
+// person's call runs, a model's runs only for a ReadOnly tool and asks
+// otherwise); an ask runs if the tool was approved for the session, else
+// only if the Approver consents. Each step is recorded in the result's
+// Decisions. Decide evaluates all this for a call without running it.
+//
 // InvokeTool is the single entry point for one call and ExecuteAll runs a
 // batch in serial, parallel or mixed mode with results in call order. Every
 // caller — scripts, the agent loop, the CLI, MCP — goes through it; nothing

@@ -320,8 +320,10 @@ func (e *Executor) invokeResolved(ctx context.Context, call *core.Call, tool *co
 	if err == nil {
 		call.Args = args
 	}
-	for _, fn := range e.onStart {
-		fn(call)
+	if !sc.deciding {
+		for _, fn := range e.onStart {
+			fn(call)
+		}
 	}
 
 	var res *core.Result
@@ -343,6 +345,11 @@ func (e *Executor) invokeResolved(ctx context.Context, call *core.Call, tool *co
 	res.CallID, res.Tool = call.ID, call.Name
 	res.Decisions = call.Decisions()
 	res.Duration = time.Since(start)
+	if sc.deciding {
+		// Evaluating only: no after hook (an audit) sees a call that
+		// never ran.
+		return res
+	}
 	e.runAfter(ctx, p, call, res)
 	res.Duration = time.Since(start)
 	for _, fn := range e.onEnd {

@@ -41,10 +41,10 @@ func TestLoggingRecords(t *testing.T) {
 	badRes, _ := exec.InvokeTool(context.Background(), "echo", json.RawMessage(`[1,2]`))
 
 	want := []executor.LogRecord{
-		{Tool: "echo", CallID: okRes.CallID, ArgBytes: len(args), ResultBytes: len(okRes.ForLLM), Outcome: "ok"},
-		{Tool: "fail", CallID: failRes.CallID, ArgBytes: 2, ResultBytes: 0, Outcome: "failed"},
-		{Tool: "guarded", CallID: rejRes.CallID, ArgBytes: 7, ResultBytes: 0, Outcome: "rejected", Hook: "guard"},
-		{Tool: "ghost", CallID: unkRes.CallID, ArgBytes: 2, ResultBytes: 0, Outcome: "unknown_tool"},
+		{Tool: "echo", CallID: okRes.CallID, ArgBytes: len(args), ResultBytes: len(okRes.ForLLM), Outcome: "ok", Verdict: "allow", DecidedBy: "default"},
+		{Tool: "fail", CallID: failRes.CallID, ArgBytes: 2, ResultBytes: 0, Outcome: "failed", Verdict: "allow", DecidedBy: "default"},
+		{Tool: "guarded", CallID: rejRes.CallID, ArgBytes: 7, ResultBytes: 0, Outcome: "rejected", Hook: "guard", Verdict: "deny", DecidedBy: "guard"},
+		{Tool: "ghost", CallID: unkRes.CallID, ArgBytes: 2, ResultBytes: 0, Outcome: "unknown_tool", Verdict: "allow", DecidedBy: "default"},
 		{Tool: "echo", CallID: badRes.CallID, ArgBytes: 5, ResultBytes: 0, Outcome: "invalid_arguments"},
 	}
 	if len(recs) != len(want) {

@@ -198,7 +198,9 @@ func TestDefaultByOrigin(t *testing.T) {
 
 	// A hook's allow lets the model's call run.
 	must(t, exec.AddBefore(core.BeforeHook{Name: "ok-writes", Tools: []string{"write"},
-		Func: func(context.Context, *core.Call) (json.RawMessage, error) { return nil, core.Allow("writes are fine here") }}))
+		Func: func(context.Context, *core.Call) (json.RawMessage, error) {
+			return nil, core.Allow("writes are fine here")
+		}}))
 	if res := exec.Invoke(ctx, core.Call{Name: "write", Origin: core.OriginModel}); !res.OK() {
 		t.Fatalf("allowed by a hook: %v", res.Err)
 	}

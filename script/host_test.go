@@ -267,7 +267,9 @@ func TestHostMiddleware(t *testing.T) {
 	mw("dual", func(ctx context.Context, c *CallInfo, next *Next) (any, error) {
 		return core.DualToolOutput{ForLLM: "m", ForUser: "p"}, nil
 	})
-	mw("deny", func(ctx context.Context, c *CallInfo, next *Next) (any, error) { return Verdict{Verdict: core.VerdictDeny, Reason: "stop"}, nil })
+	mw("deny", func(ctx context.Context, c *CallInfo, next *Next) (any, error) {
+		return Verdict{Verdict: core.VerdictDeny, Reason: "stop"}, nil
+	})
 	mw("fail", func(ctx context.Context, c *CallInfo, next *Next) (any, error) { return nil, errors.New("mw error") })
 	mw("rewrite", func(ctx context.Context, c *CallInfo, next *Next) (any, error) { return Verdict{Args: "{}"}, nil })
 	mw("nan", func(ctx context.Context, c *CallInfo, next *Next) (any, error) { return math.NaN(), nil })

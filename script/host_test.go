@@ -678,3 +678,27 @@ func TestHostPrint(t *testing.T) {
 	}
 	NewHost(executor.New(nil), nil).Print("discarded")
 }
+
+// sourced is a Func that says where it was defined.
+type sourced struct{ goFunc }
+
+func (sourced) Source() string { return "policy.star:7" }
+
+// TestHookSource: the hooks and middleware of a Func that is a Sourcer
+// carry its source, also under another name; others have none.
+func TestHookSource(t *testing.T) {
+	fn := sourced{goFunc{"f", func(context.Context, ...any) (any, error) { return nil, nil }}}
+	if got := sourceOf(Named(fn, "renamed")); got != "policy.star:7" {
+		t.Errorf("sourceOf(Named(...)) = %q, want policy.star:7", got)
+	}
+	if got := sourceOf(fn.goFunc); got != "" {
+		t.Errorf("sourceOf(a Func without a source) = %q, want \"\"", got)
+	}
+	h, ex, _ := newTestHost(t)
+	mustNil(t, h.DefineTool(ToolSpec{Name: "t", Fn: ret("t", "ok")}))
+	mustNil(t, h.Before(Named(fn, "b"), nil))
+	r := ex.Invoke(context.Background(), core.Call{Name: "t"})
+	if len(r.Decisions) == 0 || r.Decisions[0].Hook != "b" || r.Decisions[0].Source != "policy.star:7" {
+		t.Errorf("records %+v, want the first from b at policy.star:7", r.Decisions)
+	}
+}

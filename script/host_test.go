@@ -77,8 +77,8 @@ func TestDefineToolOutputs(t *testing.T) {
 		{name: "result_silent", out: &ResultInfo{R: &core.Result{ForLLM: "s", Silent: true}}, forLLM: "s", silent: true},
 		{name: "result_blocks", out: blocks, forLLM: "pic", blocks: 1},
 		{name: "result_err", out: failed, errKind: core.KindFailed, errMsg: "inner timed out"},
-		{name: "deny", out: Deny{Reason: "no"}, errKind: core.KindFailed, errMsg: `deny("no") is for hooks and middleware; a tool reports failure by raising an error`},
-		{name: "rewrite", out: Rewrite{Args: map[string]any{}}, errKind: core.KindFailed, errMsg: "rewrite(...) is for before hooks"},
+		{name: "deny", out: Verdict{Verdict: core.VerdictDeny, Reason: "no"}, errKind: core.KindFailed, errMsg: `deny("no") is for hooks and middleware; a tool reports failure by raising an error`},
+		{name: "rewrite", out: Verdict{Args: "{}"}, errKind: core.KindFailed, errMsg: "rewrite(...) is for before hooks"},
 		{name: "nan", out: map[string]any{"x": math.NaN()}, errKind: core.KindFailed, errMsg: `tool output: ["x"]: NaN is not a finite number`},
 		{name: "chan", out: make(chan int), errKind: core.KindFailed, errMsg: "tool output: a Go chan int is not a JSON value"},
 	} {
@@ -166,15 +166,13 @@ func TestHostBefore(t *testing.T) {
 		msg    string
 	}{
 		{name: "none", out: nil, output: `{"a":1}`},
-		{name: "rewrite", out: Rewrite{Args: map[string]any{"b": int64(2)}}, output: `{"b":2}`},
-		{name: "deny", out: Deny{Reason: "policy says no"}, kind: core.KindRejected, msg: `rejected by "deny": policy says no`},
+		{name: "rewrite", out: Verdict{Args: `{"b":2}`}, output: `{"b":2}`},
+		{name: "deny", out: Verdict{Verdict: core.VerdictDeny, Reason: "policy says no"}, kind: core.KindRejected, msg: `rejected by "deny": policy says no`},
 		{name: "error", err: errors.New("hook broke"), kind: core.KindRejected, msg: `rejected by "error": hook broke`},
-		{name: "int", out: int64(42), kind: core.KindRejected, msg: `before hook int returned an int; want None, deny(reason) or rewrite(args)`},
+		{name: "int", out: int64(42), kind: core.KindRejected, msg: `before hook int returned an int; want None, allow(reason?), ask(reason), deny(reason) or rewrite(args)`},
 		{name: "str", out: "yes", kind: core.KindRejected, msg: "returned a string"},
 		{name: "result", out: &ResultInfo{R: &core.Result{}}, kind: core.KindRejected, msg: "returned a result"},
-		{name: "badrewrite", out: Rewrite{Args: map[string]any{"x": math.NaN()}}, kind: core.KindRejected, msg: `rewrite: ["x"]: NaN is not a finite number`},
-		// Rewrite{} (nil Args) rewrites to the empty object.
-		{name: "nilrewrite", out: Rewrite{}, output: `{}`},
+		{name: "badrewrite", out: Verdict{Args: `[1]`}, kind: core.KindRejected, msg: `"badrewrite" rewrote the arguments badly: arguments must be a JSON object`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h, ex, _ := newTestHost(t)
@@ -205,7 +203,7 @@ func TestHostBefore(t *testing.T) {
 	h, ex, _ := newTestHost(t)
 	mustNil(t, h.DefineTool(ToolSpec{Name: "a", Fn: ret("a", "a")}))
 	mustNil(t, h.DefineTool(ToolSpec{Name: "b", Fn: ret("b", "b")}))
-	mustNil(t, h.Before(ret("only_a", Deny{Reason: "a is off"}), []string{"a"}))
+	mustNil(t, h.Before(ret("only_a", Verdict{Verdict: core.VerdictDeny, Reason: "a is off"}), []string{"a"}))
 	if res := invoke(t, ex, "a", ""); res.Kind() != core.KindRejected {
 		t.Errorf("a: %v", res.Err)
 	}
@@ -269,9 +267,11 @@ func TestHostMiddleware(t *testing.T) {
 	mw("dual", func(ctx context.Context, c *CallInfo, next *Next) (any, error) {
 		return core.DualToolOutput{ForLLM: "m", ForUser: "p"}, nil
 	})
-	mw("deny", func(ctx context.Context, c *CallInfo, next *Next) (any, error) { return Deny{Reason: "stop"}, nil })
+	mw("deny", func(ctx context.Context, c *CallInfo, next *Next) (any, error) {
+		return Verdict{Verdict: core.VerdictDeny, Reason: "stop"}, nil
+	})
 	mw("fail", func(ctx context.Context, c *CallInfo, next *Next) (any, error) { return nil, errors.New("mw error") })
-	mw("rewrite", func(ctx context.Context, c *CallInfo, next *Next) (any, error) { return Rewrite{}, nil })
+	mw("rewrite", func(ctx context.Context, c *CallInfo, next *Next) (any, error) { return Verdict{Args: "{}"}, nil })
 	mw("nan", func(ctx context.Context, c *CallInfo, next *Next) (any, error) { return math.NaN(), nil })
 	mw("none", func(ctx context.Context, c *CallInfo, next *Next) (any, error) { return nil, nil })
 
@@ -508,17 +508,17 @@ func TestHostRegistry(t *testing.T) {
 	}
 	unsafe := false
 	mustNil(t, h.DefineTool(ToolSpec{Name: "zz", Fn: ret("zz", "")}))
-	mustNil(t, h.DefineTool(ToolSpec{Name: "aa", Description: "A", Fn: ret("aa", ""), ConcurrencySafe: &unsafe, Idempotent: true,
+	mustNil(t, h.DefineTool(ToolSpec{Name: "aa", Description: "A", Fn: ret("aa", ""), ConcurrencySafe: &unsafe, Idempotent: true, ReadOnly: true,
 		Parameters: map[string]any{"type": "object", "required": []any{"x"}}}))
 	if got := strings.Join(h.ToolNames(), ","); got != "aa,zz" {
 		t.Errorf("ToolNames = %s", got)
 	}
 	got := Quote(h.GetTool("aa"))
-	if got != `{"concurrency_safe":false,"description":"A","idempotent":true,"name":"aa","parameters":{"required":["x"],"type":"object"}}` {
+	if got != `{"concurrency_safe":false,"description":"A","idempotent":true,"name":"aa","parameters":{"required":["x"],"type":"object"},"read_only":true}` {
 		t.Errorf("GetTool(aa) = %s", got)
 	}
 	got = Quote(h.GetTool("zz"))
-	if got != `{"concurrency_safe":null,"description":"","idempotent":false,"name":"zz","parameters":{"type":"object"}}` {
+	if got != `{"concurrency_safe":null,"description":"","idempotent":false,"name":"zz","parameters":{"type":"object"},"read_only":false}` {
 		t.Errorf("GetTool(zz) = %s", got)
 	}
 	if h.GetTool("nope") != nil {
@@ -539,11 +539,11 @@ func ptr[T any](v T) *T { return &v }
 func TestHostConfig(t *testing.T) {
 	h, ex, _ := newTestHost(t)
 	cur, err := h.Config(nil)
-	if err != nil || Quote(cur) != `{"concurrency":0,"mode":"serial","offload":0,"validate_arguments":false}` {
+	if err != nil || Quote(cur) != `{"concurrency":0,"mode":"serial","offload":0,"permissions":"default","validate_arguments":false}` {
 		t.Fatalf("Config() = %v, %v", cur, err)
 	}
 	cur, err = h.Config(map[string]any{"mode": "Parallel", "concurrency": int64(3), "validate_arguments": true, "offload": int64(64)})
-	if err != nil || Quote(cur) != `{"concurrency":3,"mode":"parallel","offload":64,"validate_arguments":true}` {
+	if err != nil || Quote(cur) != `{"concurrency":3,"mode":"parallel","offload":64,"permissions":"default","validate_arguments":true}` {
 		t.Fatalf("Config(all) = %v, %v", cur, err)
 	}
 	if ex.Mode() != executor.ModeParallel || ex.Concurrency() != 3 || !ex.ValidateArguments() {
@@ -562,14 +562,16 @@ func TestHostConfig(t *testing.T) {
 		{map[string]any{"concurrency": "4"}, `concurrency: got "4", want 0 (the default, 64 at a time) or more`},
 		{map[string]any{"validate_arguments": "yes"}, "validate_arguments: want True or False, got a string"},
 		{map[string]any{"offload": int64(-1)}, "offload: got -1, want 0 (off) or a size in bytes"},
-		{map[string]any{"speed": int64(1)}, `unknown setting "speed"; the settings are concurrency, mode, offload, validate_arguments`},
+		{map[string]any{"permissions": "x"}, `permissions: unknown permissions "x": want default, allow-all or deny-unlisted`},
+		{map[string]any{"permissions": true}, `permissions: want "default", "allow-all" or "deny-unlisted", got a bool`},
+		{map[string]any{"speed": int64(1)}, `unknown setting "speed"; the settings are concurrency, mode, offload, permissions, validate_arguments`},
 	} {
 		if _, err := h.Config(tc.u); err == nil || err.Error() != tc.want {
 			t.Errorf("Config: %v, want %q", err, tc.want)
 		}
 	}
 	cur, _ = h.Config(nil)
-	if Quote(cur) != `{"concurrency":3,"mode":"parallel","offload":64,"validate_arguments":true}` {
+	if Quote(cur) != `{"concurrency":3,"mode":"parallel","offload":64,"permissions":"default","validate_arguments":true}` {
 		t.Errorf("failed Config calls changed settings: %v", Quote(cur))
 	}
 
@@ -675,4 +677,28 @@ func TestHostPrint(t *testing.T) {
 		}
 	}
 	NewHost(executor.New(nil), nil).Print("discarded")
+}
+
+// sourced is a Func that says where it was defined.
+type sourced struct{ goFunc }
+
+func (sourced) Source() string { return "policy.star:7" }
+
+// TestHookSource: the hooks and middleware of a Func that is a Sourcer
+// carry its source, also under another name; others have none.
+func TestHookSource(t *testing.T) {
+	fn := sourced{goFunc{"f", func(context.Context, ...any) (any, error) { return nil, nil }}}
+	if got := sourceOf(Named(fn, "renamed")); got != "policy.star:7" {
+		t.Errorf("sourceOf(Named(...)) = %q, want policy.star:7", got)
+	}
+	if got := sourceOf(fn.goFunc); got != "" {
+		t.Errorf("sourceOf(a Func without a source) = %q, want \"\"", got)
+	}
+	h, ex, _ := newTestHost(t)
+	mustNil(t, h.DefineTool(ToolSpec{Name: "t", Fn: ret("t", "ok")}))
+	mustNil(t, h.Before(Named(fn, "b"), nil))
+	r := ex.Invoke(context.Background(), core.Call{Name: "t"})
+	if len(r.Decisions) == 0 || r.Decisions[0].Hook != "b" || r.Decisions[0].Source != "policy.star:7" {
+		t.Errorf("records %+v, want the first from b at policy.star:7", r.Decisions)
+	}
 }

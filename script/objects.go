@@ -49,8 +49,7 @@ func (c *CallInfo) Arguments() (map[string]any, error) {
 var (
 	_ Object   = (*CallInfo)(nil)
 	_ Object   = (*ResultInfo)(nil)
-	_ Object   = Deny{}
-	_ Object   = Rewrite{}
+	_ Object   = Verdict{}
 	_ Object   = Dual{}
 	_ Object   = Silent{}
 	_ Object   = BuiltinMiddleware{}
@@ -97,17 +96,18 @@ type ResultInfo struct {
 
 // Fields returns the result's script-visible fields as JSON shapes, keyed
 // by the names scripts use: ok, output, for_user, silent, error,
-// error_kind, blocks, artifact, data, call_id, tool.
+// error_kind, blocks, artifact, data, call_id, tool, decisions (see
+// DecisionsValue).
 func (r *ResultInfo) Fields() map[string]any {
 	return map[string]any{
 		"ok": r.R.OK(), "output": r.R.ForLLM, "for_user": r.R.Display(), "silent": r.R.Silent,
 		"error": r.Error(), "error_kind": r.Kind(), "blocks": r.Blocks(), "artifact": r.Artifact(),
-		"data": r.R.Data, "call_id": r.R.CallID, "tool": r.R.Tool,
+		"data": r.R.Data, "call_id": r.R.CallID, "tool": r.R.Tool, "decisions": DecisionsValue(r.R.Decisions),
 	}
 }
 
 // FieldNames lists the fields of Fields in sorted order.
-var FieldNames = []string{"artifact", "blocks", "call_id", "data", "error", "error_kind", "for_user", "ok", "output", "silent", "tool"}
+var FieldNames = []string{"artifact", "blocks", "call_id", "data", "decisions", "error", "error_kind", "for_user", "ok", "output", "silent", "tool"}
 
 // Field returns one field by its script name.
 func (r *ResultInfo) Field(name string) (any, bool) {
@@ -134,6 +134,8 @@ func (r *ResultInfo) Field(name string) (any, bool) {
 		return r.R.CallID, true
 	case "tool":
 		return r.R.Tool, true
+	case "decisions":
+		return DecisionsValue(r.R.Decisions), true
 	}
 	return nil, false
 }
@@ -210,29 +212,6 @@ func (r *ResultInfo) Spell(sp Spelling) string {
 func quoteString(s string) string {
 	b, _ := core.MarshalJSON(s)
 	return string(b)
-}
-
-// Deny is returned by a before hook (or middleware) to reject a call:
-// deny(reason).
-type Deny struct{ Reason string }
-
-func (d Deny) Error() string       { return d.Reason }
-func (d Deny) TypeName() string    { return "deny" }
-func (d Deny) AttrNames() []string { return []string{"reason"} }
-func (d Deny) String() string      { return fmt.Sprintf("deny(%q)", d.Reason) }
-func (d Deny) Attr(name string) (any, bool, error) {
-	return d.Reason, name == "reason", nil
-}
-
-// Rewrite is returned by a before hook to replace the call's arguments:
-// rewrite(args).
-type Rewrite struct{ Args map[string]any }
-
-func (r Rewrite) TypeName() string    { return "rewrite" }
-func (r Rewrite) AttrNames() []string { return []string{"args"} }
-func (r Rewrite) String() string      { return "rewrite(" + Quote(r.Args) + ")" }
-func (r Rewrite) Attr(name string) (any, bool, error) {
-	return r.Args, name == "args", nil
 }
 
 // Dual is a tool output with one text for the model and another for the

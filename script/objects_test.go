@@ -24,7 +24,7 @@ func TestResultInfoFields(t *testing.T) {
 		},
 		"artifact": map[string]any{"id": "art_1", "size": int64(99)},
 		"data":     map[string]any{"paths": []any{"a.go"}, "total": int64(1)},
-		"call_id":  "call_1", "tool": "t",
+		"call_id":  "call_1", "tool": "t", "decisions": []any{},
 	}
 	if got := okRes.Fields(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Fields() = %#v\nwant %#v", got, want)
@@ -142,8 +142,8 @@ func TestNextCall(t *testing.T) {
 	if len(seen) != 2 || seen[0] != `call_1 {"orig":1}` || seen[1] != `call_1 {"new":"v"}` {
 		t.Errorf("seen %q", seen)
 	}
-	if (Deny{Reason: "why"}).Error() != "why" {
-		t.Error("Deny.Error")
+	if got := (Verdict{Verdict: core.VerdictDeny, Reason: "why"}).String(); got != `deny("why")` {
+		t.Errorf("deny String: got %s, want deny(\"why\")", got)
 	}
 }
 

@@ -91,12 +91,14 @@ func Install(h *script.Host, cfg Config) (*Session, error) {
 		Params: []script.Param{{Name: "fn", Kind: script.Function}}, Fn: s.builtinModel})
 	h.AddBuiltin(script.Builtin{Name: "provider", Doc: "Opens a provider by spec, such as \"replay:FILE\", and uses it.",
 		Params: []script.Param{{Name: "spec", Kind: script.String}}, Fn: s.builtinProvider})
-	h.AddBuiltin(script.Builtin{Name: "ask", Doc: "Runs the agent on prompt and returns its reply.",
-		Params: []script.Param{{Name: "prompt", Kind: script.String}, {Name: "max_turns", Kind: script.Int, Optional: true},
-			// stream = False keeps the reply's text off the transcript.
-			{Name: "stream", Kind: script.Bool, Optional: true, Default: true}}, Fn: s.builtinAsk})
-	h.AddBuiltin(script.Builtin{Name: "on", Doc: "Runs fn(event) at an agent lifecycle event.",
-		Params: []script.Param{{Name: "event", Kind: script.String}, {Name: "fn", Kind: script.Function}}, Fn: s.builtinOn})
+	// ask is declared by package script: the verdict inside a before hook,
+	// this agent everywhere else.
+	h.SetAsk(s.scriptAsk)
+	// on is declared by package script; the agent adds its lifecycle
+	// events to the ones it accepts.
+	for _, ev := range agent.LifecycleEvents {
+		h.AddEvent(script.Event{Name: string(ev), On: s.onEvent(ev)})
+	}
 	if cfg.MCP != nil {
 		h.AddBuiltin(script.Builtin{Name: "mcp_server", Doc: "Connects an MCP server and registers its tools.",
 			Params: []script.Param{{Name: "name", Kind: script.String}, {Name: "command", Optional: true}, {Name: "url", Kind: script.String, Optional: true}, {Name: "env", Optional: true}}, Fn: s.builtinMCP})
@@ -158,7 +160,7 @@ func (s *Session) builtinModel(ctx context.Context, args script.Args) (any, erro
 		return nil, err
 	}
 	s.use(provider.Func{Label: "scripted:" + fn.Name(), Fn: func(ctx context.Context, req provider.Request) (provider.Response, error) {
-		out, err := fn.Call(ctx, messagesValue(req), toolsValue(req.Tools))
+		out, err := fn.Call(script.LeaveBeforeHook(ctx), messagesValue(req), toolsValue(req.Tools))
 		if err != nil {
 			return provider.Response{}, err
 		}
@@ -178,17 +180,10 @@ func (s *Session) builtinProvider(ctx context.Context, args script.Args) (any, e
 	return s.ProviderName(), nil
 }
 
-func (s *Session) builtinAsk(ctx context.Context, args script.Args) (any, error) {
-	prompt, err := args.String("ask", "prompt")
-	if err != nil {
-		return nil, err
-	}
-	n, err := args.Int("ask", "max_turns", 0)
-	if err != nil {
-		return nil, err
-	}
-	opts := []agent.RunOption{agent.MaxTurns(n)}
-	if stream, _ := args["stream"].(bool); !stream { // the kind checked it; the default is true
+// scriptAsk is ask(prompt) outside before hooks.
+func (s *Session) scriptAsk(ctx context.Context, prompt string, maxTurns int, stream bool) (any, error) {
+	opts := []agent.RunOption{agent.MaxTurns(maxTurns)}
+	if !stream {
 		opts = append(opts, agent.WithoutTextEvents())
 	}
 	reply, err := s.agent.Run(ctx, prompt, opts...)
@@ -199,36 +194,33 @@ func (s *Session) builtinAsk(ctx context.Context, args script.Args) (any, error)
 }
 
 // replyValue is what ask() returns: the reply's text, turns, tool_calls
-// (the number run), stop and dropped (the calls cut off by the token
-// limit, which did not run: [{"id", "name"}]).
+// (the number run), stop, dropped (the calls cut off by the token limit,
+// which did not run: [{"id", "name"}]) and denials (the calls that were
+// refused: [{"call_id", "tool", "hook", "reason"}]).
 func replyValue(r *agent.Reply) script.Record {
 	dropped := make([]any, len(r.Dropped))
 	for i, c := range r.Dropped {
 		dropped[i] = map[string]any{"id": c.ID, "name": c.Name}
 	}
-	return script.Record{"text": r.Text, "turns": int64(r.Turns), "tool_calls": int64(r.ToolCalls), "stop": r.Stop, "dropped": dropped}
+	denials := make([]any, len(r.Denials))
+	for i, d := range r.Denials {
+		denials[i] = map[string]any{"call_id": d.CallID, "tool": d.Tool, "hook": d.Hook, "reason": d.Reason}
+	}
+	return script.Record{"text": r.Text, "turns": int64(r.Turns), "tool_calls": int64(r.ToolCalls), "stop": r.Stop,
+		"dropped": dropped, "denials": denials}
 }
 
-func (s *Session) builtinOn(ctx context.Context, args script.Args) (any, error) {
-	name, err := args.String("on", "event")
-	if err != nil {
-		return nil, err
+// onEvent installs on(ev, fn): fn(event) runs at the lifecycle event.
+func (s *Session) onEvent(ev agent.LifecycleEvent) func(script.Func) error {
+	return func(fn script.Func) error {
+		return s.agent.On(agent.LifecycleHook{Name: fn.Name(), Event: ev, Func: func(ctx context.Context, d *agent.LifecycleData) error {
+			out, err := fn.Call(script.LeaveBeforeHook(ctx), eventValue(d))
+			if err != nil {
+				return err
+			}
+			return apply(d, out)
+		}})
 	}
-	ev, err := agent.ParseLifecycleEvent(name)
-	if err != nil {
-		return nil, fmt.Errorf("on: %w", err)
-	}
-	fn, err := args.Func("on", "fn")
-	if err != nil {
-		return nil, err
-	}
-	return nil, s.agent.On(agent.LifecycleHook{Name: fn.Name(), Event: ev, Func: func(ctx context.Context, d *agent.LifecycleData) error {
-		out, err := fn.Call(ctx, eventValue(d))
-		if err != nil {
-			return err
-		}
-		return apply(d, out)
-	}})
 }
 
 func (s *Session) builtinMCP(ctx context.Context, args script.Args) (any, error) {
@@ -442,8 +434,10 @@ func apply(d *agent.LifecycleData, out any) error {
 	switch x := out.(type) {
 	case nil:
 		return nil
-	case script.Deny:
-		return errors.New(x.Reason)
+	case script.Verdict:
+		if x.Verdict == core.VerdictDeny {
+			return errors.New(x.Reason)
+		}
 	case string:
 		if d.Event == agent.UserPrompt {
 			d.Prompt = x

@@ -3,7 +3,7 @@
 //	model(fn)                  the scripted model: fn(messages, tools) returns
 //	                           {"content": ..., "tool_calls": [{"name", "args"}]}
 //	provider("openai:MODEL")   a live or replayed provider (anthropic:, ollama:, replay:FILE)
-//	reply = ask(prompt, max_turns = 10)   reply.text .turns .tool_calls .stop .dropped
+//	reply = ask(prompt, max_turns = 10)   reply.text .turns .tool_calls .stop .dropped .denials
 //	ask(prompt, stream = False)           the same, without showing the text as it streams
 //	on(event, fn)              lifecycle hooks: session_start, user_prompt,
 //	                           before_model, after_model, turn_end, session_end
@@ -12,7 +12,17 @@
 // Messages are plain dicts (tables in Lua): {"role", "content",
 // "tool_calls": [{"id", "name", "args"}], "tool_call_id", "name",
 // "is_error"}. The model's tool calls run through the host's executor, so
-// every tool, hook and middleware of every language applies to them.
+// every tool, hook and middleware of every language applies to them. They
+// are the model's calls (core.OriginModel): when no policy decides, a
+// call of a tool that is not read_only asks the approver (on("approve",
+// fn)), and without one it is refused. reply.denials lists the refused
+// calls: [{"call_id", "tool", "hook", "reason"}].
+//
+// ask and on are declared by package script, and this package plugs into
+// them (Host.SetAsk, Host.AddEvent): inside a before hook, ask(reason) is
+// the hook's verdict and never reaches the model; everywhere else (top
+// level, tools, middleware, after hooks, lifecycle hooks) ask(prompt) asks
+// the model.
 //
 // A lifecycle hook fn(event) receives {"event", "turn", and "prompt",
 // "request" or "response" where they apply}. It returns None for no

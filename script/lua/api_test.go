@@ -198,7 +198,7 @@ after(function(call, r) print(call.name, r.ok, r.error_kind) end)
 	}
 	res = e.invoke("echo", `{"bad":true}`)
 	wantKind(t, res, core.KindRejected)
-	wantContains(t, res.Err.Error(), "returned an int; want None, deny(reason) or rewrite(args)")
+	wantContains(t, res.Err.Error(), "returned an int; want None, allow(reason?), ask(reason), deny(reason) or rewrite(args)")
 	wantLines(t, e.lines(), "echo\tfalse\trejected", "echo\ttrue\tnil", "echo\tfalse\trejected")
 
 	for _, tc := range []struct{ src, want string }{
@@ -529,7 +529,7 @@ print(c.mode, c.concurrency, c.validate_arguments)
 		{`config{mode = "serial", concurrency = 1.5}`, "config: concurrency: got 1.5"},
 		{`config{mode = "serial", validate_arguments = "yes"}`, "config: validate_arguments: want True or False"},
 		{`config{mode = "sideways", concurrency = 2}`, "config: mode:"},
-		{`config{mode = "serial", colour = "blue"}`, `config: unknown setting "colour"; the settings are concurrency, mode, offload, validate_arguments`},
+		{`config{mode = "serial", colour = "blue"}`, `config: unknown setting "colour"; the settings are concurrency, mode, offload, permissions, validate_arguments`},
 		{`config{mode = "serial", f = print}`, `config: f got a function, want a value`},
 		{`config{"serial"}`, `config: argument names are strings, got key 1`},
 		{`config("serial")`, `config: takes only named arguments, got 1 positional`},

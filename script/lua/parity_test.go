@@ -78,8 +78,21 @@ func TestBadCallsSayTheSame(t *testing.T) {
 		{`tool_names(1)`, `tool_names(1)`, "tool_names: got 1 arguments, want at most 0"},
 		{`config{f = print}`, `config(f = print)`, "config: f got a function, want a value"},
 		{`config{mode = "sideways"}`, `config(mode = "sideways")`, `config: mode: unknown execution mode "sideways": want serial, parallel or mixed`},
-		{`config{bogus = 1}`, `config(bogus = 1)`, `config: unknown setting "bogus"; the settings are concurrency, mode, offload, validate_arguments`},
+		{`config{bogus = 1}`, `config(bogus = 1)`, `config: unknown setting "bogus"; the settings are concurrency, mode, offload, permissions, validate_arguments`},
 		{`config("serial")`, `config("serial")`, "config: takes only named arguments, got 1 positional"},
+		// decisions
+		{`config{permissions = "x"}`, `config(permissions = "x")`, `config: permissions: unknown permissions "x": want default, allow-all or deny-unlisted`},
+		{`config{permissions = 1}`, `config(permissions = 1)`, `config: permissions: want "default", "allow-all" or "deny-unlisted", got an int`},
+		{`on("approve", 3)`, `on("approve", 3)`, "on: fn got an int, want a function"},
+		{`on("nope", print)`, `on("nope", print)`, `on: unknown event "nope"; the events are approve (the agent's lifecycle events, such as session_start, exist when an agent is set up)`},
+		{`deny(3)`, `deny(3)`, "deny: reason got an int, want a string"},
+		{`deny()`, `deny()`, `deny: missing argument "reason"`},
+		{`allow(true)`, `allow(True)`, "allow: reason got a bool, want a string"},
+		{`allow("ok", {args = 3})`, `allow("ok", args = 3)`, "allow: args got an int, want a dict"},
+		{`ask({})`, `ask({})`, "ask: prompt got a dict, want a string"},
+		{`ask("hi")`, `ask("hi")`, "ask: no model is set up to ask; outside a before hook ask(prompt) asks the model (run under agentsh with --provider, or set one with model(fn) or provider(spec)), inside one ask(reason) asks for approval"},
+		{`decide(1)`, `decide(1)`, "decide: name got an int, want a string"},
+		{`decide("t", {}, {origin = "robot"})`, `decide("t", {}, origin = "robot")`, `decide: unknown origin "robot": want person or model`},
 	} {
 		lerr := le.runErr(tc.lua)
 		_, serr := sin.ExecSource(context.Background(), "test.star", []byte(tc.star))
@@ -222,7 +235,7 @@ print(deny("a") == deny("a"), deny("a") == deny("b"))
 		"true false true point(0, 0)",
 		"1 2")
 	wantContains(t, lines[3], "false", "geo.point: x got a string, want an integer")
-	wantContains(t, lines[4], "true\tfalse\tfalse", "deny values are not ordered")
+	wantContains(t, lines[4], "true\tfalse\tfalse", "verdict values are not ordered")
 	wantLines(t, lines[5:],
 		"point(1, 2) point(4, 2) 4 2 point(3, 6) point(2, 4) 1",
 		"True False True point(0, 0)",

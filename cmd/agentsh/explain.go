@@ -59,7 +59,7 @@ func renderRuling(r *executor.Ruling) string {
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", d.Stage, hook, verdict, oneLine(d.Reason))
 		if d.Rewrote {
-			fmt.Fprintf(tw, "\t\t\trewrote %s → %s\n", d.ArgsBefore, d.ArgsAfter)
+			fmt.Fprintf(tw, "\t\t\trewrote %s → %s\n", argsText(d.ArgsBefore), argsText(d.ArgsAfter))
 		}
 	}
 	tw.Flush()

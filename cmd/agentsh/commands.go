@@ -112,8 +112,5 @@ func resultJSON(r *core.Result) map[string]any {
 		}
 		info["violations"] = vs
 	}
-	if _, ok := info["decisions"]; !ok {
-		info["decisions"] = decisionsJSON(r.Decisions)
-	}
 	return info
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/executor"
+	"github.com/agentsh/agentsh/script"
 )
 
 // explain runs: agentsh explain TOOL [JSON]. It prints what the loaded
@@ -96,8 +97,9 @@ func outcomeText(r *executor.Ruling) string {
 	return fmt.Sprintf("denied by %s: %s", by, oneLine(r.Reason))
 }
 
-// rulingJSON is explain --json: the ruling with the decisions as in
-// --json results, and no durations.
+// rulingJSON is explain --json: the ruling, with its decisions in the
+// shape of --json results and r.decisions (script.DecisionFields, no
+// durations), so one reader reads both.
 func rulingJSON(r *executor.Ruling) map[string]any {
 	m := map[string]any{
 		"tool":      r.Tool,
@@ -108,7 +110,7 @@ func rulingJSON(r *executor.Ruling) map[string]any {
 		"reason":    r.Reason,
 		"hook":      r.Hook,
 		"source":    r.Source,
-		"decisions": decisionsJSON(r.Decisions),
+		"decisions": script.DecisionsValue(r.Decisions),
 	}
 	if r.Err != nil {
 		m["error"] = r.Err.Error()
@@ -123,15 +125,6 @@ func errorKind(err error) core.Kind {
 		return e.Kind
 	}
 	return ""
-}
-
-// decisionsJSON is a trail as --json shows it: core.Decision's fields,
-// never durations (so runs compare byte for byte), and always a list.
-func decisionsJSON(ds []core.Decision) []core.Decision {
-	if ds == nil {
-		return []core.Decision{}
-	}
-	return ds
 }
 
 // argsValue is arguments as a JSON value, or as a string when they are

@@ -25,11 +25,16 @@ for _, path in ipairs(paths) do
 end
 
 -- --- 2. The policy: the agent may write only under src/. ---
+--
+-- The model's calls of tools that are not read-only (write_file,
+-- edit_file) ask for approval unless a policy decides; this one allows
+-- what is under src/ and denies the rest.
 
 local function writes_in_src(call)
   if (call.args.path or ""):sub(1, 4) ~= "src/" then
     return deny("writes are allowed only under src/")
   end
+  return allow("src/ is the agent's to edit")
 end
 
 before(writes_in_src, {tools = {"write_file", "edit_file"}})

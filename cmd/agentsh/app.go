@@ -41,7 +41,7 @@ func newApp(o *options, std stdio, argv []string) (*app, error) {
 	var extra []executor.Option
 	out := std.out
 	switch {
-	case o.command == "call":
+	case o.command == "call" || o.command == "explain":
 		// stdout is the call's output alone; script prints go to stderr.
 		out = std.err
 		if o.jsonOut {
@@ -72,6 +72,9 @@ func newApp(o *options, std stdio, argv []string) (*app, error) {
 		return nil, err
 	}
 	a.host, a.exec, a.agent = host, host.Executor(), setup
+	if a.exec.Permissions() == executor.PermissionsAllowAll {
+		fmt.Fprintln(std.err, allowAllNotice)
+	}
 	return a, nil
 }
 
@@ -88,6 +91,13 @@ func (a *app) newHost(out io.Writer, main bool, extra ...executor.Option) (*scri
 	if o.concurrency >= 0 {
 		execOpts = append(execOpts, executor.WithConcurrency(o.concurrency))
 	}
+	if o.permissions != "" {
+		p, _ := executor.ParsePermissions(o.permissions) // checked by parseArgs
+		execOpts = append(execOpts, executor.WithPermissions(p))
+	}
+	// Without a terminal (and until the REPL installs its prompt), asks
+	// follow --approve; never is the default.
+	execOpts = append(execOpts, executor.WithApprover(headlessApprover(o.approve)))
 	exec := executor.New(core.NewRegistry(), append(execOpts, extra...)...)
 	host := script.NewHost(exec, out)
 	if !o.noBuiltins {
@@ -218,7 +228,7 @@ func agentsh(args []string, std stdio) int {
 	defer stop()
 	a.runCtx = ctx
 	code := a.dispatch(ctx)
-	if code == 0 && a.events != nil && o.command != "call" && o.command != "tools" && o.command != "test" {
+	if code == 0 && a.events != nil && o.command != "call" && o.command != "explain" && o.command != "tools" && o.command != "test" {
 		a.events.exit(0)
 	}
 	return code
@@ -243,6 +253,8 @@ func (a *app) dispatch(ctx context.Context) int {
 		return 0
 	case o.command == "call":
 		return a.call(ctx)
+	case o.command == "explain":
+		return a.explain(ctx)
 	case o.command == "tools":
 		return a.tools()
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/executor"
 	"github.com/agentsh/agentsh/internal/wording"
 	"github.com/agentsh/agentsh/script"
@@ -17,7 +18,7 @@ import (
 
 // options are the parsed command line.
 type options struct {
-	command     string   // "", "run", "call", "tools", "test", "help", "version"
+	command     string   // "", "run", "call", "explain", "tools", "test", "help", "version"
 	positional  []string // the command's arguments
 	code        string   // -c
 	hasCode     bool
@@ -31,6 +32,10 @@ type options struct {
 	lang        string         // --lang: of -c, piped stdin, the REPL and files without .star/.lua
 	verbose     bool           // -v: agentsh test shows the output of passing tests
 	runTests    *regexp.Regexp // -run: the tests agentsh test runs
+
+	permissions string      // --permissions: "" (default), allow-all or deny-unlisted
+	approve     string      // --approve: "" (by the terminal), never or always
+	as          core.Origin // --as: who makes the call of call and explain
 
 	model      string             // --model PROVIDER:MODEL
 	record     string             // --record FILE
@@ -67,7 +72,7 @@ func usagef(format string, args ...any) error {
 	return &usageError{fmt.Sprintf(format, args...)}
 }
 
-var commands = map[string]bool{"run": true, "call": true, "tools": true, "test": true, "help": true, "version": true}
+var commands = map[string]bool{"run": true, "call": true, "explain": true, "tools": true, "test": true, "help": true, "version": true}
 
 // valueFlags are the flags that take a value (--flag V or --flag=V).
 var valueFlags = map[string]func(o *options, v string) error{
@@ -175,6 +180,28 @@ var valueFlags = map[string]func(o *options, v string) error{
 		o.runTests = re
 		return nil
 	},
+	"permissions": func(o *options, v string) error {
+		if _, err := executor.ParsePermissions(v); err != nil {
+			return usagef("--permissions: got %q, want %s", v, wording.OrList(permissionChoices))
+		}
+		o.permissions = v
+		return nil
+	},
+	"approve": func(o *options, v string) error {
+		if v != approveNever && v != approveAlways {
+			return usagef("--approve: got %q, want never or always", v)
+		}
+		o.approve = v
+		return nil
+	},
+	"as": func(o *options, v string) error {
+		origin, err := core.ParseOrigin(v)
+		if err != nil {
+			return usagef("--as: got %q, want person or model", v)
+		}
+		o.as = origin
+		return nil
+	},
 	"max-steps": func(o *options, v string) error {
 		n, err := strconv.ParseUint(v, 10, 64)
 		if err != nil || n == 0 {
@@ -203,7 +230,7 @@ func parseArgs(args []string) (*options, error) {
 			if o.command == "" && len(o.positional) == 0 && !o.hasCode {
 				if !commands[a] {
 					if !isScriptFile(a) {
-						return nil, usagef("unknown command %q: want run, call, tools, test or help", a)
+						return nil, usagef("unknown command %q: want run, call, explain, tools, test or help", a)
 					}
 					// agentsh FILE is agentsh run FILE, so that a script
 					// can start with #!/usr/bin/env agentsh.
@@ -260,6 +287,9 @@ func parseArgs(args []string) (*options, error) {
 	if o.hasCode && o.command != "" {
 		return nil, usagef("-c runs a snippet and cannot be combined with %q", o.command)
 	}
+	if o.as != core.OriginUnset && o.command != "call" && o.command != "explain" {
+		return nil, usagef("--as chooses who makes the call of agentsh call and agentsh explain: agentsh explain --as model TOOL [JSON]")
+	}
 	if o.runTests != nil && o.command != "test" {
 		return nil, usagef("-run selects the tests of agentsh test: agentsh test -run REGEXP [PATHS...]")
 	}
@@ -279,6 +309,11 @@ Usage:
                                           (Lua: arg[1], ...); #! lines are allowed
   agentsh -c CODE [ARGS...]               run a snippet (a sole expression is printed)
   agentsh call TOOL [JSON] [--load F]     one call through the pipeline
+  agentsh explain TOOL [JSON] [--load F]  what the policies would decide for one call,
+                                          without running anything (JSON "-" reads stdin;
+                                          --json: the whole ruling); exit 0 when the call
+                                          would run, 1 when it would not (an ask counts as
+                                          not running: explain asks nobody), 2 on usage
   agentsh tools [--json]                  list the registered tools
   agentsh test [-v] [-run RE] [PATHS...]  run *_test.star and *_test.lua files
                                           (default: . recursively, without testdata);
@@ -307,6 +342,15 @@ Flags:
   --lang LANG         star (default) or lua: the language of -c, piped stdin,
                       the REPL and files that end in neither .star nor .lua
   --load FILE         run a policy or tool file (.star or .lua) first (repeatable)
+  --permissions P     what happens to a call no policy decides: default (your calls
+                      run; the model's run for read-only tools and ask otherwise),
+                      allow-all (every call runs, the model's too; said at start) or
+                      deny-unlisted (only calls a policy allows run)
+  --approve A         who answers an ask when nobody is prompted: never (the default
+                      without the REPL on a terminal: the call is rejected) or always;
+                      a script's on("approve", fn) replaces it. The REPL on a terminal
+                      asks you: y once, a always for that tool, n no (with a reason)
+  --as WHO            call and explain: person (default) or model, whose defaults apply
   --mode MODE         execution mode of invoke_all: serial, parallel or mixed
   --concurrency N     bound parallel calls (default and 0: 64)
   --json              JSONL events on stdout (call: the whole result as JSON)
@@ -314,8 +358,9 @@ Flags:
   --max-steps N       step budget per run and per call
   -i                  interactive REPL even when stdin is not a terminal
 
-Exit codes: 0 ok, 1 script error or failed call, 2 usage, 128+N stopped by
-signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP; agentsh exits within 2 s).
+Exit codes: 0 ok, 1 script error, failed call or a call explain would not run,
+2 usage, 128+N stopped by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP;
+agentsh exits within 2 s).
 REPL commands: :help, :tools, :load FILE, :star, :lua, :ask PROMPT, :model [SPEC],
 :new, :quit (exit(), quit() and Ctrl-D also exit).
 `

@@ -32,11 +32,12 @@ func (a *app) printValue(v string) {
 	}
 }
 
-// call runs: agentsh call TOOL [JSON].
-func (a *app) call(ctx context.Context) int {
-	args := a.opts.positional
+// callArgs reads the TOOL [JSON] of call and explain; JSON "-" is read
+// from stdin.
+func (a *app) callArgs() (core.Call, error) {
+	args, cmd := a.opts.positional, a.opts.command
 	if len(args) == 0 || len(args) > 2 {
-		return a.fail(usagef("call needs a tool name and at most one JSON argument: agentsh call TOOL '{\"key\": \"value\"}'"))
+		return core.Call{}, usagef("%s needs a tool name and at most one JSON argument: agentsh %s TOOL '{\"key\": \"value\"}'", cmd, cmd)
 	}
 	var raw json.RawMessage
 	if len(args) == 2 {
@@ -44,12 +45,21 @@ func (a *app) call(ctx context.Context) int {
 		if args[1] == "-" {
 			b, err := io.ReadAll(a.io.in)
 			if err != nil {
-				return a.fail(fmt.Errorf("read arguments from stdin: %w", err))
+				return core.Call{}, fmt.Errorf("read arguments from stdin: %w", err)
 			}
 			raw = b
 		}
 	}
-	res := a.exec.Invoke(ctx, core.Call{Name: args[0], Args: raw})
+	return core.Call{Name: args[0], Args: raw, Origin: a.opts.as}, nil
+}
+
+// call runs: agentsh call TOOL [JSON].
+func (a *app) call(ctx context.Context) int {
+	c, err := a.callArgs()
+	if err != nil {
+		return a.fail(err)
+	}
+	res := a.exec.Invoke(ctx, c)
 	if a.events != nil {
 		a.events.emit(resultJSON(res))
 	}

@@ -7,6 +7,7 @@
 //	agentsh [run] FILE [ARGS...]     run a .star or .lua script (ARGS in argv; Lua: arg)
 //	agentsh -c CODE                  run a snippet (a sole expression is printed)
 //	agentsh call TOOL [JSON]         one call through the pipeline
+//	agentsh explain TOOL [JSON]      what the policies would decide, running nothing
 //	agentsh tools [--json]           list the registered tools
 //	agentsh test [-run RE] [PATHS]   run *_test.star and *_test.lua files
 //
@@ -15,6 +16,11 @@
 // #!/usr/bin/env agentsh. The languages come from their bindings
 // (script/starlark, script/lua), which register themselves with package
 // script; this command imports them and knows them only by name.
+//
+// A call no policy decides runs when a person makes it and, when the
+// model makes it, only for a read-only tool; otherwise it asks (see
+// --permissions). In the REPL on a terminal the person is asked; elsewhere
+// --approve never (the default) rejects it and --approve always allows it.
 //
 // Run "agentsh help" for the flags. Exit codes: 0 ok, 1 script error or
 // failed call or test, 2 usage, 128+N stopped by signal N (130 for Ctrl-C,

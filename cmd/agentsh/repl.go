@@ -76,7 +76,13 @@ func (a *app) repl() int {
 	term.start()
 	defer term.stop()
 	if isTerminal(a.io.in) && isTerminal(os.Stdout) {
-		s.lines = newLinerReader(s.complete)
+		lr := newLinerReader(s.complete)
+		s.lines = lr
+		if a.opts.approve == "" {
+			// The person at the terminal answers asks; before the --load
+			// files, so that a script's on("approve", fn) replaces it.
+			a.exec.SetApprover(&promptApprover{ask: lr.ask, out: a.io.out, dir: a.opts.workdir})
+		}
 		fmt.Fprintf(a.io.out, "agentsh — %s. :help for help, Ctrl-D to exit.\n", langTitle(s.lang))
 	} else {
 		s.lines = &plainReader{r: bufio.NewReader(a.io.in)}
@@ -244,6 +250,11 @@ Defining a tool again replaces it. Tab completes names, members after a
 dot (state.) and tool names in strings; at the start of a "... " line it
 indents.
 Ctrl-C cancels a running evaluation and its tool calls.
+A call that needs approval (by a policy's ask, or the model's call of a
+tool that is not read-only) shows the tool, who asks and why, and the
+arguments, or for write_file and edit_file the diff; answer y (once),
+a (always for this tool in this session) or n (no; then an optional reason
+that the model sees). Ctrl-C at that prompt says no.
 Script API: tool, before, after, middleware, deny, rewrite, invoke_tool,
 invoke_all, tool_names, get_tool, unregister_tool, config, dual, silent,
 timeout, retry, model, provider, ask, on, mcp_server; modules json, re,
@@ -363,6 +374,16 @@ func (r *linerReader) prompt(p string) (string, error) {
 	}
 	if err == nil && strings.TrimSpace(line) != "" {
 		r.st.AppendHistory(line)
+	}
+	return line, err
+}
+
+// ask reads an answer at the approval prompt, kept out of the history.
+func (r *linerReader) ask(p string) (string, error) {
+	r.cont = false
+	line, err := r.st.Prompt(p)
+	if errors.Is(err, liner.ErrPromptAborted) {
+		return "", errAborted
 	}
 	return line, err
 }

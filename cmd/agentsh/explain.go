@@ -1,0 +1,155 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/executor"
+	"github.com/agentsh/agentsh/script"
+)
+
+// explain runs: agentsh explain TOOL [JSON]. It prints what the loaded
+// policies would decide (executor.Decide) and runs nothing: no
+// middleware, no tool, and hooks see a throwaway copy of the session.
+// Exit 0 when the call would run, 1 when it would not (an ask counts as
+// not running: explain asks nobody), 2 on usage errors. Arguments that
+// are not a JSON object are a ruling too (invalid_arguments, exit 1).
+func (a *app) explain(ctx context.Context) int {
+	c, err := a.callArgs()
+	if err != nil {
+		return a.fail(err)
+	}
+	r := a.exec.Decide(ctx, c)
+	if stop := stopCause(a.runCtx); stop != nil {
+		return a.report(stop, stop)
+	}
+	if a.opts.jsonOut {
+		a.events.emit(rulingJSON(r))
+	} else {
+		io.WriteString(a.io.out, renderRuling(r))
+	}
+	if r.Outcome == core.VerdictAllow {
+		return 0
+	}
+	return 1
+}
+
+// renderRuling is explain's text: the trail, one decision a line (stage,
+// hook and where it was defined, verdict, reason; a rewrite on a line of
+// its own), then the final arguments and the outcome.
+func renderRuling(r *executor.Ruling) string {
+	var trail strings.Builder
+	tw := tabwriter.NewWriter(&trail, 0, 4, 2, ' ', 0)
+	for _, d := range r.Decisions {
+		hook := d.Hook
+		if d.Source != "" {
+			hook += " at " + d.Source
+		}
+		verdict := d.Verdict.String()
+		switch {
+		case d.Skipped:
+			verdict = "skipped"
+		case d.Stage == core.StageValidation && d.Verdict == core.VerdictNone:
+			verdict = "ok"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", d.Stage, hook, verdict, oneLine(d.Reason))
+		if d.Rewrote {
+			fmt.Fprintf(tw, "\t\t\trewrote %s → %s\n", argsText(d.ArgsBefore), argsText(d.ArgsAfter))
+		}
+	}
+	tw.Flush()
+	var b strings.Builder
+	for line := range strings.Lines(trail.String()) {
+		b.WriteString(strings.TrimRight(line, " \n"))
+		b.WriteByte('\n')
+	}
+	fmt.Fprintf(&b, "arguments: %s\n", argsText(r.Args))
+	fmt.Fprintf(&b, "%s\n", outcomeText(r))
+	return b.String()
+}
+
+// outcomeText is the last line of explain: would run, would ask: REASON,
+// denied by HOOK at FILE:LINE: REASON, or why the call cannot run at all.
+func outcomeText(r *executor.Ruling) string {
+	switch r.Outcome {
+	case core.VerdictAllow:
+		return "would run"
+	case core.VerdictAsk:
+		return "would ask: " + oneLine(r.Reason)
+	}
+	switch k := errorKind(r.Err); k {
+	case core.KindInvalidArguments, core.KindUnknownTool:
+		return fmt.Sprintf("would not run (%s): %s", k, oneLine(r.Err.Error()))
+	}
+	if r.Hook == "" {
+		return "denied: " + oneLine(r.Reason)
+	}
+	by := r.Hook
+	if r.Source != "" {
+		by += " at " + r.Source
+	}
+	return fmt.Sprintf("denied by %s: %s", by, oneLine(r.Reason))
+}
+
+// rulingJSON is explain --json: the ruling, with its decisions in the
+// shape of --json results and r.decisions (script.DecisionFields, no
+// durations), so one reader reads both.
+func rulingJSON(r *executor.Ruling) map[string]any {
+	m := map[string]any{
+		"tool":      r.Tool,
+		"origin":    r.Origin.String(),
+		"args":      argsValue(r.Args),
+		"outcome":   r.Outcome.String(),
+		"would_run": r.Outcome == core.VerdictAllow,
+		"reason":    r.Reason,
+		"hook":      r.Hook,
+		"source":    r.Source,
+		"decisions": script.DecisionsValue(r.Decisions),
+	}
+	if r.Err != nil {
+		m["error"] = r.Err.Error()
+		m["error_kind"] = string(errorKind(r.Err))
+	}
+	return m
+}
+
+func errorKind(err error) core.Kind {
+	var e *core.Error
+	if errors.As(err, &e) {
+		return e.Kind
+	}
+	return ""
+}
+
+// argsValue is arguments as a JSON value, or as a string when they are
+// not valid JSON.
+func argsValue(raw json.RawMessage) any {
+	if len(raw) == 0 {
+		return nil
+	}
+	if json.Valid(raw) {
+		return raw
+	}
+	return string(raw)
+}
+
+func argsText(raw json.RawMessage) string {
+	if len(raw) == 0 {
+		return "{}"
+	}
+	if json.Valid(raw) {
+		if b, err := core.MarshalJSON(json.RawMessage(raw)); err == nil {
+			return string(b)
+		}
+	}
+	return fmt.Sprintf("%q (not valid JSON)", raw)
+}
+
+// oneLine keeps a reason on its line.
+func oneLine(s string) string { return strings.ReplaceAll(s, "\n", `\n`) }

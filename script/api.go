@@ -46,20 +46,29 @@ func (h *Host) coreAPI() []Builtin {
 			Params: []Param{{Name: "name", Kind: String}, {Name: "fn", Kind: Function},
 				{Name: "description", Kind: String, Optional: true}, {Name: "parameters", Kind: Dict, Optional: true},
 				{Name: "concurrency_safe", Kind: OptBool, Optional: true}, {Name: "idempotent", Kind: Bool, Optional: true, Default: false},
-				{Name: "replace", Kind: Bool, Optional: true, Default: false}},
+				{Name: "replace", Kind: Bool, Optional: true, Default: false},
+				// read_only = True lets a model's calls run without asking.
+				{Name: "read_only", Kind: Bool, Optional: true, Default: false}},
 			Fn: h.apiTool},
-		{Name: "before", Doc: "Adds a hook fn(call) that runs before calls: None, deny(reason) or rewrite(args).",
+		{Name: "before", Doc: "Adds a hook fn(call) that runs before calls and returns None, allow(...), ask(...), deny(...) or rewrite(args).",
 			Params: hookParams(Function), Fn: h.apiHook("before", h.Before)},
-		{Name: "after", Doc: "Adds a hook fn(call, result) that runs after calls.",
+		{Name: "after", Doc: "Adds a hook fn(call, result) that runs after calls; result.decisions is the call's decision trail.",
 			Params: hookParams(Function), Fn: h.apiHook("after", h.After)},
 		{Name: "middleware", Doc: "Wraps calls in fn(call, next), or in timeout(...) or retry(...).",
 			Params: hookParams(Any), Fn: h.apiMiddleware},
-		{Name: "deny", Doc: "Rejects the call, from a before hook or middleware.",
-			Params: []Param{{Name: "reason", Kind: String}},
-			Fn:     func(_ context.Context, a Args) (any, error) { return Deny{Reason: a["reason"].(string)}, nil }},
-		{Name: "rewrite", Doc: "Replaces the call's arguments, from a before hook.",
-			Params: []Param{{Name: "args", Kind: Dict}},
-			Fn:     func(_ context.Context, a Args) (any, error) { return Rewrite{Args: a["args"].(map[string]any)}, nil }},
+		{Name: "allow", Doc: "A verdict: the call runs unless another before hook asks or denies; args = {...} rewrites too. An approver's allow(always = True) approves the tool for the session.",
+			Params: append(verdictParams(true), Param{Name: "always", Kind: Bool, Optional: true, Default: false}),
+			Fn:     newVerdict(core.VerdictAllow)},
+		{Name: "ask", Doc: "In a before hook, ask(reason, args = {...}) is the verdict: the call runs only if the approver consents. Elsewhere ask(prompt, max_turns = N, stream = False) asks the model and returns its reply.",
+			Params: []Param{{Name: "prompt", Kind: String}, {Name: "args", Kind: Dict, Optional: true},
+				{Name: "max_turns", Kind: Int, Optional: true},
+				// stream = False keeps the reply's text off the transcript.
+				{Name: "stream", Kind: Bool, Optional: true, Default: true}},
+			Fn: h.apiAsk},
+		{Name: "deny", Doc: "A verdict: the call does not run (from a before hook, middleware or an approver); args = {...} rewrites what the records show.",
+			Params: verdictParams(false), Fn: newVerdict(core.VerdictDeny)},
+		{Name: "rewrite", Doc: "Replaces the call's arguments, from a before hook, with no opinion on the call.",
+			Params: []Param{{Name: "args", Kind: Dict}}, Fn: newVerdict(core.VerdictNone)},
 		{Name: "invoke_tool", Doc: "Runs one call through the pipeline and returns its result.",
 			Params: []Param{{Name: "name", Kind: String}, {Name: "args", Kind: CallArgs, Optional: true},
 				{Name: "dedup_key", Kind: String, Optional: true, Default: ""}},
@@ -115,7 +124,7 @@ func (h *Host) coreAPI() []Builtin {
 
 func (h *Host) apiTool(_ context.Context, a Args) (any, error) {
 	spec := ToolSpec{Name: a["name"].(string),
-		Idempotent: a["idempotent"].(bool), Replace: a["replace"].(bool)}
+		Idempotent: a["idempotent"].(bool), Replace: a["replace"].(bool), ReadOnly: a["read_only"].(bool)}
 	// A tool's function is known by the tool's name.
 	spec.Fn = Named(a["fn"].(Func), spec.Name)
 	spec.Description, _ = a["description"].(string)

@@ -34,7 +34,7 @@ type Builtin struct {
 	Keywords bool
 	// Fn runs the call. Its arguments have been checked against Params and
 	// converted to the Go form of each parameter's Kind. It returns a JSON
-	// shape, a host object (Object, Deny, Rewrite, *ResultInfo, ...), or
+	// shape, a host object (Object, Verdict, *ResultInfo, ...), or
 	// nil. It runs without holding any interpreter, so it may call back
 	// into scripts.
 	Fn func(ctx context.Context, args Args) (any, error)

@@ -91,9 +91,6 @@ func boundError(err error) error {
 	if err == nil {
 		return nil
 	}
-	if d, ok := err.(Deny); ok {
-		return Deny{Reason: cut(d.Reason, MaxErrorBytes, "reason", "")}
-	}
 	msg := err.Error()
 	if len(msg) <= MaxErrorBytes {
 		return err

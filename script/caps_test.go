@@ -74,7 +74,9 @@ func TestHookErrorsAreBounded(t *testing.T) {
 	for _, name := range []string{"deny_before", "raise_before", "deny_mw", "raise_mw", "raise_after"} {
 		mustNil(t, h.DefineTool(ToolSpec{Name: name, Fn: ret(name, "ran")}))
 	}
-	deny := goFunc{"deny", func(context.Context, ...any) (any, error) { return Deny{Reason: huge}, nil }}
+	deny := goFunc{"deny", func(context.Context, ...any) (any, error) {
+		return Verdict{Verdict: core.VerdictDeny, Reason: huge}, nil
+	}}
 	raise := goFunc{"raise", func(context.Context, ...any) (any, error) { return nil, errors.New(huge) }}
 	mustNil(t, h.Before(deny, []string{"deny_before"}))
 	mustNil(t, h.Before(raise, []string{"raise_before"}))

@@ -22,7 +22,7 @@ type Func interface {
 	Name() string
 	// Call runs the function under ctx. Arguments are JSON shapes or host
 	// objects (*CallInfo, *ResultInfo, *Next). The result is nil, a JSON
-	// shape, or a host object: Deny, Rewrite, *ResultInfo,
+	// shape, or a host object: Verdict, *ResultInfo,
 	// core.DualToolOutput, core.SilentResult.
 	Call(ctx context.Context, args ...any) (any, error)
 }
@@ -41,6 +41,8 @@ type Host struct {
 	settings  map[string]Setting
 	builtins  map[string]Builtin
 	modules   map[string]Module
+
+	ask AskFunc // SetAsk
 
 	replaceTools bool              // SetReplaceTools
 	replaceNote  func(name string) // SetReplaceTools
@@ -84,7 +86,10 @@ type ToolSpec struct {
 	Fn              Func
 	ConcurrencySafe *bool
 	Idempotent      bool
-	Replace         bool
+	// ReadOnly declares that the tool changes nothing, so a model's calls
+	// of it run when no policy decides (see executor.Permissions).
+	ReadOnly bool
+	Replace  bool
 }
 
 // DefineTool registers a script tool. The function receives the decoded
@@ -116,13 +121,13 @@ func (h *Host) scriptTool(spec ToolSpec) (core.Tool, error) {
 	fn := spec.Fn
 	t := core.Tool{
 		Name: spec.Name, Description: spec.Description, Parameters: params,
-		ConcurrencySafe: spec.ConcurrencySafe, Idempotent: spec.Idempotent,
+		ConcurrencySafe: spec.ConcurrencySafe, Idempotent: spec.Idempotent, ReadOnly: spec.ReadOnly,
 		Func: func(ctx context.Context, raw json.RawMessage) (any, error) {
 			args, err := decodeJSON(raw, "args")
 			if err != nil {
 				return nil, err
 			}
-			out, err := fn.Call(ctx, args)
+			out, err := fn.Call(LeaveBeforeHook(ctx), args)
 			if err != nil {
 				return nil, boundError(err)
 			}
@@ -149,10 +154,11 @@ func toolOutput(v any) (any, error) {
 		return core.SilentResult(o), nil
 	case *ResultInfo:
 		return resultOutput(o.R)
-	case Deny:
-		return nil, fmt.Errorf("deny(%q) is for hooks and middleware; a tool reports failure by raising an error", o.Reason)
-	case Rewrite:
-		return nil, errors.New("rewrite(...) is for before hooks; a tool returns its output")
+	case Verdict:
+		if o.Verdict == core.VerdictDeny {
+			return nil, fmt.Errorf("%s is for hooks and middleware; a tool reports failure by raising an error", o)
+		}
+		return nil, fmt.Errorf("%s(...) is for before hooks; a tool returns its output", o.maker())
 	}
 	raw, err := EncodeJSON(v)
 	if err != nil {
@@ -204,43 +210,29 @@ type named struct {
 func (n named) Name() string { return n.name }
 
 // Before registers fn as a before hook: global when tools is empty,
-// tool-specific otherwise. fn(call) returns None (no opinion),
-// deny(reason) or rewrite(args); an error rejects the call.
+// tool-specific otherwise. fn(call) returns None (no opinion), allow(...),
+// ask(...), deny(...) or rewrite(args) (see beforeVerdict); an error
+// denies the call. fn runs in a before hook's context, where ask(reason)
+// is the verdict.
 func (h *Host) Before(fn Func, tools []string) error {
 	name := fn.Name()
-	return h.exec.AddBefore(core.BeforeHook{Name: name, Tools: tools,
+	return h.exec.AddBefore(core.BeforeHook{Name: name, Tools: tools, Source: sourceOf(fn),
 		Func: func(ctx context.Context, call *core.Call) (json.RawMessage, error) {
-			ci := newCallInfo(call)
-			out, err := fn.Call(ctx, ci)
+			out, err := fn.Call(enterBeforeHook(ctx), newCallInfo(call))
 			if err != nil {
 				return nil, boundError(err)
 			}
-			switch o := out.(type) {
-			case nil:
-				return nil, nil
-			case Deny:
-				return nil, boundError(o)
-			case Rewrite:
-				if o.Args == nil {
-					return emptyArgs, nil
-				}
-				raw, err := EncodeJSON(o.Args)
-				if err != nil {
-					return nil, fmt.Errorf("rewrite: %w", err)
-				}
-				return raw, nil
-			}
-			return nil, fmt.Errorf("before hook %s returned %s; want None, deny(reason) or rewrite(args)", name, describe(out))
+			return beforeVerdict(name, out)
 		}})
 }
 
 // After registers fn(call, result) as an after hook. Its return value is
 // ignored; an error marks the call failed.
 func (h *Host) After(fn Func, tools []string) error {
-	return h.exec.AddAfter(core.AfterHook{Name: fn.Name(), Tools: tools,
+	return h.exec.AddAfter(core.AfterHook{Name: fn.Name(), Tools: tools, Source: sourceOf(fn),
 		Func: func(ctx context.Context, call *core.Call, res *core.Result) error {
 			ci := newCallInfo(call)
-			_, err := fn.Call(ctx, ci, &ResultInfo{R: res})
+			_, err := fn.Call(LeaveBeforeHook(ctx), ci, &ResultInfo{R: res})
 			return boundError(err)
 		}})
 }
@@ -252,8 +244,9 @@ func (h *Host) After(fn Func, tools []string) error {
 // must not turn a failure into a success).
 func (h *Host) Middleware(fn Func, tools []string) error {
 	name := fn.Name()
-	return h.exec.Use(core.Middleware{Name: name, Tools: tools,
+	return h.exec.Use(core.Middleware{Name: name, Tools: tools, Source: sourceOf(fn),
 		Func: func(ctx context.Context, call *core.Call, next core.Handler) *core.Result {
+			ctx = LeaveBeforeHook(ctx)
 			ci := newCallInfo(call)
 			out, err := fn.Call(ctx, ci, &Next{call: call, next: next})
 			if err != nil {
@@ -264,10 +257,13 @@ func (h *Host) Middleware(fn Func, tools []string) error {
 				return errorResult(ctx, call, name, fmt.Errorf("middleware %s returned None; return next(call), a result or an output", name))
 			case *ResultInfo:
 				return o.R
-			case Deny:
-				o = boundError(o).(Deny)
+			case Verdict:
+				if o.Verdict != core.VerdictDeny {
+					return errorResult(ctx, call, name, fmt.Errorf("middleware %s returned %s; %s(...) is for before hooks, middleware rejects with deny(reason)", name, o, o.maker()))
+				}
+				o = o.bounded()
 				return &core.Result{Err: &core.Error{Kind: core.KindRejected, Tool: call.Name, CallID: call.ID, Hook: name,
-					Message: fmt.Sprintf("rejected by %q: %s", name, o.Reason), Err: o}}
+					Message: fmt.Sprintf("rejected by %q: %s", name, o.Reason), Err: core.Deny(o.Reason)}}
 			}
 			res := &core.Result{CallID: call.ID, Tool: call.Name}
 			v, err := toolOutput(out)
@@ -377,7 +373,8 @@ func (h *Host) InvokeAll(ctx context.Context, specs []CallSpec, mode string, con
 func (h *Host) ToolNames() []string { return h.exec.Registry().ToolNames() }
 
 // GetTool describes a tool as {name, description, parameters,
-// concurrency_safe, idempotent}, or returns nil when there is none.
+// concurrency_safe, idempotent, read_only}, or returns nil when there is
+// none.
 func (h *Host) GetTool(name string) map[string]any {
 	t := h.exec.Registry().GetTool(name)
 	if t == nil {
@@ -389,7 +386,7 @@ func (h *Host) GetTool(name string) map[string]any {
 		safe = *t.ConcurrencySafe
 	}
 	return map[string]any{"name": t.Name, "description": t.Description, "parameters": params,
-		"concurrency_safe": safe, "idempotent": t.Idempotent}
+		"concurrency_safe": safe, "idempotent": t.Idempotent, "read_only": t.ReadOnly}
 }
 
 // UnregisterTool removes a tool.
@@ -450,10 +447,8 @@ func describe(v any) string {
 		return "a silent(...) value"
 	case BuiltinMiddleware:
 		return "a middleware"
-	case Deny:
-		return "a deny(...) value"
-	case Rewrite:
-		return "a rewrite(...) value"
+	case Verdict:
+		return "a " + x.maker() + "(...) value"
 	case *CallInfo:
 		return "a call"
 	case Func:

@@ -77,8 +77,8 @@ func TestDefineToolOutputs(t *testing.T) {
 		{name: "result_silent", out: &ResultInfo{R: &core.Result{ForLLM: "s", Silent: true}}, forLLM: "s", silent: true},
 		{name: "result_blocks", out: blocks, forLLM: "pic", blocks: 1},
 		{name: "result_err", out: failed, errKind: core.KindFailed, errMsg: "inner timed out"},
-		{name: "deny", out: Deny{Reason: "no"}, errKind: core.KindFailed, errMsg: `deny("no") is for hooks and middleware; a tool reports failure by raising an error`},
-		{name: "rewrite", out: Rewrite{Args: map[string]any{}}, errKind: core.KindFailed, errMsg: "rewrite(...) is for before hooks"},
+		{name: "deny", out: Verdict{Verdict: core.VerdictDeny, Reason: "no"}, errKind: core.KindFailed, errMsg: `deny("no") is for hooks and middleware; a tool reports failure by raising an error`},
+		{name: "rewrite", out: Verdict{Args: "{}"}, errKind: core.KindFailed, errMsg: "rewrite(...) is for before hooks"},
 		{name: "nan", out: map[string]any{"x": math.NaN()}, errKind: core.KindFailed, errMsg: `tool output: ["x"]: NaN is not a finite number`},
 		{name: "chan", out: make(chan int), errKind: core.KindFailed, errMsg: "tool output: a Go chan int is not a JSON value"},
 	} {
@@ -166,15 +166,13 @@ func TestHostBefore(t *testing.T) {
 		msg    string
 	}{
 		{name: "none", out: nil, output: `{"a":1}`},
-		{name: "rewrite", out: Rewrite{Args: map[string]any{"b": int64(2)}}, output: `{"b":2}`},
-		{name: "deny", out: Deny{Reason: "policy says no"}, kind: core.KindRejected, msg: `rejected by "deny": policy says no`},
+		{name: "rewrite", out: Verdict{Args: `{"b":2}`}, output: `{"b":2}`},
+		{name: "deny", out: Verdict{Verdict: core.VerdictDeny, Reason: "policy says no"}, kind: core.KindRejected, msg: `rejected by "deny": policy says no`},
 		{name: "error", err: errors.New("hook broke"), kind: core.KindRejected, msg: `rejected by "error": hook broke`},
-		{name: "int", out: int64(42), kind: core.KindRejected, msg: `before hook int returned an int; want None, deny(reason) or rewrite(args)`},
+		{name: "int", out: int64(42), kind: core.KindRejected, msg: `before hook int returned an int; want None, allow(reason?), ask(reason), deny(reason) or rewrite(args)`},
 		{name: "str", out: "yes", kind: core.KindRejected, msg: "returned a string"},
 		{name: "result", out: &ResultInfo{R: &core.Result{}}, kind: core.KindRejected, msg: "returned a result"},
-		{name: "badrewrite", out: Rewrite{Args: map[string]any{"x": math.NaN()}}, kind: core.KindRejected, msg: `rewrite: ["x"]: NaN is not a finite number`},
-		// Rewrite{} (nil Args) rewrites to the empty object.
-		{name: "nilrewrite", out: Rewrite{}, output: `{}`},
+		{name: "badrewrite", out: Verdict{Args: `[1]`}, kind: core.KindRejected, msg: `"badrewrite" rewrote the arguments badly: arguments must be a JSON object`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h, ex, _ := newTestHost(t)
@@ -205,7 +203,7 @@ func TestHostBefore(t *testing.T) {
 	h, ex, _ := newTestHost(t)
 	mustNil(t, h.DefineTool(ToolSpec{Name: "a", Fn: ret("a", "a")}))
 	mustNil(t, h.DefineTool(ToolSpec{Name: "b", Fn: ret("b", "b")}))
-	mustNil(t, h.Before(ret("only_a", Deny{Reason: "a is off"}), []string{"a"}))
+	mustNil(t, h.Before(ret("only_a", Verdict{Verdict: core.VerdictDeny, Reason: "a is off"}), []string{"a"}))
 	if res := invoke(t, ex, "a", ""); res.Kind() != core.KindRejected {
 		t.Errorf("a: %v", res.Err)
 	}
@@ -269,9 +267,11 @@ func TestHostMiddleware(t *testing.T) {
 	mw("dual", func(ctx context.Context, c *CallInfo, next *Next) (any, error) {
 		return core.DualToolOutput{ForLLM: "m", ForUser: "p"}, nil
 	})
-	mw("deny", func(ctx context.Context, c *CallInfo, next *Next) (any, error) { return Deny{Reason: "stop"}, nil })
+	mw("deny", func(ctx context.Context, c *CallInfo, next *Next) (any, error) {
+		return Verdict{Verdict: core.VerdictDeny, Reason: "stop"}, nil
+	})
 	mw("fail", func(ctx context.Context, c *CallInfo, next *Next) (any, error) { return nil, errors.New("mw error") })
-	mw("rewrite", func(ctx context.Context, c *CallInfo, next *Next) (any, error) { return Rewrite{}, nil })
+	mw("rewrite", func(ctx context.Context, c *CallInfo, next *Next) (any, error) { return Verdict{Args: "{}"}, nil })
 	mw("nan", func(ctx context.Context, c *CallInfo, next *Next) (any, error) { return math.NaN(), nil })
 	mw("none", func(ctx context.Context, c *CallInfo, next *Next) (any, error) { return nil, nil })
 
@@ -508,17 +508,17 @@ func TestHostRegistry(t *testing.T) {
 	}
 	unsafe := false
 	mustNil(t, h.DefineTool(ToolSpec{Name: "zz", Fn: ret("zz", "")}))
-	mustNil(t, h.DefineTool(ToolSpec{Name: "aa", Description: "A", Fn: ret("aa", ""), ConcurrencySafe: &unsafe, Idempotent: true,
+	mustNil(t, h.DefineTool(ToolSpec{Name: "aa", Description: "A", Fn: ret("aa", ""), ConcurrencySafe: &unsafe, Idempotent: true, ReadOnly: true,
 		Parameters: map[string]any{"type": "object", "required": []any{"x"}}}))
 	if got := strings.Join(h.ToolNames(), ","); got != "aa,zz" {
 		t.Errorf("ToolNames = %s", got)
 	}
 	got := Quote(h.GetTool("aa"))
-	if got != `{"concurrency_safe":false,"description":"A","idempotent":true,"name":"aa","parameters":{"required":["x"],"type":"object"}}` {
+	if got != `{"concurrency_safe":false,"description":"A","idempotent":true,"name":"aa","parameters":{"required":["x"],"type":"object"},"read_only":true}` {
 		t.Errorf("GetTool(aa) = %s", got)
 	}
 	got = Quote(h.GetTool("zz"))
-	if got != `{"concurrency_safe":null,"description":"","idempotent":false,"name":"zz","parameters":{"type":"object"}}` {
+	if got != `{"concurrency_safe":null,"description":"","idempotent":false,"name":"zz","parameters":{"type":"object"},"read_only":false}` {
 		t.Errorf("GetTool(zz) = %s", got)
 	}
 	if h.GetTool("nope") != nil {

@@ -49,8 +49,7 @@ func (c *CallInfo) Arguments() (map[string]any, error) {
 var (
 	_ Object   = (*CallInfo)(nil)
 	_ Object   = (*ResultInfo)(nil)
-	_ Object   = Deny{}
-	_ Object   = Rewrite{}
+	_ Object   = Verdict{}
 	_ Object   = Dual{}
 	_ Object   = Silent{}
 	_ Object   = BuiltinMiddleware{}
@@ -210,29 +209,6 @@ func (r *ResultInfo) Spell(sp Spelling) string {
 func quoteString(s string) string {
 	b, _ := core.MarshalJSON(s)
 	return string(b)
-}
-
-// Deny is returned by a before hook (or middleware) to reject a call:
-// deny(reason).
-type Deny struct{ Reason string }
-
-func (d Deny) Error() string       { return d.Reason }
-func (d Deny) TypeName() string    { return "deny" }
-func (d Deny) AttrNames() []string { return []string{"reason"} }
-func (d Deny) String() string      { return fmt.Sprintf("deny(%q)", d.Reason) }
-func (d Deny) Attr(name string) (any, bool, error) {
-	return d.Reason, name == "reason", nil
-}
-
-// Rewrite is returned by a before hook to replace the call's arguments:
-// rewrite(args).
-type Rewrite struct{ Args map[string]any }
-
-func (r Rewrite) TypeName() string    { return "rewrite" }
-func (r Rewrite) AttrNames() []string { return []string{"args"} }
-func (r Rewrite) String() string      { return "rewrite(" + Quote(r.Args) + ")" }
-func (r Rewrite) Attr(name string) (any, bool, error) {
-	return r.Args, name == "args", nil
 }
 
 // Dual is a tool output with one text for the model and another for the

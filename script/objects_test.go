@@ -142,8 +142,8 @@ func TestNextCall(t *testing.T) {
 	if len(seen) != 2 || seen[0] != `call_1 {"orig":1}` || seen[1] != `call_1 {"new":"v"}` {
 		t.Errorf("seen %q", seen)
 	}
-	if (Deny{Reason: "why"}).Error() != "why" {
-		t.Error("Deny.Error")
+	if got := (Verdict{Verdict: core.VerdictDeny, Reason: "why"}).String(); got != `deny("why")` {
+		t.Errorf("deny String: got %s, want deny(\"why\")", got)
 	}
 }
 

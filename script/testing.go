@@ -19,7 +19,7 @@ var TestClock = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // MockTool registers fn as the tool name, a stand-in for a test. An
 // existing tool of that name is replaced, but its Description, Parameters,
-// ConcurrencySafe, Idempotent and its own Before and After hooks are kept,
+// ConcurrencySafe, Idempotent, ReadOnly and its own Before and After hooks are kept,
 // so calls of the stand-in go through the same argument validation, hooks
 // and middleware decisions as calls of the real tool. When there is no such
 // tool, a new one is registered with the description "mock". fn receives
@@ -39,6 +39,7 @@ func (h *Host) MockTool(name string, fn Func) error {
 			t.ConcurrencySafe = &safe
 		}
 		t.Idempotent = old.Idempotent
+		t.ReadOnly = old.ReadOnly
 		t.Before = old.Before
 		t.After = old.After
 	}

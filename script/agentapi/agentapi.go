@@ -91,10 +91,9 @@ func Install(h *script.Host, cfg Config) (*Session, error) {
 		Params: []script.Param{{Name: "fn", Kind: script.Function}}, Fn: s.builtinModel})
 	h.AddBuiltin(script.Builtin{Name: "provider", Doc: "Opens a provider by spec, such as \"replay:FILE\", and uses it.",
 		Params: []script.Param{{Name: "spec", Kind: script.String}}, Fn: s.builtinProvider})
-	h.AddBuiltin(script.Builtin{Name: "ask", Doc: "Runs the agent on prompt and returns its reply.",
-		Params: []script.Param{{Name: "prompt", Kind: script.String}, {Name: "max_turns", Kind: script.Int, Optional: true},
-			// stream = False keeps the reply's text off the transcript.
-			{Name: "stream", Kind: script.Bool, Optional: true, Default: true}}, Fn: s.builtinAsk})
+	// ask is declared by package script: the verdict inside a before hook,
+	// this agent everywhere else.
+	h.SetAsk(s.scriptAsk)
 	h.AddBuiltin(script.Builtin{Name: "on", Doc: "Runs fn(event) at an agent lifecycle event.",
 		Params: []script.Param{{Name: "event", Kind: script.String}, {Name: "fn", Kind: script.Function}}, Fn: s.builtinOn})
 	if cfg.MCP != nil {
@@ -158,7 +157,7 @@ func (s *Session) builtinModel(ctx context.Context, args script.Args) (any, erro
 		return nil, err
 	}
 	s.use(provider.Func{Label: "scripted:" + fn.Name(), Fn: func(ctx context.Context, req provider.Request) (provider.Response, error) {
-		out, err := fn.Call(ctx, messagesValue(req), toolsValue(req.Tools))
+		out, err := fn.Call(script.LeaveBeforeHook(ctx), messagesValue(req), toolsValue(req.Tools))
 		if err != nil {
 			return provider.Response{}, err
 		}
@@ -178,17 +177,10 @@ func (s *Session) builtinProvider(ctx context.Context, args script.Args) (any, e
 	return s.ProviderName(), nil
 }
 
-func (s *Session) builtinAsk(ctx context.Context, args script.Args) (any, error) {
-	prompt, err := args.String("ask", "prompt")
-	if err != nil {
-		return nil, err
-	}
-	n, err := args.Int("ask", "max_turns", 0)
-	if err != nil {
-		return nil, err
-	}
-	opts := []agent.RunOption{agent.MaxTurns(n)}
-	if stream, _ := args["stream"].(bool); !stream { // the kind checked it; the default is true
+// scriptAsk is ask(prompt) outside before hooks.
+func (s *Session) scriptAsk(ctx context.Context, prompt string, maxTurns int, stream bool) (any, error) {
+	opts := []agent.RunOption{agent.MaxTurns(maxTurns)}
+	if !stream {
 		opts = append(opts, agent.WithoutTextEvents())
 	}
 	reply, err := s.agent.Run(ctx, prompt, opts...)
@@ -223,7 +215,7 @@ func (s *Session) builtinOn(ctx context.Context, args script.Args) (any, error) 
 		return nil, err
 	}
 	return nil, s.agent.On(agent.LifecycleHook{Name: fn.Name(), Event: ev, Func: func(ctx context.Context, d *agent.LifecycleData) error {
-		out, err := fn.Call(ctx, eventValue(d))
+		out, err := fn.Call(script.LeaveBeforeHook(ctx), eventValue(d))
 		if err != nil {
 			return err
 		}
@@ -442,8 +434,10 @@ func apply(d *agent.LifecycleData, out any) error {
 	switch x := out.(type) {
 	case nil:
 		return nil
-	case script.Deny:
-		return errors.New(x.Reason)
+	case script.Verdict:
+		if x.Verdict == core.VerdictDeny {
+			return errors.New(x.Reason)
+		}
 	case string:
 		if d.Event == agent.UserPrompt {
 			d.Prompt = x

@@ -75,7 +75,7 @@ func TestNestedAskFails(t *testing.T) {
 def sub(args):
     return ask("inner").text
 
-tool(name = "sub", fn = sub)
+tool(name = "sub", fn = sub, read_only = True)
 
 def scripted(messages, tools):
     if messages[-1]["role"] == "user":

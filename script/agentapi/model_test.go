@@ -15,7 +15,7 @@ import (
 var modelScripts = map[string]struct{ tools, model, deny, ask string }{
 	"star": {
 		tools: `
-tool(name = "echo", fn = lambda args: "echo:" + args["text"], description = "Echoes text.",
+tool(name = "echo", fn = lambda args: "echo:" + args["text"], description = "Echoes text.", read_only = True,
      parameters = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]})
 tool(name = "secret", fn = lambda args: "the secret", description = "Tells a secret.")
 `,
@@ -47,7 +47,7 @@ print("reply: %s %d %d %s" % (r.text, r.turns, r.tool_calls, r.stop))
 	},
 	"lua": {
 		tools: `
-tool{name = "echo", fn = function(args) return "echo:" .. args.text end, description = "Echoes text.",
+tool{name = "echo", fn = function(args) return "echo:" .. args.text end, description = "Echoes text.", read_only = true,
      parameters = {type = "object", properties = {text = {type = "string"}}, required = {"text"}}}
 tool{name = "secret", fn = function(args) return "the secret" end, description = "Tells a secret."}
 `,

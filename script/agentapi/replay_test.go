@@ -20,7 +20,7 @@ import (
 // the tool definitions and results are part of each request.
 var replayTools = map[string]string{
 	"star": `
-tool(name = "echo", fn = lambda args: dual("echo:" + args["text"], "shown: " + args["text"]), description = "Echoes text.",
+tool(name = "echo", fn = lambda args: dual("echo:" + args["text"], "shown: " + args["text"]), description = "Echoes text.", read_only = True,
      parameters = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]})
 def refuse_no(call):
     if call.args["text"] == "no":
@@ -28,7 +28,7 @@ def refuse_no(call):
 before(refuse_no, tools = ["echo"])
 `,
 	"lua": `
-tool{name = "echo", fn = function(args) return dual("echo:" .. args.text, "shown: " .. args.text) end, description = "Echoes text.",
+tool{name = "echo", fn = function(args) return dual("echo:" .. args.text, "shown: " .. args.text) end, description = "Echoes text.", read_only = true,
      parameters = {type = "object", properties = {text = {type = "string"}}, required = {"text"}}}
 local function refuse_no(call)
   if call.args.text == "no" then return deny("not no") end

@@ -198,7 +198,7 @@ after(function(call, r) print(call.name, r.ok, r.error_kind) end)
 	}
 	res = e.invoke("echo", `{"bad":true}`)
 	wantKind(t, res, core.KindRejected)
-	wantContains(t, res.Err.Error(), "returned an int; want None, deny(reason) or rewrite(args)")
+	wantContains(t, res.Err.Error(), "returned an int; want None, allow(reason?), ask(reason), deny(reason) or rewrite(args)")
 	wantLines(t, e.lines(), "echo\tfalse\trejected", "echo\ttrue\tnil", "echo\tfalse\trejected")
 
 	for _, tc := range []struct{ src, want string }{

@@ -372,9 +372,21 @@ type luaFunc struct {
 	name string
 }
 
-var _ script.Func = (*luaFunc)(nil)
+var (
+	_ script.Func    = (*luaFunc)(nil)
+	_ script.Sourcer = (*luaFunc)(nil)
+)
 
 func (f *luaFunc) Name() string { return f.name }
+
+// Source is where the function was defined, file:line; "" for a Go
+// function.
+func (f *luaFunc) Source() string {
+	if p := f.fn.Proto; p != nil {
+		return fmt.Sprintf("%s:%d", p.SourceName, p.LineDefined)
+	}
+	return ""
+}
 
 // Call runs the function on a thread of its own under ctx, holding the
 // interpreter lock except while the function waits in the host.

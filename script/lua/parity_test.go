@@ -222,7 +222,7 @@ print(deny("a") == deny("a"), deny("a") == deny("b"))
 		"true false true point(0, 0)",
 		"1 2")
 	wantContains(t, lines[3], "false", "geo.point: x got a string, want an integer")
-	wantContains(t, lines[4], "true\tfalse\tfalse", "deny values are not ordered")
+	wantContains(t, lines[4], "true\tfalse\tfalse", "verdict values are not ordered")
 	wantLines(t, lines[5:],
 		"point(1, 2) point(4, 2) 4 2 point(3, 6) point(2, 4) 1",
 		"True False True point(0, 0)",

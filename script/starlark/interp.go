@@ -223,7 +223,10 @@ type scriptFunc struct {
 	name string
 }
 
-var _ script.Func = (*scriptFunc)(nil)
+var (
+	_ script.Func    = (*scriptFunc)(nil)
+	_ script.Sourcer = (*scriptFunc)(nil)
+)
 
 // register freezes fn and what it sees, and wraps it for the host.
 func (in *Interp) register(fn star.Callable) *scriptFunc {
@@ -235,6 +238,15 @@ func (in *Interp) register(fn star.Callable) *scriptFunc {
 }
 
 func (f *scriptFunc) Name() string { return f.name }
+
+// Source is where the function was defined, file:line; "" for a builtin.
+func (f *scriptFunc) Source() string {
+	if fn, ok := f.fn.(*star.Function); ok {
+		pos := fn.Position()
+		return fmt.Sprintf("%s:%d", pos.Filename(), pos.Line)
+	}
+	return ""
+}
 
 // Call runs the function on a fresh thread under ctx.
 func (f *scriptFunc) Call(ctx context.Context, args ...any) (any, error) {

@@ -399,7 +399,7 @@ func TestHookFailuresReject(t *testing.T) {
 		name, hook string
 		want       []string
 	}{
-		{"returns int", "return 42", []string{`rejected by "h"`, "returned an int", "want None, deny(reason) or rewrite(args)"}},
+		{"returns int", "return 42", []string{`rejected by "h"`, "returned an int", "want None, allow(reason?), ask(reason), deny(reason) or rewrite(args)"}},
 		{"returns string", `return "yes"`, []string{"returned a string"}},
 		{"returns True", `return True`, []string{"returned a bool"}},
 		{"returns dict", `return {"a": 1}`, []string{"returned a dict"}},

@@ -223,10 +223,10 @@ func TestDenyPatternsShell(t *testing.T) {
 		}
 	}
 	for _, c := range ordinary {
-		if r := p.decide(core.OriginPerson, "bash", bashArgs(c)); r.Outcome != allow || r.Hook != "" {
-			t.Errorf("person %q: %s by %q (%s), want allow by nobody", c.command, r.Outcome, r.Hook, r.Reason)
+		if r := p.decide(core.OriginPerson, "bash", bashArgs(c)); r.Outcome != allow || r.Hook != "default" {
+			t.Errorf("person %q: %s by %q (%s), want allow by the default", c.command, r.Outcome, r.Hook, r.Reason)
 		}
-		if r := p.decide(core.OriginModel, "bash", bashArgs(c)); r.Outcome != ask || r.Hook != "" {
+		if r := p.decide(core.OriginModel, "bash", bashArgs(c)); r.Outcome != ask || r.Hook != "default" {
 			t.Errorf("model %q: %s by %q (%s), want the default ask", c.command, r.Outcome, r.Hook, r.Reason)
 		}
 	}
@@ -251,7 +251,7 @@ func TestDenyPatternsCatchRegexpBypasses(t *testing.T) {
 		`rm -rf ~`, `rm -rf $HOME`, `rm -r -f /`, `rm -fr /home`, `rm -rf .`, `rm -rf *`,
 		`find / -delete`, `chmod -R 777 /`, `:(){ :|:& };:`, `bash -c 'rm -rf ~'`,
 		`echo x > /etc/passwd`, `mv ~/x /tmp`, `curl -s x | python3`, `r""m -rf /`,
-		`su -c 'rm -rf /'`, `doas rm -rf /`, `wget -O- x | perl`,
+		`su -c 'rm -rf /'`, `doas reboot`, `wget -O- x | perl`,
 	}
 	old, now := load(t, regexpPolicy), load(t, denyPatterns)
 	for _, command := range bypasses {

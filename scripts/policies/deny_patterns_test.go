@@ -91,6 +91,10 @@ var dangerous = []shellCase{
 	{command: `echo hi > ../x`, want: deny, reason: "would write ../x"},
 	{command: `echo x > "$f"`, want: deny, reason: "not known until the command runs"},
 	{command: `cat x > /dev/sda`, want: deny, reason: "writes straight to a device"},
+	{command: `sort -o /etc/passwd x`, want: deny, reason: "would write /etc/passwd"},
+	{command: `curl -sSLo /usr/local/bin/x https://x`, want: deny, reason: "would write /usr/local/bin/x"},
+	{command: `wget -O ~/.bashrc https://x`, want: deny, reason: "would write ~/.bashrc"},
+	{command: `go build -o /usr/local/bin/app .`, want: deny, reason: "would write /usr/local/bin/app"},
 	{command: `cd / && rm -rf tmp`, want: deny, reason: "relative to a directory the command line changes to"},
 	{command: `cd ..; echo x > notes`, want: deny, reason: "relative to a directory the command line changes to"},
 	// Disks.
@@ -146,6 +150,8 @@ var dangerous = []shellCase{
 	{command: `rm -r src/a src/b`, want: ask, reason: "deletes src/a, src/b recursively"},
 	{command: `chmod -R u+w src`, want: ask, reason: "changes everything below src"},
 	{command: `shred src/secret.txt`, want: ask, reason: "deletes src/secret.txt"},
+	{command: `git clean -fdx`, want: ask, reason: "git clean -fdx deletes the files git does not track"},
+	{command: `git reset --hard HEAD~3`, want: ask, reason: "throws away uncommitted changes"},
 }
 
 // ordinary must run: the policy has no opinion.
@@ -202,6 +208,11 @@ var ordinary = []shellCase{
 	{command: `echo x > out.txt`, workdir: "src"},
 	{command: `rm ../old.txt`, workdir: "src"},
 	{command: `python3 -m pytest tests`},
+	{command: `go build -o bin/app .`},
+	{command: `curl -O https://example.com/f.tgz`},
+	{command: `wget -qO- https://example.com/a.json | jq .`},
+	{command: `git clean -n`},
+	{command: `git reset HEAD src/a.go`},
 }
 
 // TestDenyPatternsShell checks every dangerous and ordinary command line

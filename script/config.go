@@ -9,7 +9,8 @@ import (
 )
 
 // Setting is one name that config() reads and changes. The executor's
-// settings (mode, concurrency, validate_arguments, offload) are settings,
+// settings (mode, concurrency, validate_arguments, permissions, offload)
+// are settings,
 // and whoever wires other parts in adds theirs (the built-in tools add
 // grep_backend and glob_backend).
 type Setting struct {
@@ -106,6 +107,21 @@ func (h *Host) addCoreSettings() {
 			return nil
 		},
 		Set: func(v any) { ex.SetValidateArguments(v.(bool)) },
+	}
+	h.settings["permissions"] = Setting{
+		Get: func() any { return ex.Permissions().String() },
+		Check: func(v any) error {
+			s, ok := v.(string)
+			if !ok {
+				return fmt.Errorf("want \"default\", \"allow-all\" or \"deny-unlisted\", got %s", describe(v))
+			}
+			_, err := executor.ParsePermissions(s)
+			return err
+		},
+		Set: func(v any) {
+			p, _ := executor.ParsePermissions(v.(string))
+			_ = ex.SetPermissions(p) // checked above
+		},
 	}
 	h.settings["offload"] = Setting{
 		Get: func() any { return int64(h.threshold) },

@@ -41,6 +41,7 @@ type Host struct {
 	settings  map[string]Setting
 	builtins  map[string]Builtin
 	modules   map[string]Module
+	events    []Event
 
 	ask AskFunc // SetAsk
 
@@ -57,6 +58,7 @@ func NewHost(exec *executor.Executor, out io.Writer) *Host {
 	}
 	h := &Host{exec: exec, out: out, store: executor.NewMemoryStore(), settings: map[string]Setting{}}
 	h.addCoreSettings()
+	h.events = []Event{h.approveEvent()}
 	return h
 }
 
@@ -448,7 +450,7 @@ func describe(v any) string {
 	case BuiltinMiddleware:
 		return "a middleware"
 	case Verdict:
-		return "a " + x.maker() + "(...) value"
+		return article(x.maker() + "(...) value")
 	case *CallInfo:
 		return "a call"
 	case Func:

@@ -23,8 +23,17 @@ func (h *Host) coreModules() []Module { return append(PureModules(), h.stateModu
 func PureModules() []Module { return []Module{jsonModule, reModule, timeModule, shellModule} }
 
 // TestingModules returns the modules of script tests (agentsh test):
-// assert.
-func TestingModules() []Module { return []Module{assertModule} }
+// assert, with the assertions on how h's policies decide a call
+// (allowed, asks, denied).
+func (h *Host) TestingModules() []Module {
+	m := assertModule
+	m.Doc = "assertions of script tests: eq, ne, true, contains, fails; allowed, asks, denied (how the policies decide a call, which does not run)"
+	m.Members = append(append([]Builtin{}, m.Members...),
+		h.rulingAssertion("allowed", OutcomeAllow, "the call would run (decided as decide(...) does, running nothing); returns the ruling"),
+		h.rulingAssertion("asks", OutcomeAsk, "the call would ask for approval; reason = a substring of the reason; returns the ruling"),
+		h.rulingAssertion("denied", OutcomeDeny, "the call would not run; reason = a substring of the reason; returns the ruling"))
+	return []Module{m}
+}
 
 // jsonCodec is the json module over the host's strict codec.
 var jsonCodec = stdlib.JSON{Marshal: EncodeJSON, Unmarshal: DecodeJSON}
@@ -207,30 +216,30 @@ func (h *Host) stateModule() Module {
 		Members: []Builtin{
 			{Name: "get", Doc: "the value under key, or default",
 				Params: []Param{{Name: "key", Kind: String}, {Name: "default", Kind: Any, Optional: true}},
-				Fn: func(_ context.Context, a Args) (any, error) {
-					if v := h.StateGet(a["key"].(string), nil); v != nil {
+				Fn: func(ctx context.Context, a Args) (any, error) {
+					if v := h.StateGet(ctx, a["key"].(string), nil); v != nil {
 						return v, nil
 					}
 					return a["default"], nil
 				}},
 			{Name: "set", Doc: "store a JSON value under key",
 				Params: []Param{{Name: "key", Kind: String}, {Name: "value", Kind: Any}},
-				Fn: func(_ context.Context, a Args) (any, error) {
-					return nil, prefixed("state.set", h.StateSet(a["key"].(string), a["value"]))
+				Fn: func(ctx context.Context, a Args) (any, error) {
+					return nil, prefixed("state.set", h.StateSet(ctx, a["key"].(string), a["value"]))
 				}},
 			{Name: "incr", Doc: "add n (1) to the integer under key and return it, atomically",
 				Params: []Param{{Name: "key", Kind: String}, {Name: "n", Kind: Any, Optional: true, Default: int64(1)}},
-				Fn: func(_ context.Context, a Args) (any, error) {
+				Fn: func(ctx context.Context, a Args) (any, error) {
 					n, err := int64Arg("state.incr", "n", a["n"])
 					if err != nil {
 						return nil, err
 					}
-					return h.StateIncr(a["key"].(string), n)
+					return h.StateIncr(ctx, a["key"].(string), n)
 				}},
 			{Name: "delete", Doc: "remove key", Params: []Param{{Name: "key", Kind: String}},
-				Fn: func(_ context.Context, a Args) (any, error) { h.StateDelete(a["key"].(string)); return nil, nil }},
+				Fn: func(ctx context.Context, a Args) (any, error) { h.StateDelete(ctx, a["key"].(string)); return nil, nil }},
 			{Name: "keys", Doc: "the keys, sorted",
-				Fn: func(context.Context, Args) (any, error) { return h.StateKeys(), nil }},
+				Fn: func(ctx context.Context, _ Args) (any, error) { return h.StateKeys(ctx), nil }},
 		},
 	}
 }

@@ -96,17 +96,18 @@ type ResultInfo struct {
 
 // Fields returns the result's script-visible fields as JSON shapes, keyed
 // by the names scripts use: ok, output, for_user, silent, error,
-// error_kind, blocks, artifact, data, call_id, tool.
+// error_kind, blocks, artifact, data, call_id, tool, decisions (see
+// DecisionsValue).
 func (r *ResultInfo) Fields() map[string]any {
 	return map[string]any{
 		"ok": r.R.OK(), "output": r.R.ForLLM, "for_user": r.R.Display(), "silent": r.R.Silent,
 		"error": r.Error(), "error_kind": r.Kind(), "blocks": r.Blocks(), "artifact": r.Artifact(),
-		"data": r.R.Data, "call_id": r.R.CallID, "tool": r.R.Tool,
+		"data": r.R.Data, "call_id": r.R.CallID, "tool": r.R.Tool, "decisions": DecisionsValue(r.R.Decisions),
 	}
 }
 
 // FieldNames lists the fields of Fields in sorted order.
-var FieldNames = []string{"artifact", "blocks", "call_id", "data", "error", "error_kind", "for_user", "ok", "output", "silent", "tool"}
+var FieldNames = []string{"artifact", "blocks", "call_id", "data", "decisions", "error", "error_kind", "for_user", "ok", "output", "silent", "tool"}
 
 // Field returns one field by its script name.
 func (r *ResultInfo) Field(name string) (any, bool) {
@@ -133,6 +134,8 @@ func (r *ResultInfo) Field(name string) (any, bool) {
 		return r.R.CallID, true
 	case "tool":
 		return r.R.Tool, true
+	case "decisions":
+		return DecisionsValue(r.R.Decisions), true
 	}
 	return nil, false
 }

@@ -24,7 +24,7 @@ func TestResultInfoFields(t *testing.T) {
 		},
 		"artifact": map[string]any{"id": "art_1", "size": int64(99)},
 		"data":     map[string]any{"paths": []any{"a.go"}, "total": int64(1)},
-		"call_id":  "call_1", "tool": "t",
+		"call_id":  "call_1", "tool": "t", "decisions": []any{},
 	}
 	if got := okRes.Fields(); !reflect.DeepEqual(got, want) {
 		t.Errorf("Fields() = %#v\nwant %#v", got, want)

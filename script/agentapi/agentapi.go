@@ -94,8 +94,11 @@ func Install(h *script.Host, cfg Config) (*Session, error) {
 	// ask is declared by package script: the verdict inside a before hook,
 	// this agent everywhere else.
 	h.SetAsk(s.scriptAsk)
-	h.AddBuiltin(script.Builtin{Name: "on", Doc: "Runs fn(event) at an agent lifecycle event.",
-		Params: []script.Param{{Name: "event", Kind: script.String}, {Name: "fn", Kind: script.Function}}, Fn: s.builtinOn})
+	// on is declared by package script; the agent adds its lifecycle
+	// events to the ones it accepts.
+	for _, ev := range agent.LifecycleEvents {
+		h.AddEvent(script.Event{Name: string(ev), On: s.onEvent(ev)})
+	}
 	if cfg.MCP != nil {
 		h.AddBuiltin(script.Builtin{Name: "mcp_server", Doc: "Connects an MCP server and registers its tools.",
 			Params: []script.Param{{Name: "name", Kind: script.String}, {Name: "command", Optional: true}, {Name: "url", Kind: script.String, Optional: true}, {Name: "env", Optional: true}}, Fn: s.builtinMCP})
@@ -191,36 +194,33 @@ func (s *Session) scriptAsk(ctx context.Context, prompt string, maxTurns int, st
 }
 
 // replyValue is what ask() returns: the reply's text, turns, tool_calls
-// (the number run), stop and dropped (the calls cut off by the token
-// limit, which did not run: [{"id", "name"}]).
+// (the number run), stop, dropped (the calls cut off by the token limit,
+// which did not run: [{"id", "name"}]) and denials (the calls that were
+// refused: [{"call_id", "tool", "hook", "reason"}]).
 func replyValue(r *agent.Reply) script.Record {
 	dropped := make([]any, len(r.Dropped))
 	for i, c := range r.Dropped {
 		dropped[i] = map[string]any{"id": c.ID, "name": c.Name}
 	}
-	return script.Record{"text": r.Text, "turns": int64(r.Turns), "tool_calls": int64(r.ToolCalls), "stop": r.Stop, "dropped": dropped}
+	denials := make([]any, len(r.Denials))
+	for i, d := range r.Denials {
+		denials[i] = map[string]any{"call_id": d.CallID, "tool": d.Tool, "hook": d.Hook, "reason": d.Reason}
+	}
+	return script.Record{"text": r.Text, "turns": int64(r.Turns), "tool_calls": int64(r.ToolCalls), "stop": r.Stop,
+		"dropped": dropped, "denials": denials}
 }
 
-func (s *Session) builtinOn(ctx context.Context, args script.Args) (any, error) {
-	name, err := args.String("on", "event")
-	if err != nil {
-		return nil, err
+// onEvent installs on(ev, fn): fn(event) runs at the lifecycle event.
+func (s *Session) onEvent(ev agent.LifecycleEvent) func(script.Func) error {
+	return func(fn script.Func) error {
+		return s.agent.On(agent.LifecycleHook{Name: fn.Name(), Event: ev, Func: func(ctx context.Context, d *agent.LifecycleData) error {
+			out, err := fn.Call(script.LeaveBeforeHook(ctx), eventValue(d))
+			if err != nil {
+				return err
+			}
+			return apply(d, out)
+		}})
 	}
-	ev, err := agent.ParseLifecycleEvent(name)
-	if err != nil {
-		return nil, fmt.Errorf("on: %w", err)
-	}
-	fn, err := args.Func("on", "fn")
-	if err != nil {
-		return nil, err
-	}
-	return nil, s.agent.On(agent.LifecycleHook{Name: fn.Name(), Event: ev, Func: func(ctx context.Context, d *agent.LifecycleData) error {
-		out, err := fn.Call(script.LeaveBeforeHook(ctx), eventValue(d))
-		if err != nil {
-			return err
-		}
-		return apply(d, out)
-	}})
 }
 
 func (s *Session) builtinMCP(ctx context.Context, args script.Args) (any, error) {

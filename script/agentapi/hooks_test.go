@@ -285,12 +285,12 @@ func TestOnBadReturn(t *testing.T) {
 
 // TestOnErrors: on() checks its arguments; an unknown event names them all.
 func TestOnErrors(t *testing.T) {
-	const events = "the events are session_start, user_prompt, before_model, after_model, turn_end, session_end"
+	const events = "the events are approve, session_start, user_prompt, before_model, after_model, turn_end, session_end"
 	e := newEnv(t, agentapi.Config{})
 	wantErr(t, "star", e.execStar(context.Background(), `on("before_tool", lambda ev: None)`),
-		`on: unknown lifecycle event "before_tool"`, events)
+		`on: unknown event "before_tool"`, events)
 	wantErr(t, "lua", e.execLua(context.Background(), `on("start", function(ev) end)`),
-		`on: unknown lifecycle event "start"`, events)
+		`on: unknown event "start"`, events)
 	wantErr(t, "fn", e.execStar(context.Background(), `on("turn_end", "print")`), "on: fn got a string, want a function")
 	wantErr(t, "event", e.execStar(context.Background(), `on(1, lambda ev: None)`), "on: event got an int, want a string")
 	wantErr(t, "missing", e.execLua(context.Background(), `on("turn_end")`), `on: missing argument "fn"`)

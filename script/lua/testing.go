@@ -17,6 +17,14 @@ import (
 //	assert.contains(c, item, msg?)   substring, array element or object key
 //	assert.fails(fn, pattern?)       fn() raises an error matching the RE2
 //	                                 pattern (searched); returns the message
+//	assert.allowed(name, args?, origin?, reason?, msg?)
+//	assert.asks(name, args?, origin?, reason?, msg?)
+//	assert.denied(name, args?, origin?, reason?, msg?)
+//	                                 the loaded policies would run, ask for
+//	                                 or refuse the call (origin "person" or
+//	                                 "model"; reason a substring of the
+//	                                 reason); nothing runs; returns the
+//	                                 ruling, as decide(...) does
 //	mock_tool(name, fn_or_value)     a stand-in tool for this test
 //	skip(reason)                     stops the test; it counts as skipped
 //
@@ -26,7 +34,7 @@ import (
 // installTesting predeclares assert, mock_tool and skip.
 func (in *Interp) installTesting(L *lua.LState) {
 	g := in.predeclared
-	assert := in.moduleTable(L, script.TestingModules()[0])
+	assert := in.moduleTable(L, in.host.TestingModules()[0])
 	// assert(v, msg) keeps working: the module is callable.
 	mt := L.NewTable()
 	mt.RawSetString("__call", L.NewFunction(func(L *lua.LState) int {

@@ -38,11 +38,12 @@ print(type(r), hasattr(r, "nope"))
 	got := strings.Join(e.lines(), "\n")
 	got = regexp.MustCompile(`call_\d+`).ReplaceAllString(got, "call_N")
 	want := strings.Join([]string{
-		`["artifact", "blocks", "call_id", "data", "error", "error_kind", "for_user", "ok", "output", "silent", "tool"]`,
+		`["artifact", "blocks", "call_id", "data", "decisions", "error", "error_kind", "for_user", "ok", "output", "silent", "tool"]`,
 		`artifact = None`,
 		`blocks = []`,
 		`call_id = "call_N"`,
 		`data = None`,
+		`decisions = [{"args_after": None, "args_before": None, "hook": "default", "reason": "a person's calls run unless a policy decides", "rewrote": False, "skipped": False, "source": "", "stage": "approval", "verdict": "allow"}]`,
 		`error = None`,
 		`error_kind = None`,
 		`for_user = "{\"a\":[true,null],\"b\":1}"`,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/agentsh/agentsh/script"
 	star "go.starlark.net/starlark"
 )
 
@@ -16,6 +15,14 @@ import (
 //	assert.contains(c, item, msg?)   substring, list or tuple element, dict key
 //	assert.fails(fn, pattern?)       fn() raises an error matching the RE2
 //	                                 pattern (searched); returns the message
+//	assert.allowed(name, args?, origin?, reason?, msg?)
+//	assert.asks(name, args?, origin?, reason?, msg?)
+//	assert.denied(name, args?, origin?, reason?, msg?)
+//	                                 the loaded policies would run, ask for
+//	                                 or refuse the call (origin "person" or
+//	                                 "model"; reason a substring of the
+//	                                 reason); nothing runs; returns the
+//	                                 ruling, as decide(...) does
 //	mock_tool(name, fn_or_value)     a stand-in tool for this test
 //	skip(reason)                     stops the test; it counts as skipped
 //
@@ -24,7 +31,7 @@ import (
 // testingBuiltins returns the names Options.Testing predeclares.
 func (in *Interp) testingBuiltins() star.StringDict {
 	d := star.StringDict{}
-	for _, m := range script.TestingModules() {
+	for _, m := range in.host.TestingModules() {
 		d[m.Name] = newModuleValue(m)
 	}
 	for _, b := range in.host.TestingAPI() {

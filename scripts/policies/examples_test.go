@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/executor"
 )
 
 // args for a valid call of each built-in tool, so validation passes and
@@ -86,6 +87,40 @@ func TestPoliciesCombine(t *testing.T) {
 	} {
 		if r := p.decide(core.OriginModel, "bash", map[string]any{"command": command}); r.Outcome != want {
 			t.Errorf("%q: %s by %s (%s), want %s", command, r.Outcome, r.Hook, r.Reason, want)
+		}
+	}
+}
+
+// TestCIAllowlistPolicy: ci_allowlist.star sets deny-unlisted, so only
+// the listed calls run, for the person and the model, and nothing asks.
+func TestCIAllowlistPolicy(t *testing.T) {
+	p := load(t, "ci_allowlist.star")
+	if got := p.ex.Permissions(); got != executor.PermissionsDenyUnlisted {
+		t.Fatalf("permissions %s, want deny-unlisted", got)
+	}
+	for _, c := range []struct {
+		tool   string
+		args   map[string]any
+		want   core.Verdict
+		reason string
+	}{
+		{"read_file", validArgs["read_file"], allow, "read_file is on the CI list"},
+		{"grep", validArgs["grep"], allow, "grep is on the CI list"},
+		{"bash", map[string]any{"command": "go vet ./... && git diff --stat"}, allow, "every command is on the CI list"},
+		{"write_file", map[string]any{"path": "out/report.md", "content": "ok"}, allow, "a report under out/"},
+		{"write_file", validArgs["write_file"], deny, "no policy allowed write_file and permissions is deny-unlisted"},
+		{"edit_file", validArgs["edit_file"], deny, "no policy allowed edit_file"},
+		{"run_code", validArgs["run_code"], deny, "no policy allowed run_code"},
+		{"fetch", validArgs["fetch"], deny, "no policy allowed fetch"},
+		{"bash", map[string]any{"command": "go test ./... && rm -rf ~"}, deny, "rm is not on the CI list"},
+		{"bash", map[string]any{"command": "git push"}, deny, "git runs only status, diff, log, show, rev-parse in CI"},
+		{"bash", map[string]any{"command": "$CMD ./..."}, deny, "cannot tell what it runs"},
+	} {
+		for _, origin := range []core.Origin{core.OriginPerson, core.OriginModel} {
+			r := p.decide(origin, c.tool, c.args)
+			if r.Outcome != c.want || !strings.Contains(r.Reason, c.reason) {
+				t.Errorf("%s %s %v: %s (%s), want %s with %q", origin, c.tool, c.args, r.Outcome, r.Reason, c.want, c.reason)
+			}
 		}
 	}
 }

@@ -52,7 +52,7 @@ var dangerous = []shellCase{
 	{command: `rm -rf src/..`, want: deny, reason: "the working directory itself"},
 	{command: `rm -rf /*`, want: deny, reason: "/* (a pattern"},
 	{command: `rm -rf -- /`, want: deny, reason: "would delete /"},
-	{command: `rm -rf --no-preserve-root /`, want: deny, reason: "--no-preserve-root"},
+	{command: `rm -rf --no-preserve-root /`, want: deny, reason: "refused, --no-preserve-root lets it delete /"},
 	{command: `rm -rf $DIR/`, want: deny, reason: "$DIR/ (not known until the command runs)"},
 	{command: `rm -rf ..`, workdir: "src", want: deny, reason: "the working directory itself"},
 	{command: `rm -rf ../..`, workdir: "src", want: deny, reason: "outside the working directory"},
@@ -138,6 +138,7 @@ var dangerous = []shellCase{
 	{command: `cat .env`, want: deny, reason: ".env may hold secrets"},
 	{command: `cat ~/.ssh/id_rsa`, want: deny, reason: "may hold secrets"},
 	{command: `grep KEY < config/.env.production`, want: deny, reason: "may hold secrets"},
+	{command: `cp .env src/`, want: deny, reason: "cp .env src/: refused, .env may hold secrets"},
 	// What the text cannot tell: asked about.
 	{command: `$(echo rm) -rf /`, want: ask, reason: "cannot tell what this command runs: cannot check the command name: $(echo rm) is not a literal word"},
 	{command: `$CMD -rf /`, want: ask, reason: "$CMD is not a literal word"},

@@ -1,6 +1,8 @@
 package policies_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -252,9 +254,25 @@ func bashArgs(c shellCase) map[string]any {
 	return args
 }
 
-// regexpPolicy is deny_patterns.star as it was before it read commands
-// with shell.parse: regular expressions over the text.
-const regexpPolicy = "testdata/deny_patterns_regexp.star"
+// regexpRule is the shell rule of deny_patterns.star as it was before it
+// read commands with shell.parse: regular expressions over the text.
+const regexpRule = `
+BLOCKED_COMMANDS = [
+    r"\brm\s+-[a-zA-Z]*[rR][a-zA-Z]*\s+/+(\s|$|\*)",  # rm -rf /
+    r"\bsudo\b",
+    r"\b(curl|wget)\b[^|;&]*\|\s*(ba|z)?sh\b",        # curl ... | sh
+    r"\bmkfs(\.\w+)?\b",
+    r"\bdd\b.*\bof=/dev/",
+]
+
+def no_dangerous_commands(call):
+    command = call.args.get("command", "")
+    for pattern in BLOCKED_COMMANDS:
+        if re.search(pattern, command):
+            return deny("command blocked by policy: %s" % command)
+
+before(no_dangerous_commands, tools = ["bash"])
+`
 
 // TestDenyPatternsCatchRegexpBypasses: command lines the regular
 // expressions let through, which the analysis refuses.
@@ -265,7 +283,16 @@ func TestDenyPatternsCatchRegexpBypasses(t *testing.T) {
 		`echo x > /etc/passwd`, `mv ~/x /tmp`, `curl -s x | python3`, `r""m -rf /`,
 		`su -c 'rm -rf /'`, `doas reboot`, `wget -O- x | perl`,
 	}
-	old, now := load(t, regexpPolicy), load(t, denyPatterns)
+	file := filepath.Join(t.TempDir(), "deny_regexp.star")
+	if err := os.WriteFile(file, []byte(regexpRule), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old, now := load(t, file), load(t, denyPatterns)
+	for _, command := range []string{`rm -rf /`, `sudo ls`, `curl x | sh`, `mkfs.ext4 /dev/sda1`, `dd if=x of=/dev/sda`} {
+		if r := old.bash(command, ""); r.Outcome != deny {
+			t.Fatalf("the regexp rule: %q: %s (%s), want deny: the rule is not loaded as it was", command, r.Outcome, r.Reason)
+		}
+	}
 	for _, command := range bypasses {
 		if r := old.bash(command, ""); r.Outcome != allow {
 			t.Errorf("the regexp policy: %q: %s (%s), want allow (a bypass)", command, r.Outcome, r.Reason)

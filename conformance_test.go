@@ -39,7 +39,9 @@ const conformanceDir = "testdata/conformance"
 // conformancePairs are the pairs the suite must contain; the test fails if
 // one is missing, so the coverage cannot shrink by deleting a file.
 var conformancePairs = []string{
+	"approve",        // on("approve", fn): allow, True, False, deny, an error, always for the session
 	"cross_policy",   // a Starlark policy on a Lua tool and the other way round
+	"decide",         // decide(): nothing runs, state is a copy, origins, permissions, records
 	"dual_silent",    // dual(...), silent(...), structured outputs, for_user
 	"errors",         // every error kind: unknown, invalid JSON, schema, raise, panic, timeout
 	"modes",          // invoke_all in serial, parallel and mixed; safe, unsafe, undeclared
@@ -47,6 +49,7 @@ var conformancePairs = []string{
 	"offload",        // config(offload = N) and artifact_read
 	"pipeline_order", // tool-specific and global before/after hooks, two middleware
 	"reject_rewrite", // deny and rewrite from hooks and middleware, fail-closed hooks
+	"verdicts",       // every pair of verdicts from two hooks: outcome, records, decide agrees
 }
 
 // conformanceLangs are the languages of the pairs, by file extension. The

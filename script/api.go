@@ -65,7 +65,7 @@ func (h *Host) coreAPI() []Builtin {
 				// stream = False keeps the reply's text off the transcript.
 				{Name: "stream", Kind: Bool, Optional: true, Default: true}},
 			Fn: h.apiAsk},
-		{Name: "deny", Doc: "A verdict: the call does not run (from a before hook, middleware or an approver); args = {...} rewrites what the records show.",
+		{Name: "deny", Doc: "A verdict: the call does not run (from a before hook, middleware, a lifecycle hook or an approver); args = {...} is accepted as for allow and ask, but a denied call keeps its arguments.",
 			Params: verdictParams(false), Fn: newVerdict(core.VerdictDeny)},
 		{Name: "rewrite", Doc: "Replaces the call's arguments, from a before hook, with no opinion on the call.",
 			Params: []Param{{Name: "args", Kind: Dict}}, Fn: newVerdict(core.VerdictNone)},

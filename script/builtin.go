@@ -32,6 +32,10 @@ type Builtin struct {
 	// Keywords makes the builtin take any named arguments (config); Params
 	// is then empty and Fn gets every keyword in Args.
 	Keywords bool
+	// CallsScripts marks a module member that may call script functions
+	// (assert.denied runs the policies' hooks): a binding runs it without
+	// holding its interpreter, as it runs the top-level builtins.
+	CallsScripts bool
 	// Fn runs the call. Its arguments have been checked against Params and
 	// converted to the Go form of each parameter's Kind. It returns a JSON
 	// shape, a host object (Object, Verdict, *ResultInfo, ...), or

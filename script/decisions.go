@@ -164,7 +164,7 @@ func (h *Host) rulingAssertion(name, want, doc string) Builtin {
 	fn := "assert." + name
 	params := append(append([]Param{}, decideParams...), Param{Name: "reason", Kind: String, Optional: true, Default: ""},
 		Param{Name: "msg", Kind: Operand, Optional: true})
-	return Builtin{Name: name, Doc: doc, Params: params,
+	return Builtin{Name: name, Doc: doc, Params: params, CallsScripts: true,
 		Fn: func(ctx context.Context, a Args) (any, error) {
 			r, err := h.Decide(ctx, a["name"].(string), a["args"], a["origin"].(string))
 			if err != nil {

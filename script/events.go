@@ -88,7 +88,7 @@ func (a *scriptApprover) Approve(ctx context.Context, req *core.ApprovalRequest)
 		"call_id": call.ID, "origin": call.Origin.String()}
 	out, err := a.fn.Call(LeaveBeforeHook(ctx), rec)
 	if err != nil {
-		return core.Approval{}, fmt.Errorf("approver %s: %w", a.fn.Name(), boundError(err))
+		return core.Approval{}, fmt.Errorf("%s: %w", a.fn.Name(), boundError(err))
 	}
 	switch o := out.(type) {
 	case bool:
@@ -100,12 +100,12 @@ func (a *scriptApprover) Approve(ctx context.Context, req *core.ApprovalRequest)
 		o = o.bounded()
 		switch {
 		case o.Args != "":
-			return core.Approval{}, fmt.Errorf("approver %s returned %s; an approver cannot rewrite the arguments (a before hook can)", a.fn.Name(), o)
+			return core.Approval{}, fmt.Errorf("%s returned %s; an approver cannot rewrite the arguments (a before hook can)", a.fn.Name(), o)
 		case o.Verdict == core.VerdictAllow:
 			return core.Approval{Verdict: core.VerdictAllow, Reason: o.Reason, Always: o.Always}, nil
 		case o.Verdict == core.VerdictDeny:
 			return core.Approval{Verdict: core.VerdictDeny, Reason: o.Reason}, nil
 		}
 	}
-	return core.Approval{}, fmt.Errorf("approver %s returned %s; want %s", a.fn.Name(), describe(out), approverReturns)
+	return core.Approval{}, fmt.Errorf("%s returned %s; want %s", a.fn.Name(), describe(out), approverReturns)
 }

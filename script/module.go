@@ -6,9 +6,10 @@ import "context"
 // dot: json.encode, re.search, state.get. Modules are declared once, in
 // modules.go, over the stdlib package; every language gets them from the
 // host (Host.Modules). Module members, like the methods of Objects, must
-// return promptly and call into scripts only through Inline arguments: a
-// binding may run them holding its interpreter (Lua does, so that a
-// script's loop of state.get calls keeps it).
+// return promptly and call into scripts only through Inline arguments,
+// unless they are marked CallsScripts: a binding may run them holding its
+// interpreter (Lua does, so that a script's loop of state.get calls keeps
+// it).
 type Module struct {
 	Name    string
 	Doc     string

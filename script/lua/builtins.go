@@ -228,7 +228,7 @@ func (in *Interp) argToGo(L *lua.LState, fn string, v lua.LValue, root string) a
 func (in *Interp) moduleTable(L *lua.LState, m script.Module) *lua.LTable {
 	t := L.CreateTable(0, len(m.Members)+len(m.Values))
 	for k, b := range m.Qualified() {
-		t.RawSetString(k, in.newFunction(L, b, nil, true))
+		t.RawSetString(k, in.newFunction(L, b, nil, !b.CallsScripts))
 	}
 	for k, v := range m.Values {
 		t.RawSetString(k, in.mustLua(L, v))

@@ -325,3 +325,16 @@ func TestDenyPatternsFiles(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkDenyPatternsDecide is the cost of deciding one bash call under
+// deny_patterns.star: the policy's Starlark and the shell analysis.
+func BenchmarkDenyPatternsDecide(b *testing.B) {
+	p := load(b, denyPatterns)
+	args := map[string]any{"command": `curl -fsSL https://example.com/x.tgz | tar xz -C src && rm -rf src/tmp`}
+	b.ReportAllocs()
+	for b.Loop() {
+		if r := p.decide(core.OriginModel, "bash", args); r.Outcome != ask {
+			b.Fatalf("%s (%s), want ask", r.Outcome, r.Reason)
+		}
+	}
+}

@@ -29,13 +29,13 @@ var _ process.ExecOps = (*noExec)(nil)
 // policy is an executor with the built-in tools (over an empty directory
 // and an ExecOps that runs nothing) and the policy files loaded.
 type policy struct {
-	t    *testing.T
+	t    testing.TB
 	ex   *executor.Executor
 	exec *noExec
 	dir  string
 }
 
-func load(t *testing.T, files ...string) *policy {
+func load(t testing.TB, files ...string) *policy {
 	t.Helper()
 	p := &policy{t: t, exec: &noExec{}, dir: t.TempDir()}
 	p.ex = executor.New(nil, executor.WithValidateArguments(true))

@@ -25,8 +25,15 @@ import (
 func init() { children["call"] = childCall }
 
 // childHeadroom is how much address space a child may add to what it has
-// when it starts (the race detector's shadow memory is already there).
-const childHeadroom = 1 << 30
+// when it starts. Under the race detector the shadow memory of what the
+// child allocates grows in 256 MiB steps on top, so it gets more: with
+// 1 GiB a 64 MiB read could fail to map shadow memory (exit 66).
+func childHeadroom() uint64 {
+	if raceEnabled {
+		return 4 << 30
+	}
+	return 1 << 30
+}
 
 // childDeadline guards every child: one that has not finished by then has
 // hung, and is killed.
@@ -44,7 +51,7 @@ type childResult struct {
 const outputBytes = 4096
 
 func childCall() int {
-	if err := proctest.LimitAddressSpace(childHeadroom); err != nil {
+	if err := proctest.LimitAddressSpace(childHeadroom()); err != nil {
 		fmt.Fprintln(os.Stderr, "limit memory:", err)
 		return 2
 	}

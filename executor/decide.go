@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/agentsh/agentsh/core"
 )
@@ -35,6 +36,7 @@ type Ruling struct {
 // The call's Origin defaults to OriginPerson; set OriginModel to evaluate
 // with a model's defaults. Decide is safe for concurrent use.
 func (e *Executor) Decide(ctx context.Context, call core.Call) *Ruling {
+	start := time.Now()
 	p := e.pipe.Load()
 	if call.ID == "" {
 		call.ID = e.newID()
@@ -56,7 +58,7 @@ func (e *Executor) Decide(ctx context.Context, call core.Call) *Ruling {
 		return r
 	}
 	call.Args = args
-	res, op := e.runBefore(ctx, p, &call, false)
+	res, op := e.runBefore(ctx, p, &call, false, start)
 	r.Outcome, r.Reason, r.Hook, r.Source = op.verdict, op.reason, op.hook, op.source
 	if res != nil {
 		r.Outcome, r.Err = core.VerdictDeny, res.Err

@@ -334,7 +334,7 @@ func (e *Executor) invokeResolved(ctx context.Context, call *core.Call, tool *co
 	case ctx.Err() != nil:
 		res = &core.Result{Err: contextError(ctx, call, nil)}
 	default:
-		if res, _ = e.runBefore(ctx, p, call, !sc.deciding); res == nil {
+		if res, _ = e.runBefore(ctx, p, call, !sc.deciding, start); res == nil {
 			if sc.deciding {
 				res = e.rejected(call, "", "not run: "+call.Name+" was called while the policies were only being evaluated, which runs no tool", nil)
 			} else {
@@ -344,14 +344,14 @@ func (e *Executor) invokeResolved(ctx context.Context, call *core.Call, tool *co
 	}
 	res.CallID, res.Tool = call.ID, call.Name
 	res.Decisions = call.Decisions()
-	res.Duration = time.Since(start)
+	now := time.Now()
+	res.Duration = now.Sub(start)
 	if sc.deciding {
 		// Evaluating only: no after hook (an audit) sees a call that
 		// never ran.
 		return res
 	}
-	e.runAfter(ctx, p, call, res)
-	res.Duration = time.Since(start)
+	res.Duration = e.runAfter(ctx, p, call, res, now).Sub(start)
 	for _, fn := range e.onEnd {
 		fn(call, res)
 	}
@@ -361,31 +361,34 @@ func (e *Executor) invokeResolved(ctx context.Context, call *core.Call, tool *co
 // runAfter runs stages 4 and 5. After hooks must see every call, so a
 // caller's cancelled context is not passed on to them (it would stop a
 // script hook before it records anything); its values still are.
-func (e *Executor) runAfter(ctx context.Context, p *pipeline, call *core.Call, res *core.Result) {
+//
+// Each hook's duration runs from the end of the one before (from now for
+// the first): one clock reading per hook. It returns when the last ended.
+func (e *Executor) runAfter(ctx context.Context, p *pipeline, call *core.Call, res *core.Result, now time.Time) time.Time {
 	if ctx.Err() != nil {
 		ctx = context.WithoutCancel(ctx)
 	}
 	for _, h := range p.afterGlobal {
-		e.after(ctx, call, res, hookName{name: h.Name}, h.Source, h.Func)
+		now = e.after(ctx, call, res, hookName{name: h.Name}, h.Source, h.Func, now)
 	}
 	if t := call.Tool; t != nil {
 		for i, fn := range t.After {
-			e.after(ctx, call, res, hookName{tool: t.Name, index: i + 1, stage: "after"}, "", fn)
+			now = e.after(ctx, call, res, hookName{tool: t.Name, index: i + 1, stage: "after"}, "", fn, now)
 		}
 	}
 	for _, h := range p.afterTool {
 		if core.MatchTools(h.Tools, call.Name) {
-			e.after(ctx, call, res, hookName{name: h.Name}, h.Source, h.Func)
+			now = e.after(ctx, call, res, hookName{name: h.Name}, h.Source, h.Func, now)
 		}
 	}
+	return now
 }
 
 // after runs one after hook. Its failure marks a successful call failed. A
 // call that had already failed keeps its kind, and the hook's failure is
 // added to the message, so an audit that breaks is never silent.
-func (e *Executor) after(ctx context.Context, call *core.Call, res *core.Result, hook hookName, source string, fn core.AfterFunc) {
+func (e *Executor) after(ctx context.Context, call *core.Call, res *core.Result, hook hookName, source string, fn core.AfterFunc, start time.Time) (end time.Time) {
 	d := core.Decision{Stage: core.StageAfter, Hook: hook.bare(), Source: source}
-	start := time.Now()
 	defer func() {
 		if v := recover(); v != nil {
 			pe := panicError(call, "after hook "+hook.String(), v)
@@ -393,7 +396,8 @@ func (e *Executor) after(ctx context.Context, call *core.Call, res *core.Result,
 			d.Reason = pe.Message
 			addFailure(res, pe)
 		}
-		d.Duration = time.Since(start)
+		end = time.Now()
+		d.Duration = end.Sub(start)
 		res.Decisions = append(res.Decisions, d)
 	}()
 	if err := fn(ctx, call, res); err != nil {
@@ -401,6 +405,7 @@ func (e *Executor) after(ctx context.Context, call *core.Call, res *core.Result,
 		addFailure(res, &core.Error{Kind: core.KindFailed, Tool: call.Name, CallID: call.ID, Hook: d.Hook,
 			Message: fmt.Sprintf("after hook %s failed: %v", hook, err), Err: err})
 	}
+	return end // set by the deferred function
 }
 
 // addFailure records an after hook's failure in res.

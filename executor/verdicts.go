@@ -30,10 +30,14 @@ type beforeStep struct {
 // runBefore runs stages 1 and 2 and the approval step. It returns a
 // result only when the call must not run. With consult false (Decide) an
 // ask is not put to the Approver; the opinion says so.
-func (e *Executor) runBefore(ctx context.Context, p *pipeline, call *core.Call, consult bool) (*core.Result, opinion) {
+//
+// Each hook's duration runs from the end of the one before (from start
+// for the first): one clock reading per hook, none without hooks.
+func (e *Executor) runBefore(ctx context.Context, p *pipeline, call *core.Call, consult bool, start time.Time) (*core.Result, opinion) {
 	var (
 		best opinion
 		stop *core.Result
+		last = start
 	)
 	step := func(s beforeStep) {
 		if stop != nil {
@@ -41,6 +45,8 @@ func (e *Executor) runBefore(ctx context.Context, p *pipeline, call *core.Call, 
 			return
 		}
 		d, res := e.before(ctx, call, s)
+		now := time.Now()
+		d.Duration, last = now.Sub(last), now
 		call.Record(d)
 		if res != nil {
 			stop = res
@@ -73,7 +79,6 @@ func (e *Executor) runBefore(ctx context.Context, p *pipeline, call *core.Call, 
 // rewrote the arguments into something that is not an object.
 func (e *Executor) before(ctx context.Context, call *core.Call, s beforeStep) (d core.Decision, res *core.Result) {
 	d = core.Decision{Stage: s.stage, Hook: s.name.bare(), Source: s.source}
-	start := time.Now()
 	defer func() {
 		if v := recover(); v != nil {
 			pe := panicError(call, "before hook "+s.name.String(), v)
@@ -81,7 +86,6 @@ func (e *Executor) before(ctx context.Context, call *core.Call, s beforeStep) (d
 			d.Verdict, d.Reason = core.VerdictDeny, pe.Message
 			res = &core.Result{Err: pe}
 		}
-		d.Duration = time.Since(start)
 	}()
 	argsBefore := call.Args
 	args, err := s.fn(ctx, call)

@@ -344,14 +344,13 @@ func (e *Executor) invokeResolved(ctx context.Context, call *core.Call, tool *co
 	}
 	res.CallID, res.Tool = call.ID, call.Name
 	res.Decisions = call.Decisions()
-	now := time.Now()
-	res.Duration = now.Sub(start)
+	res.Duration = time.Since(start)
 	if sc.deciding {
 		// Evaluating only: no after hook (an audit) sees a call that
 		// never ran.
 		return res
 	}
-	res.Duration = e.runAfter(ctx, p, call, res, now).Sub(start)
+	res.Duration = e.runAfter(ctx, p, call, res, start, res.Duration)
 	for _, fn := range e.onEnd {
 		fn(call, res)
 	}
@@ -362,23 +361,24 @@ func (e *Executor) invokeResolved(ctx context.Context, call *core.Call, tool *co
 // caller's cancelled context is not passed on to them (it would stop a
 // script hook before it records anything); its values still are.
 //
-// Each hook's duration runs from the end of the one before (from now for
-// the first): one clock reading per hook. It returns when the last ended.
-func (e *Executor) runAfter(ctx context.Context, p *pipeline, call *core.Call, res *core.Result, now time.Time) time.Time {
+// Each hook's duration runs from the end of the one before (from now, the
+// time since start, for the first): one monotonic clock reading per hook.
+// It returns the time since start when the last ended.
+func (e *Executor) runAfter(ctx context.Context, p *pipeline, call *core.Call, res *core.Result, start time.Time, now time.Duration) time.Duration {
 	if ctx.Err() != nil {
 		ctx = context.WithoutCancel(ctx)
 	}
 	for _, h := range p.afterGlobal {
-		now = e.after(ctx, call, res, hookName{name: h.Name}, h.Source, h.Func, now)
+		now = e.after(ctx, call, res, hookName{name: h.Name}, h.Source, h.Func, start, now)
 	}
 	if t := call.Tool; t != nil {
 		for i, fn := range t.After {
-			now = e.after(ctx, call, res, hookName{tool: t.Name, index: i + 1, stage: "after"}, "", fn, now)
+			now = e.after(ctx, call, res, hookName{tool: t.Name, index: i + 1, stage: "after"}, "", fn, start, now)
 		}
 	}
 	for _, h := range p.afterTool {
 		if core.MatchTools(h.Tools, call.Name) {
-			now = e.after(ctx, call, res, hookName{name: h.Name}, h.Source, h.Func, now)
+			now = e.after(ctx, call, res, hookName{name: h.Name}, h.Source, h.Func, start, now)
 		}
 	}
 	return now
@@ -387,7 +387,7 @@ func (e *Executor) runAfter(ctx context.Context, p *pipeline, call *core.Call, r
 // after runs one after hook. Its failure marks a successful call failed. A
 // call that had already failed keeps its kind, and the hook's failure is
 // added to the message, so an audit that breaks is never silent.
-func (e *Executor) after(ctx context.Context, call *core.Call, res *core.Result, hook hookName, source string, fn core.AfterFunc, start time.Time) (end time.Time) {
+func (e *Executor) after(ctx context.Context, call *core.Call, res *core.Result, hook hookName, source string, fn core.AfterFunc, start time.Time, from time.Duration) (end time.Duration) {
 	d := core.Decision{Stage: core.StageAfter, Hook: hook.bare(), Source: source}
 	defer func() {
 		if v := recover(); v != nil {
@@ -396,8 +396,8 @@ func (e *Executor) after(ctx context.Context, call *core.Call, res *core.Result,
 			d.Reason = pe.Message
 			addFailure(res, pe)
 		}
-		end = time.Now()
-		d.Duration = end.Sub(start)
+		end = time.Since(start)
+		d.Duration = end - from
 		res.Decisions = append(res.Decisions, d)
 	}()
 	if err := fn(ctx, call, res); err != nil {

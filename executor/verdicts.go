@@ -32,12 +32,13 @@ type beforeStep struct {
 // ask is not put to the Approver; the opinion says so.
 //
 // Each hook's duration runs from the end of the one before (from start
-// for the first): one clock reading per hook, none without hooks.
+// for the first): one monotonic clock reading per hook, none without
+// hooks.
 func (e *Executor) runBefore(ctx context.Context, p *pipeline, call *core.Call, consult bool, start time.Time) (*core.Result, opinion) {
 	var (
 		best opinion
 		stop *core.Result
-		last = start
+		last time.Duration // since start
 	)
 	step := func(s beforeStep) {
 		if stop != nil {
@@ -45,8 +46,8 @@ func (e *Executor) runBefore(ctx context.Context, p *pipeline, call *core.Call, 
 			return
 		}
 		d, res := e.before(ctx, call, s)
-		now := time.Now()
-		d.Duration, last = now.Sub(last), now
+		now := time.Since(start)
+		d.Duration, last = now-last, now
 		call.Record(d)
 		if res != nil {
 			stop = res

@@ -174,7 +174,7 @@ func (h *Host) apiAsk(ctx context.Context, a Args) (any, error) {
 	ask := h.ask
 	h.cfgMu.Unlock()
 	if ask == nil {
-		return nil, fmt.Errorf("ask: no model is set up to ask; outside a before hook ask(prompt) asks the model (run under agentsh with --provider, or set one with model(fn) or provider(spec)), inside one ask(reason) asks for approval")
+		return nil, fmt.Errorf("ask: no model is set up to ask; outside a before hook ask(prompt) asks the model (pass --model SPEC, or set one with model(fn) or provider(spec)), inside one ask(reason) asks for approval")
 	}
 	n, _ := a["max_turns"].(int)
 	return ask(ctx, a["prompt"].(string), n, stream)

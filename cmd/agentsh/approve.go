@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/executor"
@@ -75,7 +76,7 @@ func (p *promptApprover) Approve(ctx context.Context, req *core.ApprovalRequest)
 		return core.Approval{}, err
 	}
 	call := req.Call
-	io.WriteString(p.out, describeRequest(req, p.dir))
+	io.WriteString(p.out, terminalSafe(describeRequest(req, p.dir)))
 	for {
 		line, err := p.ask(fmt.Sprintf("allow %s? y once, a always this session, n no: ", call.Name))
 		switch {
@@ -124,6 +125,32 @@ func describeRequest(req *core.ApprovalRequest, dir string) string {
 	}
 	b.WriteString("  arguments: ")
 	b.WriteString(capLines(indentJSON(call.Args), maxArgLines))
+	return b.String()
+}
+
+// terminalSafe spells out what would act on the terminal instead of
+// showing: control characters other than newline and tab, C1 controls,
+// bytes that are not UTF-8, and the bidirectional overrides that reorder
+// text. What the prompt shows comes from the model (arguments, file
+// contents) and must not be able to hide or redraw a line of it.
+func terminalSafe(s string) string {
+	var b strings.Builder
+	for len(s) > 0 {
+		r, size := utf8.DecodeRuneInString(s)
+		switch {
+		case r == utf8.RuneError && size == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[0])
+		case r == '\n' || r == '\t':
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f:
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+		s = s[size:]
+	}
 	return b.String()
 }
 

@@ -299,3 +299,30 @@ func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// TestPromptShowsNoTerminalControls: what the model wrote reaches the
+// prompt spelled out, so it cannot clear the screen, redraw a line or
+// reorder text to hide what it asks for.
+func TestPromptShowsNoTerminalControls(t *testing.T) {
+	ask, _ := scriptedAnswers("n", "")
+	var out strings.Builder
+	p := &promptApprover{ask: ask, out: &out, dir: t.TempDir()}
+	content := "ok\n\x1b[2J\x1b[1A\rrm -rf ~\u202e\xff\x9b\u00e9\n"
+	args, _ := json.Marshal(map[string]string{"path": "x\x1b]0;t\a.txt", "content": content})
+	req := &core.ApprovalRequest{Call: &core.Call{Name: "write_file", Args: args, Origin: core.OriginModel},
+		Reason: "why\x1b[8m", Hook: "default"}
+	if _, err := p.Approve(context.Background(), req); err != nil {
+		t.Fatal(err)
+	}
+	shown := out.String()
+	for _, c := range []string{"\x1b", "\r", "\a", "\u202e", "\x9b", "\xff"} {
+		if strings.Contains(shown, c) {
+			t.Errorf("the prompt shows %q raw:\n%s", c, shown)
+		}
+	}
+	for _, want := range []string{`+\x1b[2J\x1b[1A\x0drm -rf ~\u202e`, `why\x1b[8m`, "é"} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("the prompt lacks %q:\n%s", want, shown)
+		}
+	}
+}

@@ -63,8 +63,8 @@ func TestDefinitions(t *testing.T) {
 	if echo.Description != "Echoes text." {
 		t.Errorf("description %q", echo.Description)
 	}
-	if echo.ConcurrencySafe == nil || !*echo.ConcurrencySafe || !echo.Idempotent {
-		t.Errorf("echo: ConcurrencySafe %v, Idempotent %v; want true, true", echo.ConcurrencySafe, echo.Idempotent)
+	if echo.ConcurrencySafe == nil || !*echo.ConcurrencySafe || !echo.Idempotent || !echo.ReadOnly {
+		t.Errorf("echo: ConcurrencySafe %v, Idempotent %v, ReadOnly %v; want true, true, true (readOnlyHint)", echo.ConcurrencySafe, echo.Idempotent, echo.ReadOnly)
 	}
 	var schema map[string]any
 	if err := json.Unmarshal(echo.Parameters, &schema); err != nil {
@@ -75,8 +75,8 @@ func TestDefinitions(t *testing.T) {
 		t.Errorf("parameters %s", echo.Parameters)
 	}
 	write := reg.GetTool("mcp__t__write")
-	if write.ConcurrencySafe != nil || write.Idempotent {
-		t.Errorf("write: ConcurrencySafe %v, Idempotent %v; want nil, false", write.ConcurrencySafe, write.Idempotent)
+	if write.ConcurrencySafe != nil || write.Idempotent || write.ReadOnly {
+		t.Errorf("write: ConcurrencySafe %v, Idempotent %v, ReadOnly %v; want nil, false, false", write.ConcurrencySafe, write.Idempotent, write.ReadOnly)
 	}
 	if d := reg.GetTool("mcp__t__dotted_name").Description; d != "Dotted title" {
 		t.Errorf("a tool without a description should use its title, got %q", d)

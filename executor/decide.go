@@ -26,6 +26,10 @@ type Ruling struct {
 	// Decisions is the trail: the before hooks, the approval step and
 	// validation, as Result.Decisions would hold them.
 	Decisions []core.Decision
+	// Session is the throwaway copy of the session the hooks saw, with
+	// what they stored. A caller that runs the call elsewhere on this
+	// ruling (a hook adapter, whose agent runs the tool) may keep it.
+	Session *core.Session
 }
 
 // Decide evaluates stages 1 and 2, the approval step and schema
@@ -48,7 +52,7 @@ func (e *Executor) Decide(ctx context.Context, call core.Call) *Ruling {
 	}
 	call.Session = e.session.Clone()
 	ctx = withScope(ctx, scope{origin: call.Origin, session: call.Session, deciding: true})
-	r := &Ruling{Tool: call.Name, Origin: call.Origin}
+	r := &Ruling{Tool: call.Name, Origin: call.Origin, Session: call.Session}
 	defer func() { r.Args, r.Decisions = call.Args, call.Decisions() }()
 
 	args, err := core.NormalizeArgs(call.Args)

@@ -41,7 +41,7 @@ func newApp(o *options, std stdio, argv []string) (*app, error) {
 	var extra []executor.Option
 	out := std.out
 	switch {
-	case o.command == "call" || o.command == "explain":
+	case o.command == "call" || o.command == "explain" || o.command == "hook":
 		// stdout is the call's output alone; script prints go to stderr.
 		out = std.err
 		if o.jsonOut {
@@ -239,6 +239,9 @@ func (a *app) dispatch(ctx context.Context) int {
 	o := a.opts
 	if o.command == "test" {
 		return a.test(ctx) // the --load files run on every test's host
+	}
+	if o.command == "hook" {
+		return a.hook(ctx) // loads the --load files itself: a failure blocks
 	}
 	if err := a.loadPolicies(ctx); err != nil {
 		return a.fail(err)

@@ -36,6 +36,7 @@ type options struct {
 	permissions string      // --permissions: "" (default), allow-all or deny-unlisted
 	approve     string      // --approve: "" (by the terminal), never or always
 	as          core.Origin // --as: who makes the call of call and explain
+	hookScope   string      // --project (default) or --user: agentsh hook install
 
 	model      string             // --model PROVIDER:MODEL
 	record     string             // --record FILE
@@ -72,7 +73,7 @@ func usagef(format string, args ...any) error {
 	return &usageError{fmt.Sprintf(format, args...)}
 }
 
-var commands = map[string]bool{"run": true, "call": true, "explain": true, "tools": true, "test": true, "help": true, "version": true}
+var commands = map[string]bool{"run": true, "call": true, "explain": true, "tools": true, "test": true, "help": true, "version": true, "hook": true}
 
 // valueFlags are the flags that take a value (--flag V or --flag=V).
 var valueFlags = map[string]func(o *options, v string) error{
@@ -230,7 +231,7 @@ func parseArgs(args []string) (*options, error) {
 			if o.command == "" && len(o.positional) == 0 && !o.hasCode {
 				if !commands[a] {
 					if !isScriptFile(a) {
-						return nil, usagef("unknown command %q: want run, call, explain, tools, test or help", a)
+						return nil, usagef("unknown command %q: want run, call, explain, tools, test, hook or help", a)
 					}
 					// agentsh FILE is agentsh run FILE, so that a script
 					// can start with #!/usr/bin/env agentsh.
@@ -276,6 +277,8 @@ func parseArgs(args []string) (*options, error) {
 			o.noBuiltins = true
 		case "fetch-allow-private":
 			o.fetchPrivate = true
+		case "project", "user":
+			o.hookScope = name
 		case "h", "help":
 			o.command = "help"
 		case "version":
@@ -289,6 +292,12 @@ func parseArgs(args []string) (*options, error) {
 	}
 	if o.as != core.OriginUnset && o.command != "call" && o.command != "explain" {
 		return nil, usagef("--as chooses who makes the call of agentsh call and agentsh explain: agentsh explain --as model TOOL [JSON]")
+	}
+	if o.hookScope != "" && o.command != "hook" {
+		return nil, usagef("--%s chooses the settings file of agentsh hook install claude-code", o.hookScope)
+	}
+	if o.command == "hook" && o.jsonOut {
+		return nil, usagef("agentsh hook answers in the agent's protocol; --json does not apply")
 	}
 	if o.runTests != nil && o.command != "test" {
 		return nil, usagef("-run selects the tests of agentsh test: agentsh test -run REGEXP [PATHS...]")
@@ -315,6 +324,12 @@ Usage:
                                           would run, 1 when it would not (an ask counts as
                                           not running: explain asks nobody), 2 on usage
   agentsh tools [--json]                  list the registered tools
+  agentsh hook AGENT [--load F]           one hook event of claude-code, gemini or codex
+                                          on stdin, answered in that agent's protocol;
+                                          any failure blocks (exit 2, reason on stderr)
+  agentsh hook install claude-code [--project|--user] [--load F]
+                                          add agentsh's hooks to .claude/settings.json
+                                          (default --project) or ~/.claude/settings.json
   agentsh test [-v] [-run RE] [PATHS...]  run *_test.star and *_test.lua files
                                           (default: . recursively, without testdata);
                                           -run: only the tests whose names match RE;

@@ -1,0 +1,39 @@
+package executor
+
+import (
+	"context"
+	"time"
+
+	"github.com/agentsh/agentsh/core"
+)
+
+// Observe runs the after hooks on a call that ran outside this executor,
+// with res as its result: an agent's own tool, seen by a hook adapter, so
+// that audit logs see every call the agent made. No before hook,
+// middleware or tool runs. An after hook's failure is added to res.Err as
+// in Invoke; res is returned with the after decisions appended. The
+// call's Origin defaults to OriginPerson. Observe is safe for concurrent
+// use.
+func (e *Executor) Observe(ctx context.Context, call core.Call, res *core.Result) *core.Result {
+	start := time.Now()
+	p := e.pipe.Load()
+	if call.ID == "" {
+		call.ID = e.newID()
+	}
+	call.Tool = e.reg.GetTool(call.Name)
+	call.ClearDecisions()
+	if call.Origin == core.OriginUnset {
+		call.Origin = core.OriginPerson
+	}
+	call.Session = e.session
+	if args, err := core.NormalizeArgs(call.Args); err == nil {
+		call.Args = args
+	}
+	ctx = withScope(ctx, scope{origin: call.Origin, session: e.session})
+	if res == nil {
+		res = &core.Result{}
+	}
+	res.CallID, res.Tool = call.ID, call.Name
+	res.Duration = e.runAfter(ctx, p, &call, res, start, 0)
+	return res
+}

@@ -588,3 +588,43 @@ func TestCallsShareNoTrail(t *testing.T) {
 		t.Errorf("inner: %s", got)
 	}
 }
+
+// TestObserve: a call that ran elsewhere reaches the after hooks only —
+// no before hook, middleware or tool — and an after hook's failure is
+// added to the result.
+func TestObserve(t *testing.T) {
+	var ran, before, mw atomic.Int32
+	exec := newExec(t, []core.Tool{writeTool(&ran)})
+	must(t, exec.AddBefore(core.BeforeHook{Name: "b", Func: func(context.Context, *core.Call) (json.RawMessage, error) {
+		before.Add(1)
+		return nil, core.Deny("never asked")
+	}}))
+	must(t, exec.Use(core.Middleware{Name: "m", Func: func(ctx context.Context, c *core.Call, next core.Handler) *core.Result {
+		mw.Add(1)
+		return next(ctx, c)
+	}}))
+	var seen []string
+	must(t, exec.AddAfter(core.AfterHook{Name: "audit", Func: func(_ context.Context, c *core.Call, res *core.Result) error {
+		seen = append(seen, fmt.Sprintf("%s %s %s %s", c.Name, c.Origin, c.Args, res.ForLLM))
+		return nil
+	}}, core.AfterHook{Name: "strict", Tools: []string{"write"}, Func: func(context.Context, *core.Call, *core.Result) error {
+		return errors.New("disk full")
+	}}))
+	res := exec.Observe(context.Background(), core.Call{Name: "write", Args: json.RawMessage(`{"path":"x"}`), Origin: core.OriginModel},
+		&core.Result{ForLLM: "wrote x"})
+	if ran.Load()+before.Load()+mw.Load() != 0 {
+		t.Errorf("tool %d, before hooks %d, middleware %d ran; want none", ran.Load(), before.Load(), mw.Load())
+	}
+	if want := `write model {"path":"x"} wrote x`; len(seen) != 1 || seen[0] != want {
+		t.Errorf("the audit hook saw %q, want %q", seen, want)
+	}
+	if res.Kind() != core.KindFailed || !strings.Contains(res.Err.Error(), "disk full") || res.ForLLM != "wrote x" {
+		t.Errorf("result: %q %v %q", res.Kind(), res.Err, res.ForLLM)
+	}
+	if got := trail(res.Decisions); got != "after audit none | after strict none failed: disk full" {
+		t.Errorf("decisions: %s", got)
+	}
+	if res := exec.Observe(context.Background(), core.Call{Name: "gone"}, nil); res == nil || res.Tool != "gone" || !res.OK() {
+		t.Errorf("a nil result: %+v", res)
+	}
+}

@@ -48,8 +48,10 @@ func claudeCodeBinary(t *testing.T) string {
 	return ""
 }
 
-// claudeCodePolicy decides the marker commands the scripted model asks for.
-const claudeCodePolicy = `
+// markerPolicy decides the marker commands the scripted models ask for.
+// Its rewrite keeps the other fields (Gemini CLI merges a rewrite into
+// the call, so a removed field is refused).
+const markerPolicy = `
 def decide(call):
     if call.name != "bash":
         return None
@@ -59,7 +61,9 @@ def decide(call):
     if cmd == "touch allowed.marker":
         return allow("markers are fine")
     if cmd == "touch rewrite.marker":
-        return allow("rewritten", args={"command": "touch rewritten.marker"})
+        args = dict(call.args)
+        args["command"] = "touch rewritten.marker"
+        return allow("rewritten", args=args)
 
 before(decide)
 `
@@ -256,7 +260,7 @@ func TestClaudeCodeRealCLI(t *testing.T) {
 		{
 			// Claude Code's default mode: a shell command that writes needs
 			// approval, which -p refuses, unless agentsh's hook allows.
-			name: "default permissions", policy: claudeCodePolicy,
+			name: "default permissions", policy: markerPolicy,
 			markers:  []string{"allowed.marker", "rewritten.marker"},
 			verdicts: []string{"reject/hook", "accept/hook", "accept/hook", "reject/config"},
 			denied:   []string{"toolu_00", "toolu_03"},
@@ -265,7 +269,7 @@ func TestClaudeCodeRealCLI(t *testing.T) {
 		{
 			// With Claude Code's own checks off, agentsh's deny still holds;
 			// its silence leaves the call to Claude Code.
-			name: "bypass permissions", policy: claudeCodePolicy, flags: bypass,
+			name: "bypass permissions", policy: markerPolicy, flags: bypass,
 			markers:  []string{"allowed.marker", "rewritten.marker", "unlisted.marker"},
 			verdicts: []string{"reject/hook", "accept/hook", "accept/hook", "accept/config"},
 			denied:   []string{"toolu_00"},

@@ -42,6 +42,7 @@ type Server struct {
 	synced  chan struct{} // closed and replaced after every sync (for tests)
 	stop    func()
 
+	syncMu sync.Mutex // one sync at a time: Hide runs on one goroutine
 	mu     sync.Mutex
 	listed map[string]*core.Tool // the tools the sdk server offers, by name
 	wg     sync.WaitGroup
@@ -128,9 +129,16 @@ func (s *Server) Synced() <-chan struct{} {
 	return s.synced
 }
 
+// Refresh lists the registry's tools again now, asking Hide about each;
+// call it when what Hide decides has changed (a policy was loaded).
+// Changes of the registry are followed without it.
+func (s *Server) Refresh() { s.sync() }
+
 // sync makes the listed tools those of the registry that are not hidden.
 // The sdk server notifies the sessions of every change.
 func (s *Server) sync() {
+	s.syncMu.Lock()
+	defer s.syncMu.Unlock()
 	reg := s.exec.Registry()
 	want := map[string]*core.Tool{}
 	for _, name := range reg.ToolNames() {

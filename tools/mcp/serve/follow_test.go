@@ -159,6 +159,8 @@ func (b bearerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
+func httpClient(token string) *http.Client { return &http.Client{Transport: bearerTransport{token}} }
+
 func TestHTTPToken(t *testing.T) {
 	s := newServer(t, newExec(t, textTool("look", "seen", true)), Options{})
 	hs := httptest.NewServer(s.Handler("s3cret"))

@@ -16,7 +16,7 @@ import (
 // deadline guards waits for events; it is never what a test measures.
 const deadline = 20 * time.Second
 
-func testCtx(t *testing.T) context.Context {
+func testCtx(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)
 	t.Cleanup(cancel)
 	return ctx
@@ -28,7 +28,7 @@ func textTool(name, out string, readOnly bool) core.Tool {
 }
 
 // newExec returns an executor with tools, closed at the end of the test.
-func newExec(t *testing.T, tools ...core.Tool) *executor.Executor {
+func newExec(t testing.TB, tools ...core.Tool) *executor.Executor {
 	t.Helper()
 	ex := executor.New(core.NewRegistry(), executor.WithValidateArguments(true))
 	if err := ex.Registry().RegisterTools(tools...); err != nil {
@@ -39,7 +39,7 @@ func newExec(t *testing.T, tools ...core.Tool) *executor.Executor {
 }
 
 // newServer serves ex with opts, its Approver installed.
-func newServer(t *testing.T, ex *executor.Executor, opts Options) *Server {
+func newServer(t testing.TB, ex *executor.Executor, opts Options) *Server {
 	t.Helper()
 	s := New(ex, opts)
 	ex.SetApprover(s.Approver())
@@ -48,7 +48,7 @@ func newServer(t *testing.T, ex *executor.Executor, opts Options) *Server {
 }
 
 // connect runs a session of s in memory and returns the client's side.
-func connect(t *testing.T, s *Server, opts *sdk.ClientOptions) *sdk.ClientSession {
+func connect(t testing.TB, s *Server, opts *sdk.ClientOptions) *sdk.ClientSession {
 	t.Helper()
 	ct, st := sdk.NewInMemoryTransports()
 	ss, err := s.SDK().Connect(context.Background(), st, nil)

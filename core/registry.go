@@ -14,6 +14,42 @@ type Registry struct {
 	mu    sync.RWMutex
 	tools map[string]*Tool
 	names []string // sorted; nil when stale
+
+	watchMu  sync.Mutex
+	watchers map[int]func()
+	nextW    int
+}
+
+// OnChange calls fn after every change of the registered tools (a
+// registration, replacement or removal), on the goroutine that made it and
+// with no lock held. It returns a function that stops the calls. fn must
+// not block: it runs inside RegisterTools and UnregisterTools.
+func (r *Registry) OnChange(fn func()) (stop func()) {
+	r.watchMu.Lock()
+	defer r.watchMu.Unlock()
+	if r.watchers == nil {
+		r.watchers = map[int]func(){}
+	}
+	id := r.nextW
+	r.nextW++
+	r.watchers[id] = fn
+	return func() {
+		r.watchMu.Lock()
+		delete(r.watchers, id)
+		r.watchMu.Unlock()
+	}
+}
+
+func (r *Registry) changed() {
+	r.watchMu.Lock()
+	fns := make([]func(), 0, len(r.watchers))
+	for _, fn := range r.watchers {
+		fns = append(fns, fn)
+	}
+	r.watchMu.Unlock()
+	for _, fn := range fns {
+		fn()
+	}
 }
 
 // NewRegistry returns an empty registry.
@@ -45,13 +81,13 @@ func (r *Registry) register(replace bool, tools []Tool) error {
 		prepared = append(prepared, &t)
 	}
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	if r.tools == nil {
 		r.tools = map[string]*Tool{}
 	}
 	if !replace {
 		for _, t := range prepared {
 			if _, dup := r.tools[t.Name]; dup {
+				r.mu.Unlock()
 				return &DuplicateToolError{Name: t.Name}
 			}
 		}
@@ -60,6 +96,8 @@ func (r *Registry) register(replace bool, tools []Tool) error {
 		r.tools[t.Name] = t
 	}
 	r.names = nil
+	r.mu.Unlock()
+	r.changed()
 	return nil
 }
 
@@ -67,7 +105,6 @@ func (r *Registry) register(replace bool, tools []Tool) error {
 // is not registered, nothing is removed and the error lists the unknown ones.
 func (r *Registry) UnregisterTools(names ...string) error {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	var unknown []string
 	for _, n := range names {
 		if _, ok := r.tools[n]; !ok {
@@ -75,12 +112,15 @@ func (r *Registry) UnregisterTools(names ...string) error {
 		}
 	}
 	if len(unknown) > 0 {
+		r.mu.Unlock()
 		return fmt.Errorf("unregister tools: not registered: %s", strings.Join(unknown, ", "))
 	}
 	for _, n := range names {
 		delete(r.tools, n)
 	}
 	r.names = nil
+	r.mu.Unlock()
+	r.changed()
 	return nil
 }
 

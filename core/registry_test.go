@@ -248,3 +248,37 @@ func TestRegistryConcurrent(t *testing.T) {
 		t.Fatalf("left %d tools: %v", r.Len(), r.ToolNames())
 	}
 }
+
+func TestRegistryOnChange(t *testing.T) {
+	r := core.NewRegistry()
+	var n int
+	stop := r.OnChange(func() {
+		// The registry is unlocked while watchers run.
+		_ = r.ToolNames()
+		n++
+	})
+	fn := func(context.Context, json.RawMessage) (any, error) { return nil, nil }
+	if err := r.RegisterTools(core.Tool{Name: "a", Func: fn}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.RegisterTools(core.Tool{Name: "a", Func: fn}); err == nil {
+		t.Fatal("duplicate registered")
+	}
+	if err := r.ReplaceTools(core.Tool{Name: "a", Func: fn}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.UnregisterTools("missing"); err == nil {
+		t.Fatal("unknown name unregistered")
+	}
+	if err := r.UnregisterTools("a"); err != nil {
+		t.Fatal(err)
+	}
+	if n != 3 {
+		t.Fatalf("got %d change calls, want 3 (register, replace, unregister; none for the failures)", n)
+	}
+	stop()
+	_ = r.RegisterTools(core.Tool{Name: "b", Func: fn})
+	if n != 3 {
+		t.Fatalf("got %d change calls after stop, want 3", n)
+	}
+}

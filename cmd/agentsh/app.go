@@ -32,6 +32,8 @@ type app struct {
 	record   *os.File
 	argv     []string // what scripts see as argv
 	events   *events  // nil unless --json
+	// eventsFile is --events FILE of mcp serve.
+	eventsFile *os.File
 
 	runCtx context.Context // the non-interactive run's context
 }
@@ -41,6 +43,17 @@ func newApp(o *options, std stdio, argv []string) (*app, error) {
 	var extra []executor.Option
 	out := std.out
 	switch {
+	case o.command == "mcp":
+		// stdout is the protocol stream: prints and events go elsewhere.
+		out = std.err
+		w, err := a.mcpEvents(std)
+		if err != nil {
+			return nil, err
+		}
+		if w != nil {
+			a.events = newEvents(w)
+			extra = append(extra, executor.WithOnStart(a.events.toolStart), executor.WithOnEnd(a.events.toolEnd))
+		}
 	case o.command == "call" || o.command == "explain" || o.command == "hook":
 		// stdout is the call's output alone; script prints go to stderr.
 		out = std.err
@@ -123,6 +136,9 @@ func (a *app) close() {
 	}
 	if a.record != nil {
 		_ = a.record.Close()
+	}
+	if a.eventsFile != nil {
+		_ = a.eventsFile.Close()
 	}
 	for _, in := range a.interps {
 		_ = in.Close()
@@ -242,6 +258,9 @@ func (a *app) dispatch(ctx context.Context) int {
 	}
 	if o.command == "hook" {
 		return a.hook(ctx) // loads the --load files itself: a failure blocks
+	}
+	if o.command == "mcp" {
+		return a.mcp(ctx) // it loads the --load files itself
 	}
 	if err := a.loadPolicies(ctx); err != nil {
 		return a.fail(err)

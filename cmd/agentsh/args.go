@@ -52,6 +52,8 @@ type options struct {
 	// --fetch-allow-private: fetch and browser may reach loopback and
 	// private network addresses.
 	fetchPrivate bool
+
+	mcp mcpOptions // agentsh mcp serve and agentsh mcp pins
 }
 
 // isScript reports whether arg names a script to run: a file of a
@@ -73,7 +75,7 @@ func usagef(format string, args ...any) error {
 	return &usageError{fmt.Sprintf(format, args...)}
 }
 
-var commands = map[string]bool{"run": true, "call": true, "explain": true, "tools": true, "test": true, "help": true, "version": true, "hook": true}
+var commands = map[string]bool{"run": true, "call": true, "explain": true, "tools": true, "test": true, "help": true, "version": true, "hook": true, "mcp": true}
 
 // valueFlags are the flags that take a value (--flag V or --flag=V).
 var valueFlags = map[string]func(o *options, v string) error{
@@ -213,6 +215,12 @@ var valueFlags = map[string]func(o *options, v string) error{
 	},
 }
 
+func init() {
+	for name, set := range mcpFlags {
+		valueFlags[name] = set
+	}
+}
+
 // parseArgs reads flags anywhere on the line, except after the script of
 // "run", whose remaining arguments belong to the script.
 func parseArgs(args []string) (*options, error) {
@@ -231,7 +239,7 @@ func parseArgs(args []string) (*options, error) {
 			if o.command == "" && len(o.positional) == 0 && !o.hasCode {
 				if !commands[a] {
 					if !isScriptFile(a) {
-						return nil, usagef("unknown command %q: want run, call, explain, tools, test, hook or help", a)
+						return nil, usagef("unknown command %q: want run, call, explain, tools, test, hook, mcp or help", a)
 					}
 					// agentsh FILE is agentsh run FILE, so that a script
 					// can start with #!/usr/bin/env agentsh.
@@ -330,6 +338,10 @@ Usage:
   agentsh hook install claude-code [--project|--user] [--load F]
                                           add agentsh's hooks to .claude/settings.json
                                           (default --project) or ~/.claude/settings.json
+  agentsh mcp serve [--listen ADDR]       serve the tools as an MCP server (stdio, or
+                                          streamable HTTP on ADDR; see docs/mcp.md)
+  agentsh mcp pins [--accept NAME]        list the pinned upstream tools, or accept
+                                          the changed definition of one
   agentsh test [-v] [-run RE] [PATHS...]  run *_test.star and *_test.lua files
                                           (default: . recursively, without testdata);
                                           -run: only the tests whose names match RE;
@@ -354,6 +366,11 @@ Flags:
                       at most 1h, or D when longer)
   --mcp NAME=CMD      connect an MCP server (a command, or an http URL); its tools
                       register as mcp__NAME__TOOL (repeatable)
+  --listen ADDR       mcp serve: streamable HTTP on ADDR (loopback unless --token-file)
+  --token-file FILE   mcp serve: clients must send FILE's token as a bearer token
+  --events FILE       mcp serve: write the --json events to FILE (default: stderr)
+  --pins FILE         mcp serve and pins: the pins of upstream tool definitions
+                      (default $XDG_STATE_HOME/agentsh/mcp-pins.json)
   --lang LANG         star (default) or lua: the language of -c, piped stdin,
                       the REPL and files that end in neither .star nor .lua
   --load FILE         run a policy or tool file (.star or .lua) first (repeatable)

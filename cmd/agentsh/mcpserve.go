@@ -1,0 +1,247 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/executor"
+	"github.com/agentsh/agentsh/script"
+	"github.com/agentsh/agentsh/tools/mcp/serve"
+)
+
+// agentsh mcp serve: the registry as an MCP server (package
+// tools/mcp/serve); agentsh mcp pins: the pins of upstream tools.
+
+// mcpOptions are the flags of agentsh mcp.
+type mcpOptions struct {
+	listen    string // --listen ADDR: streamable HTTP instead of stdio
+	tokenFile string // --token-file FILE
+	events    string // --events FILE
+	pins      string // --pins FILE
+	accept    string // --accept NAME (mcp pins)
+}
+
+var mcpFlags = map[string]func(o *options, v string) error{
+	"listen":     func(o *options, v string) error { o.mcp.listen = v; return nil },
+	"token-file": func(o *options, v string) error { o.mcp.tokenFile = v; return nil },
+	"events":     func(o *options, v string) error { o.mcp.events = v; return nil },
+	"pins":       func(o *options, v string) error { o.mcp.pins = v; return nil },
+	"accept":     func(o *options, v string) error { o.mcp.accept = v; return nil },
+}
+
+// offloadThreshold is the output size above which mcp serve keeps a
+// result as an artifact and sends a preview; config(offload = ...) in a
+// --load file changes it.
+const offloadThreshold = 16 << 10
+
+// mcpEvents is where mcp serve writes --json events: --events FILE, else
+// stderr; nil without either.
+func (a *app) mcpEvents(std stdio) (io.Writer, error) {
+	if a.opts.mcp.events != "" {
+		f, err := os.OpenFile(a.opts.mcp.events, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		if err != nil {
+			return nil, fmt.Errorf("--events: %w", err)
+		}
+		a.eventsFile = f
+		return f, nil
+	}
+	if a.opts.jsonOut {
+		return std.err, nil
+	}
+	return nil, nil
+}
+
+// mcp runs agentsh mcp serve|pins.
+func (a *app) mcp(ctx context.Context) int {
+	args := a.opts.positional
+	sub := ""
+	if len(args) > 0 {
+		sub = args[0]
+	}
+	switch {
+	case sub == "serve" && len(args) == 1:
+		return a.mcpServe(ctx)
+	case sub == "pins" && len(args) == 1:
+		return a.mcpPins()
+	}
+	return a.fail(usagef("mcp: got %q, want agentsh mcp serve [--listen ADDR] or agentsh mcp pins [--accept NAME]", strings.Join(args, " ")))
+}
+
+func (a *app) pinsPath() string {
+	if a.opts.mcp.pins != "" {
+		return a.opts.mcp.pins
+	}
+	dir := os.Getenv("XDG_STATE_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "mcp-pins.json"
+		}
+		dir = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(dir, "agentsh", "mcp-pins.json")
+}
+
+// mcpPins lists the pins, or accepts one.
+func (a *app) mcpPins() int {
+	path := a.pinsPath()
+	if name := a.opts.mcp.accept; name != "" {
+		if err := serve.AcceptPin(path, name); err != nil {
+			return a.fail(err)
+		}
+		fmt.Fprintf(a.io.out, "accepted the new definition of %s\n", name)
+		return 0
+	}
+	pinned, pending, err := serve.ListPins(path)
+	if err != nil {
+		return a.fail(err)
+	}
+	for _, n := range pinned {
+		state := "pinned"
+		for _, p := range pending {
+			if p == n {
+				state = "changed: agentsh mcp pins --accept " + n
+			}
+		}
+		fmt.Fprintf(a.io.out, "%s\t%s\n", n, state)
+	}
+	return 0
+}
+
+func (a *app) mcpServe(ctx context.Context) int {
+	o := a.opts
+	var token string
+	if o.mcp.tokenFile != "" {
+		b, err := os.ReadFile(o.mcp.tokenFile)
+		if err != nil {
+			return a.fail(usagef("--token-file: %v", err))
+		}
+		if token = strings.TrimSpace(string(b)); token == "" {
+			return a.fail(usagef("--token-file %s is empty: put a long random token in it", o.mcp.tokenFile))
+		}
+	}
+	if o.mcp.listen != "" {
+		if err := serve.CheckListen(o.mcp.listen, token != ""); err != nil {
+			return a.fail(usagef("%v", err))
+		}
+	} else if token != "" {
+		return a.fail(usagef("--token-file needs --listen ADDR: a token guards HTTP; stdio is private to the client that started agentsh"))
+	}
+
+	hide := &listHooks{}
+	a.host.AddEvent(script.Event{Name: "list_tools", On: hide.add})
+	srv := serve.New(a.exec, serve.Options{
+		Name: "agentsh", Version: version(),
+		Hide:     hide.hide,
+		Fallback: headlessApprover(o.approve),
+		Report:   func(err error) { fmt.Fprintf(a.io.err, "agentsh: mcp serve: %v\n", err) },
+	})
+	defer srv.Close()
+	// Before the --load files, so that a script's on("approve", fn) and
+	// config(offload = ...) replace these.
+	a.exec.SetApprover(srv.Approver())
+	if err := a.exec.SetArtifactOffload(executor.NewMemoryStore(), offloadThreshold); err != nil {
+		return a.fail(err)
+	}
+	pins := serve.NewPins(a.pinsPath())
+	if err := a.exec.AddBefore(pins.Hook(a.exec.Registry())); err != nil {
+		return a.fail(err)
+	}
+	if err := a.loadPolicies(ctx); err != nil {
+		return a.fail(err)
+	}
+	// Upstream tools are pinned, or found changed, as they are listed.
+	reg := a.exec.Registry()
+	for _, name := range reg.ToolNames() {
+		if t := reg.GetTool(name); t != nil && strings.HasPrefix(name, serve.UpstreamPrefix) {
+			if err := pins.Check(t); err != nil {
+				fmt.Fprintf(a.io.err, "agentsh: mcp serve: %v\n", err)
+			}
+		}
+	}
+	srv.Refresh()
+
+	if o.mcp.listen == "" {
+		t := &sdk.IOTransport{Reader: io.NopCloser(a.io.in), Writer: nopWriteCloser{a.io.out}}
+		if err := srv.Run(ctx, t); err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
+			return a.fail(fmt.Errorf("mcp serve: %w", err))
+		}
+		return a.stopped()
+	}
+	ln, err := net.Listen("tcp", o.mcp.listen)
+	if err != nil {
+		return a.fail(fmt.Errorf("--listen: %w", err))
+	}
+	hs := &http.Server{Handler: srv.Handler(token)}
+	fmt.Fprintf(a.io.err, "agentsh: serving MCP on http://%s/\n", ln.Addr())
+	go func() {
+		<-ctx.Done()
+		_ = hs.Close()
+	}()
+	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return a.fail(fmt.Errorf("mcp serve: %w", err))
+	}
+	return a.stopped()
+}
+
+// stopped is the exit code of a server that ended: 0 when its client
+// went away, the signal's when it was stopped.
+func (a *app) stopped() int {
+	if stop := stopCause(a.runCtx); stop != nil {
+		return a.report(stop, stop)
+	}
+	return 0
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// listHooks are the functions of on("list_tools", fn): fn(tool) gets
+// a record with .name .description .read_only .idempotent and returns False to leave
+// the tool out of tools/list (True or None keep it).
+type listHooks struct {
+	mu  sync.Mutex
+	fns []script.Func
+}
+
+func (l *listHooks) add(fn script.Func) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.fns = append(l.fns, fn)
+	return nil
+}
+
+func (l *listHooks) hide(ctx context.Context, t *core.Tool) (bool, error) {
+	l.mu.Lock()
+	fns := append([]script.Func(nil), l.fns...)
+	l.mu.Unlock()
+	rec := script.Record{"name": t.Name, "description": t.Description, "read_only": t.ReadOnly, "idempotent": t.Idempotent}
+	for _, fn := range fns {
+		out, err := fn.Call(ctx, rec)
+		if err != nil {
+			return true, fmt.Errorf("%s: %w", fn.Name(), err)
+		}
+		switch v := out.(type) {
+		case nil:
+		case bool:
+			if !v {
+				return true, nil
+			}
+		default:
+			return true, fmt.Errorf("%s returned %v; a list_tools function returns True or None to list the tool, False to hide it", fn.Name(), out)
+		}
+	}
+	return false, nil
+}

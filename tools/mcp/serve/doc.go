@@ -1,0 +1,43 @@
+// Package serve offers an executor's registry as a Model Context Protocol
+// server, so that other agents call agentsh's tools — built-ins, scripted
+// tools and the tools of upstream MCP servers — through its pipeline.
+//
+//	srv := serve.New(exec, serve.Options{})
+//	defer srv.Close()
+//	err := srv.Run(ctx, &sdk.StdioTransport{})
+//
+// or over streamable HTTP with srv.Handler.
+//
+// # Tools
+//
+// tools/list shows every registered tool that Options.Hide does not hide,
+// with its description, its parameters as inputSchema and annotations
+// from its declarations (see Annotations). The list follows the registry:
+// a tool registered or removed later is added or removed, and connected
+// clients get notifications/tools/list_changed.
+//
+// # Calls
+//
+// Every tools/call is exec.Invoke with core.OriginModel, so a policy's
+// hooks, middleware and the model's defaults apply: a tool that is not
+// read-only asks unless a policy decides. The server's Approver (install
+// it with exec.SetApprover) turns an ask into an elicitation when the
+// client declared that capability — accept runs the call, decline or
+// cancel refuses it — and asks Options.Fallback otherwise. A call's
+// context ends when the client cancels the request or disconnects.
+//
+// Results: the model-facing text as text content, image and audio blocks
+// as image and audio content, and a failed call as an isError result
+// reading "error (KIND): message".
+//
+// # Pins
+//
+// Pins records a hash of each upstream tool's definition at first sight
+// and refuses calls to a tool whose definition changed since, until the
+// change is accepted (see Pins).
+//
+// # Concurrency
+//
+// A Server serves any number of sessions at once; its methods are safe
+// for concurrent use.
+package serve

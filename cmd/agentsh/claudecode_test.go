@@ -87,6 +87,7 @@ type claudeRun struct {
 	// or "ran" when it records none.
 	verdicts map[string]string
 	results  map[string]string // tool_result content by tool_use_id
+	errors   map[string]bool   // tool_result is_error by tool_use_id
 	result   map[string]any    // the final "result" event
 	turns    int               // main-loop requests the model answered
 }
@@ -124,7 +125,15 @@ func runClaudeCode(t *testing.T, claude, policySrc string, preToolOnly bool, ext
 		}
 	}
 
-	model := &scriptedModel{commands: markerCommands}
+	return runClaudeHeadless(t, claude, root, &scriptedModel{commands: markerCommands}, nil, extra...)
+}
+
+// runClaudeHeadless runs the real Claude Code in root/project, headless,
+// against model, with HOME (root/home), the XDG dirs and TMPDIR in root,
+// and env added to its environment.
+func runClaudeHeadless(t *testing.T, claude, root string, model *scriptedModel, env []string, extra ...string) *claudeRun {
+	t.Helper()
+	home, project := filepath.Join(root, "home"), filepath.Join(root, "project")
 	srv := httptest.NewServer(model)
 	defer srv.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -155,6 +164,7 @@ func runClaudeCode(t *testing.T, claude, policySrc string, preToolOnly bool, ext
 		// Built with -race, it would otherwise wait a second before exiting.
 		"GORACE=atexit_sleep_ms=0",
 	}
+	cmd.Env = append(cmd.Env, env...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()
@@ -165,7 +175,7 @@ func runClaudeCode(t *testing.T, claude, policySrc string, preToolOnly bool, ext
 		t.Fatalf("claude: %v; stderr:\n%s\nstdout:\n%s", err, stderr.String(), stdout.String())
 	}
 
-	run := &claudeRun{project: project, turns: model.answered(), verdicts: map[string]string{}, results: map[string]string{}}
+	run := &claudeRun{project: project, turns: model.answered(), verdicts: map[string]string{}, results: map[string]string{}, errors: map[string]bool{}}
 	for _, line := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
 		var ev map[string]any
 		if err := json.Unmarshal([]byte(line), &ev); err != nil {
@@ -182,6 +192,7 @@ func runClaudeCode(t *testing.T, claude, policySrc string, preToolOnly bool, ext
 						Type      string          `json:"type"`
 						ToolUseID string          `json:"tool_use_id"`
 						Content   json.RawMessage `json:"content"`
+						IsError   bool            `json:"is_error"`
 					} `json:"content"`
 				} `json:"message"`
 				Meta []struct {
@@ -195,6 +206,7 @@ func runClaudeCode(t *testing.T, claude, policySrc string, preToolOnly bool, ext
 			for _, c := range u.Message.Content {
 				if c.Type == "tool_result" {
 					run.results[c.ToolUseID] = toolResultText(c.Content)
+					run.errors[c.ToolUseID] = c.IsError
 					run.verdicts[c.ToolUseID] = "ran"
 				}
 			}

@@ -9,13 +9,35 @@ import (
 )
 
 // scriptedModel is an Anthropic Messages API endpoint that asks for one
-// Bash call per turn, in order (the next one after as many tool_results
+// tool call per turn, in order (the next one after as many tool_results
 // as the conversation holds), and then ends the conversation.
 type scriptedModel struct {
-	commands []string
+	commands []string       // Bash calls, when calls is nil
+	calls    []scriptedCall // any tool's calls
 
 	mu    sync.Mutex
-	turns int // main-loop requests answered
+	turns int      // main-loop requests answered
+	tools []string // the tools the last main-loop request offered
+}
+
+// scriptedCall is one tool call the model makes.
+type scriptedCall struct {
+	Name  string
+	Input map[string]any
+}
+
+// call is the model's n-th tool call.
+func (m *scriptedModel) call(n int) (scriptedCall, bool) {
+	if m.calls != nil {
+		if n < len(m.calls) {
+			return m.calls[n], true
+		}
+		return scriptedCall{}, false
+	}
+	if n < len(m.commands) {
+		return scriptedCall{Name: "Bash", Input: map[string]any{"command": m.commands[n], "description": "touch a marker file"}}, true
+	}
+	return scriptedCall{}, false
 }
 
 func (m *scriptedModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -37,8 +59,10 @@ func (m *scriptedModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	hasBash := false
+	var offered []string
 	for _, tool := range req.Tools {
 		hasBash = hasBash || tool.Name == "Bash"
+		offered = append(offered, tool.Name)
 	}
 	if !hasBash {
 		// A side request (a title, a summary): a short text answer.
@@ -59,9 +83,10 @@ func (m *scriptedModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	m.mu.Lock()
 	m.turns++
+	m.tools = offered
 	m.mu.Unlock()
-	if n := results; n < len(m.commands) {
-		writeMessage(w, req.Stream, &toolUse{ID: fmt.Sprintf("toolu_%02d", n), Command: m.commands[n]}, "")
+	if c, ok := m.call(results); ok {
+		writeMessage(w, req.Stream, &toolUse{ID: fmt.Sprintf("toolu_%02d", results), Name: c.Name, Input: c.Input}, "")
 		return
 	}
 	writeMessage(w, req.Stream, nil, "done")
@@ -71,6 +96,13 @@ func (m *scriptedModel) answered() int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.turns
+}
+
+// offered reports the tools the last main-loop request offered.
+func (m *scriptedModel) offered() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.tools
 }
 
 // toolResultText flattens a tool_result's content, a string or text blocks.
@@ -88,17 +120,19 @@ func toolResultText(raw json.RawMessage) string {
 	return strings.Join(parts, "\n")
 }
 
-type toolUse struct{ ID, Command string }
+type toolUse struct {
+	ID, Name string
+	Input    map[string]any
+}
 
-// writeMessage answers with one content block, a Bash tool_use or a text,
+// writeMessage answers with one content block, a tool_use or a text,
 // as server-sent events when the request streams.
 func writeMessage(w http.ResponseWriter, stream bool, use *toolUse, text string) {
 	stop := "end_turn"
 	block := map[string]any{"type": "text", "text": text}
 	if use != nil {
 		stop = "tool_use"
-		block = map[string]any{"type": "tool_use", "id": use.ID, "name": "Bash",
-			"input": map[string]any{"command": use.Command, "description": "touch a marker file"}}
+		block = map[string]any{"type": "tool_use", "id": use.ID, "name": use.Name, "input": use.Input}
 	}
 	usage := map[string]any{"input_tokens": 10, "output_tokens": 5}
 	if !stream {
@@ -117,7 +151,7 @@ func writeMessage(w http.ResponseWriter, stream bool, use *toolUse, text string)
 		"model": "claude-scripted", "content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": usage}})
 	if use != nil {
 		input, _ := json.Marshal(block["input"])
-		send("content_block_start", map[string]any{"index": 0, "content_block": map[string]any{"type": "tool_use", "id": use.ID, "name": "Bash", "input": map[string]any{}}})
+		send("content_block_start", map[string]any{"index": 0, "content_block": map[string]any{"type": "tool_use", "id": use.ID, "name": use.Name, "input": map[string]any{}}})
 		send("content_block_delta", map[string]any{"index": 0, "delta": map[string]any{"type": "input_json_delta", "partial_json": string(input)}})
 	} else {
 		send("content_block_start", map[string]any{"index": 0, "content_block": map[string]any{"type": "text", "text": ""}})

@@ -16,37 +16,11 @@ import (
 	"github.com/agentsh/agentsh/hookadapter"
 )
 
-// claudeCodeEnv names a directory where the Claude Code CLI is installed:
-//
-//	npm install --prefix DIR @anthropic-ai/claude-code
-const claudeCodeEnv = "AGENTSH_CLAUDE_CODE_DIR"
-
-const claudeCodeHint = "install it with `npm install --prefix DIR @anthropic-ai/claude-code` and set " + claudeCodeEnv + "=DIR"
-
-// claudeCodeBinary finds the claude executable under $AGENTSH_CLAUDE_CODE_DIR,
-// or skips. The package's postinstall puts the native binary at
-// bin/claude.exe; without it (npm --ignore-scripts) the binary is still in
-// the platform package.
-func claudeCodeBinary(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv(claudeCodeEnv)
-	if dir == "" {
-		t.Skip(claudeCodeEnv + " is not set: " + claudeCodeHint)
-	}
-	candidates := []string{filepath.Join(dir, "node_modules", ".bin", "claude")}
-	platform, _ := filepath.Glob(filepath.Join(dir, "node_modules", "@anthropic-ai", "claude-code-*", "claude"))
-	candidates = append(candidates, platform...)
-	var tried []string
-	for _, bin := range candidates {
-		out, err := exec.Command(bin, "--version").Output()
-		if err == nil && strings.Contains(string(out), "Claude Code") {
-			return bin
-		}
-		tried = append(tried, fmt.Sprintf("%s: %v", bin, err))
-	}
-	t.Skipf("%s=%s but no claude there runs (%s): %s", claudeCodeEnv, dir, strings.Join(tried, "; "), claudeCodeHint)
-	return ""
-}
+// claudeCodeClient is the Claude Code CLI. The package's postinstall puts
+// the native binary at .bin/claude; without it (npm --ignore-scripts) the
+// binary is still in the platform package.
+var claudeCodeClient = npmClient{env: "AGENTSH_CLAUDE_CODE_DIR", pkg: "@anthropic-ai/claude-code", version: "Claude Code",
+	bins: []string{"node_modules/.bin/claude", "node_modules/@anthropic-ai/claude-code-*/claude"}}
 
 // markerPolicy decides the marker commands the scripted models ask for.
 // Its rewrite keeps the other fields (Gemini CLI merges a rewrite into
@@ -253,7 +227,7 @@ func (r *claudeRun) denials() []string {
 // of the model's Bash calls ran: by the marker files left in the temp
 // project, and by what the stream-json reports.
 func TestClaudeCodeRealCLI(t *testing.T) {
-	claude := claudeCodeBinary(t)
+	claude := claudeCodeClient.find(t)
 	const denyReason = "no denied markers (agentsh policy: decide at "
 	const broken = "def broken(:\n"
 	bypass := []string{"--permission-mode", "bypassPermissions"}

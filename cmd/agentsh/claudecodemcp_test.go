@@ -46,7 +46,7 @@ before(lambda call: allow("a marker") if call.args["path"].endswith(".marker") e
 // the policy's reason, and the one no policy decides asks, which Claude
 // Code cannot answer headless, so it is refused.
 func TestClaudeCodeRealCLIMCPServe(t *testing.T) {
-	claude := claudeCodeBinary(t)
+	claude := claudeCodeClient.find(t)
 	root := t.TempDir()
 	home, project := filepath.Join(root, "home"), filepath.Join(root, "project")
 	for _, d := range []string{home, project} {

@@ -17,25 +17,9 @@ import (
 	"github.com/agentsh/agentsh/hookadapter"
 )
 
-// codexEnv names a directory where Codex is installed:
-//
-//	npm install --prefix DIR @openai/codex
-const codexEnv = "AGENTSH_CODEX_DIR"
-
-const codexHint = "install it with `npm install --prefix DIR @openai/codex` and set " + codexEnv + "=DIR"
-
-func codexBinary(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv(codexEnv)
-	if dir == "" {
-		t.Skip(codexEnv + " is not set: " + codexHint)
-	}
-	bin := filepath.Join(dir, "node_modules", ".bin", "codex")
-	if out, err := exec.Command(bin, "--version").Output(); err != nil || !strings.Contains(string(out), "codex") {
-		t.Skipf("%s=%s but %s --version fails (%v, %q): %s", codexEnv, dir, bin, err, out, codexHint)
-	}
-	return bin
-}
+// codexClient is the Codex CLI (a native binary).
+var codexClient = npmClient{env: "AGENTSH_CODEX_DIR", pkg: "@openai/codex", version: "codex",
+	bins: []string{"node_modules/.bin/codex"}}
 
 // scriptedResponses is an OpenAI Responses API endpoint (streamed) that
 // asks for one exec_command call per turn, in order (the next one after as
@@ -101,7 +85,7 @@ func (m *scriptedResponses) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // not installed under a temp CODEX_HOME, so the commands, which only touch
 // markers in the temp project, run unsandboxed.
 func TestCodexRealCLI(t *testing.T) {
-	codex := codexBinary(t)
+	codex := codexClient.find(t)
 	root := t.TempDir()
 	home, project := filepath.Join(root, "home"), filepath.Join(root, "project")
 	for _, d := range []string{home, project} {

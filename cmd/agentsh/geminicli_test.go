@@ -17,28 +17,9 @@ import (
 	"github.com/agentsh/agentsh/hookadapter"
 )
 
-// geminiCLIEnv names a directory where Gemini CLI is installed:
-//
-//	npm install --prefix DIR @google/gemini-cli
-const geminiCLIEnv = "AGENTSH_GEMINI_CLI_DIR"
-
-const geminiCLIHint = "install it with `npm install --prefix DIR @google/gemini-cli` and set " + geminiCLIEnv + "=DIR"
-
-func geminiCLIBinary(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv(geminiCLIEnv)
-	if dir == "" {
-		t.Skip(geminiCLIEnv + " is not set: " + geminiCLIHint)
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not on PATH; Gemini CLI runs on Node.js")
-	}
-	bin := filepath.Join(dir, "node_modules", ".bin", "gemini")
-	if out, err := exec.Command(bin, "--version").Output(); err != nil {
-		t.Skipf("%s=%s but %s --version fails (%v, %q): %s", geminiCLIEnv, dir, bin, err, out, geminiCLIHint)
-	}
-	return bin
-}
+// geminiClient is Gemini CLI.
+var geminiClient = npmClient{env: "AGENTSH_GEMINI_CLI_DIR", pkg: "@google/gemini-cli", node: true, version: ".",
+	bins: []string{"node_modules/.bin/gemini"}}
 
 // scriptedGemini is a Gemini API endpoint (generateContent and
 // streamGenerateContent) that asks for one run_shell_command call per
@@ -195,7 +176,7 @@ func runGeminiCLI(t *testing.T, gemini, policySrc string) *geminiRun {
 // Gemini API on loopback with agentsh as its BeforeTool hook, and checks
 // which of the model's run_shell_command calls ran.
 func TestGeminiCLIRealCLI(t *testing.T) {
-	gemini := geminiCLIBinary(t)
+	gemini := geminiClient.find(t)
 	cases := []struct {
 		name     string
 		policy   string

@@ -17,24 +17,9 @@ import (
 // .ci/run installs pinned) lists and calls agentsh mcp serve's tools over
 // stdio and over streamable HTTP: a client agentsh did not write.
 
-const inspectorEnv = "AGENTSH_MCP_INSPECTOR_DIR"
-
-// inspectorBin finds the inspector's mcp-inspector binary, or skips.
-func inspectorBin(t testing.TB) string {
-	t.Helper()
-	dir := os.Getenv(inspectorEnv)
-	if dir == "" {
-		t.Skip(inspectorEnv + " is not set: install the MCP inspector with `npm install --prefix DIR @modelcontextprotocol/inspector` and set it to DIR")
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not on PATH; the MCP inspector runs on Node.js")
-	}
-	bin := filepath.Join(dir, "node_modules", ".bin", "mcp-inspector")
-	if _, err := os.Stat(bin); err != nil {
-		t.Skipf("%s is missing: install @modelcontextprotocol/inspector into %s", bin, dir)
-	}
-	return bin
-}
+// inspectorClient is the MCP inspector, run in its CLI mode.
+var inspectorClient = npmClient{env: "AGENTSH_MCP_INSPECTOR_DIR", pkg: "@modelcontextprotocol/inspector", node: true,
+	bins: []string{"node_modules/.bin/mcp-inspector"}}
 
 // inspected is one run of mcp-inspector --cli --format json.
 type inspected struct {
@@ -200,7 +185,7 @@ func checkInspectorCalls(t *testing.T, call func(args string) inspected) {
 }
 
 func TestMCPInspectorStdio(t *testing.T) {
-	bin := inspectorBin(t)
+	bin := inspectorClient.find(t)
 	work, policy := inspectorWorkdir(t)
 	target := func() []string { return agentshTarget(t, "--workdir", work, "--load", policy) }
 
@@ -216,7 +201,7 @@ func TestMCPInspectorStdio(t *testing.T) {
 }
 
 func TestMCPInspectorHTTP(t *testing.T) {
-	bin := inspectorBin(t)
+	bin := inspectorClient.find(t)
 	work, policy := inspectorWorkdir(t)
 	token := filepath.Join(t.TempDir(), "token")
 	os.WriteFile(token, []byte("tok-inspector-42\n"), 0o600)

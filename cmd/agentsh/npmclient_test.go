@@ -1,0 +1,57 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// npmClient describes a real client or server from npm that some tests run
+// against. .ci/run installs each, pinned, and sets env to its directory;
+// without it the tests skip, saying how to install it.
+type npmClient struct {
+	env  string // AGENTSH_..._DIR
+	pkg  string // the npm package
+	node bool   // needs Node.js to run
+	// bins are the executables to try, relative to the directory (globs
+	// allowed), in order.
+	bins []string
+	// version, when set, is what `BIN --version` must print (a part of)
+	// for BIN to count as working.
+	version string
+}
+
+// find returns the first of c.bins that works, or skips the test.
+func (c npmClient) find(t testing.TB) string {
+	t.Helper()
+	hint := fmt.Sprintf("install it with `npm install --prefix DIR %s` and set %s=DIR", c.pkg, c.env)
+	dir := os.Getenv(c.env)
+	if dir == "" {
+		t.Skip(c.env + " is not set: " + hint)
+	}
+	if _, err := exec.LookPath("node"); c.node && err != nil {
+		t.Skipf("node is not on PATH; %s runs on Node.js", c.pkg)
+	}
+	var tried []string
+	for _, pattern := range c.bins {
+		found, _ := filepath.Glob(filepath.Join(dir, pattern))
+		for _, bin := range found {
+			if c.version == "" {
+				if _, err := os.Stat(bin); err == nil {
+					return bin
+				}
+				continue
+			}
+			out, err := exec.Command(bin, "--version").Output()
+			if err == nil && strings.Contains(string(out), c.version) {
+				return bin
+			}
+			tried = append(tried, fmt.Sprintf("%s --version: %v %q", bin, err, out))
+		}
+	}
+	t.Skipf("%s=%s but no working %s is there (%s): %s", c.env, dir, c.pkg, strings.Join(tried, "; "), hint)
+	return ""
+}

@@ -6,12 +6,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sort"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/agentsh/agentsh/internal/mcpbench"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -24,49 +23,6 @@ import (
 const lookTool = `tool(name = "look", fn = lambda args: "seen", read_only = True, description = "Answers seen.",
      parameters = {"type": "object", "properties": {}})
 `
-
-// percentile is the p-th percentile (0..1) of sorted latencies.
-func percentile(sorted []time.Duration, p float64) time.Duration {
-	return sorted[min(len(sorted)-1, int(float64(len(sorted))*p))]
-}
-
-// benchRoundTrips makes b.N calls of name(args) shared out over the
-// sessions, each session one goroutine, and reports p50, p95 and calls/s.
-func benchRoundTrips(b *testing.B, sessions []*sdk.ClientSession, name string, args map[string]any) {
-	lat := make([]time.Duration, b.N)
-	var mu sync.Mutex
-	next := 0
-	var wg sync.WaitGroup
-	b.ResetTimer()
-	for _, cs := range sessions {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				mu.Lock()
-				i := next
-				next++
-				mu.Unlock()
-				if i >= b.N {
-					return
-				}
-				start := time.Now()
-				res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: name, Arguments: args})
-				lat[i] = time.Since(start)
-				if err != nil || res.IsError {
-					b.Errorf("call %s: %v %+v", name, err, res)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	b.StopTimer()
-	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	b.ReportMetric(float64(percentile(lat, 0.50).Microseconds()), "p50-µs")
-	b.ReportMetric(float64(percentile(lat, 0.95).Microseconds()), "p95-µs")
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "calls/s")
-}
 
 // BenchmarkMCPServeCall: over stdio each client starts its own agentsh
 // mcp serve (stdio has one client per process); over HTTP the clients
@@ -83,7 +39,7 @@ func BenchmarkMCPServeCall(b *testing.B) {
 			for range clients {
 				sessions = append(sessions, serveStdio(b, nil, args...))
 			}
-			benchRoundTrips(b, sessions, "look", map[string]any{})
+			mcpbench.RoundTrips(b, sessions, "look", map[string]any{})
 		})
 		b.Run(fmt.Sprintf("http/clients=%d", clients), func(b *testing.B) {
 			url := serveHTTP(b, args...)
@@ -97,7 +53,7 @@ func BenchmarkMCPServeCall(b *testing.B) {
 				b.Cleanup(func() { _ = cs.Close() })
 				sessions = append(sessions, cs)
 			}
-			benchRoundTrips(b, sessions, "look", map[string]any{})
+			mcpbench.RoundTrips(b, sessions, "look", map[string]any{})
 		})
 	}
 }
@@ -150,11 +106,11 @@ func BenchmarkMCPGatewayOverhead(b *testing.B) {
 		glat[i] = call(gateway, "mcp__everything__echo")
 	}
 	b.StopTimer()
-	sort.Slice(dlat, func(i, j int) bool { return dlat[i] < dlat[j] })
-	sort.Slice(glat, func(i, j int) bool { return glat[i] < glat[j] })
-	d50, g50 := percentile(dlat, 0.5), percentile(glat, 0.5)
+	mcpbench.Sort(dlat)
+	mcpbench.Sort(glat)
+	d50, g50 := mcpbench.Percentile(dlat, 0.5), mcpbench.Percentile(glat, 0.5)
 	b.ReportMetric(float64(d50.Microseconds()), "direct-p50-µs")
 	b.ReportMetric(float64(g50.Microseconds()), "gateway-p50-µs")
-	b.ReportMetric(float64(percentile(glat, 0.95).Microseconds()), "gateway-p95-µs")
+	b.ReportMetric(float64(mcpbench.Percentile(glat, 0.95).Microseconds()), "gateway-p95-µs")
 	b.ReportMetric(float64(g50)/float64(d50), "ratio-p50")
 }

@@ -42,14 +42,7 @@ type Ruling struct {
 func (e *Executor) Decide(ctx context.Context, call core.Call) *Ruling {
 	start := time.Now()
 	p := e.pipe.Load()
-	if call.ID == "" {
-		call.ID = e.newID()
-	}
-	call.Tool = e.reg.GetTool(call.Name)
-	call.ClearDecisions()
-	if call.Origin == core.OriginUnset {
-		call.Origin = core.OriginPerson
-	}
+	e.startOutside(&call)
 	call.Session = e.session.Clone()
 	ctx = withScope(ctx, scope{origin: call.Origin, session: call.Session, deciding: true})
 	r := &Ruling{Tool: call.Name, Origin: call.Origin, Session: call.Session}

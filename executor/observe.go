@@ -17,14 +17,7 @@ import (
 func (e *Executor) Observe(ctx context.Context, call core.Call, res *core.Result) *core.Result {
 	start := time.Now()
 	p := e.pipe.Load()
-	if call.ID == "" {
-		call.ID = e.newID()
-	}
-	call.Tool = e.reg.GetTool(call.Name)
-	call.ClearDecisions()
-	if call.Origin == core.OriginUnset {
-		call.Origin = core.OriginPerson
-	}
+	e.startOutside(&call)
 	call.Session = e.session
 	if args, err := core.NormalizeArgs(call.Args); err == nil {
 		call.Args = args
@@ -36,4 +29,18 @@ func (e *Executor) Observe(ctx context.Context, call core.Call, res *core.Result
 	res.CallID, res.Tool = call.ID, call.Name
 	res.Duration = e.runAfter(ctx, p, &call, res, start, 0)
 	return res
+}
+
+// startOutside readies a call that Decide or Observe handles outside the
+// pipeline: its ID, its tool, a trail of its own, and a person's origin
+// when none is given (no enclosing call lends one).
+func (e *Executor) startOutside(call *core.Call) {
+	if call.ID == "" {
+		call.ID = e.newID()
+	}
+	call.Tool = e.reg.GetTool(call.Name)
+	call.ClearDecisions()
+	if call.Origin == core.OriginUnset {
+		call.Origin = core.OriginPerson
+	}
 }

@@ -42,6 +42,10 @@ func (r *Registry) OnChange(fn func()) (stop func()) {
 
 func (r *Registry) changed() {
 	r.watchMu.Lock()
+	if len(r.watchers) == 0 {
+		r.watchMu.Unlock()
+		return
+	}
 	fns := make([]func(), 0, len(r.watchers))
 	for _, fn := range r.watchers {
 		fns = append(fns, fn)

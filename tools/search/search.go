@@ -126,7 +126,30 @@ type GrepRequest struct {
 	Before, After int
 	Hidden        bool
 	NoIgnore      bool
+	// Mode is what the caller reads of each file's result, so that a
+	// backend does only the work that needs (see Mode).
+	Mode Mode
+	// Limit, when above 0, is the most files the caller will take: it
+	// stops the search (emit returns false) by then. A backend may pick a
+	// strategy that is cheap for few results; the results emitted are the
+	// same either way.
+	Limit int
 }
+
+// Mode is what a grep caller reads of each FileResult.
+type Mode int
+
+const (
+	// ModeContent reads Lines and Count (the default).
+	ModeContent Mode = iota
+	// ModeFiles reads only that a file matches: a backend may stop
+	// reading a file at its first match, and emits it with Count 1 and
+	// no Lines.
+	ModeFiles
+	// ModeCount reads Count: a backend counts the matching lines without
+	// keeping them, and emits no Lines.
+	ModeCount
+)
 
 // MaxLineBytes is the most a Line.Text holds of a longer line (see the
 // package doc).

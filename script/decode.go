@@ -1,0 +1,118 @@
+package script
+
+import (
+	"fmt"
+	"sync"
+)
+
+// A Builder makes one binding's own values from JSON, for DecodeAs: the
+// bindings decode a call's arguments straight into script values instead
+// of building JSON shapes first and converting those.
+//
+// Object receives an object's members with their keys sorted (the order
+// in which a binding inserts them, so iteration is deterministic) and
+// unique (of a repeated key the last value wins, as in DecodeJSON). Int
+// receives integral numbers that fit in an int64 and Float every other
+// number; a binding that cannot hold a value returns an error, which
+// DecodeAs reports with the value's path.
+type Builder[V any] interface {
+	Null() V
+	Bool(b bool) V
+	Int(i int64) (V, error)
+	Float(f float64) (V, error)
+	String(s string) V
+	Array(elems []V) V
+	Object(keys []string, vals []V) V
+}
+
+// DecodeAs decodes the JSON text raw into b's values. It accepts and
+// rejects exactly what DecodeJSON does, with the same errors (their paths
+// start at root), and builds the value DecodeJSON's result would convert
+// to.
+func DecodeAs[V any](raw []byte, root string, b Builder[V]) (V, error) {
+	v, err := decodeJSON(raw, root)
+	if err != nil {
+		var zero V
+		return zero, err
+	}
+	w := NewWalk(root)
+	defer w.Done()
+	return build(w, v, b)
+}
+
+func build[V any](w *Walk, v any, b Builder[V]) (V, error) {
+	var zero V
+	switch x := v.(type) {
+	case nil:
+		return b.Null(), nil
+	case bool:
+		return b.Bool(x), nil
+	case int64:
+		out, err := b.Int(x)
+		if err != nil {
+			return zero, w.Errorf("%v", err)
+		}
+		return out, nil
+	case float64:
+		out, err := b.Float(x)
+		if err != nil {
+			return zero, w.Errorf("%v", err)
+		}
+		return out, nil
+	case string:
+		return b.String(x), nil
+	case []any:
+		elems := make([]V, len(x))
+		for i, e := range x {
+			w.Index(i)
+			var err error
+			if elems[i], err = build(w, e, b); err != nil {
+				return zero, err
+			}
+		}
+		return b.Array(elems), nil
+	case map[string]any:
+		keys := SortedKeys(x)
+		vals := make([]V, len(keys))
+		for i, k := range keys {
+			w.Key(k)
+			var err error
+			if vals[i], err = build(w, x[k], b); err != nil {
+				return zero, err
+			}
+		}
+		return b.Object(keys, vals), nil
+	}
+	return zero, fmt.Errorf("script: DecodeAs: unexpected %T", v)
+}
+
+// RawJSON is a JSON text passed to Func.Call as the value it encodes: a
+// binding decodes it with DecodeAs into its own values, with paths in
+// errors starting at Root. Script tools get their arguments so.
+type RawJSON struct {
+	Text []byte
+	Root string
+}
+
+// Shared is a JSON shape a binding converts once per interpreter and then
+// reuses, so a value passed again and again costs nothing after the
+// first time: the agent loop passes each message of its history as one,
+// and a model function called every turn converts only the new messages.
+// V must not change after NewShared. A binding keeps what it made with
+// Load and Store under a key of its own (its interpreter state); Starlark
+// freezes it, so a model function cannot change a message in place.
+//
+// A Shared is safe for concurrent use.
+type Shared struct {
+	V     any
+	cache sync.Map
+}
+
+// NewShared returns v as a Shared value.
+func NewShared(v any) *Shared { return &Shared{V: v} }
+
+// Load returns what a binding stored under key.
+func (s *Shared) Load(key any) (any, bool) { return s.cache.Load(key) }
+
+// Store keeps a binding's conversion of V under key.
+func (s *Shared) Store(key, converted any) { s.cache.Store(key, converted) }

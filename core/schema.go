@@ -9,18 +9,23 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/santhosh-tekuri/jsonschema/v5"
 )
 
-// Schema is a compiled JSON Schema for a tool's arguments.
+// Schema is a compiled JSON Schema for a tool's arguments. It is safe for
+// concurrent use.
 type Schema struct {
-	raw      json.RawMessage
+	raw json.RawMessage
+	// quick, when the schema is in the subset, accepts most valid
+	// arguments on its own; the rest go to the library's validator.
+	quick *subset
+
+	once     sync.Once // compiles a quick schema when the library is first needed
 	compiled *jsonschema.Schema
-	// anyObject is set for {"type":"object"} alone, which every call's
-	// arguments satisfy already: validation is skipped.
-	anyObject bool
+	err      error // of that compilation (never, for a schema quick accepts)
 }
 
 // defaultSchema is what a tool without Parameters accepts: any object.
@@ -30,12 +35,25 @@ var defaultSchema = json.RawMessage(`{"type":"object"}`)
 // another with $schema). Nil or empty means {"type":"object"}. Remote $ref
 // targets are never fetched. A schema whose top-level "type" is not
 // "object" is refused: tool arguments are always an object.
+//
+// A schema that uses only common keywords with well-formed values (see
+// subset) is known to compile without compiling it; the library compiles
+// it when a call's arguments first need it. Any other schema is compiled
+// here. Either way, a schema that does not compile is an error here.
 func CompileSchema(raw json.RawMessage) (*Schema, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = defaultSchema
 	}
+	if !json.Valid(raw) {
+		var v any
+		err := json.Unmarshal(raw, &v)
+		return nil, fmt.Errorf("parameters are not valid JSON: %v", err)
+	}
+	// Numbers stay exact: the subset's bounds must be integers as written.
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
 	var doc any
-	if err := json.Unmarshal(raw, &doc); err != nil {
+	if err := dec.Decode(&doc); err != nil {
 		return nil, fmt.Errorf("parameters are not valid JSON: %v", err)
 	}
 	m, ok := doc.(map[string]any)
@@ -45,20 +63,33 @@ func CompileSchema(raw json.RawMessage) (*Schema, error) {
 	if t, ok := m["type"]; ok && t != "object" {
 		return nil, fmt.Errorf(`parameters schema must have "type": "object", got %s`, compactJSON(t))
 	}
-	c := jsonschema.NewCompiler()
-	c.LoadURL = func(u string) (io.ReadCloser, error) {
-		return nil, fmt.Errorf("remote schema %q not loaded: agentsh never fetches $ref targets", u)
+	s := &Schema{raw: append(json.RawMessage(nil), raw...), quick: buildSubset(m)}
+	if s.quick == nil {
+		if err := s.compile(); err != nil {
+			return nil, fmt.Errorf("invalid parameters schema: %v", err)
+		}
 	}
-	const url = "agentsh://parameters.json"
-	if err := c.AddResource(url, bytes.NewReader(raw)); err != nil {
-		return nil, fmt.Errorf("invalid parameters schema: %v", err)
-	}
-	compiled, err := c.Compile(url)
-	if err != nil {
-		return nil, fmt.Errorf("invalid parameters schema: %v", schemaErrorText(err))
-	}
-	return &Schema{raw: append(json.RawMessage(nil), raw...), compiled: compiled,
-		anyObject: len(m) == 1 && m["type"] == "object"}, nil
+	return s, nil
+}
+
+// compile compiles the schema with the library, once.
+func (s *Schema) compile() error {
+	s.once.Do(func() {
+		c := jsonschema.NewCompiler()
+		c.LoadURL = func(u string) (io.ReadCloser, error) {
+			return nil, fmt.Errorf("remote schema %q not loaded: agentsh never fetches $ref targets", u)
+		}
+		const url = "agentsh://parameters.json"
+		if err := c.AddResource(url, bytes.NewReader(s.raw)); err != nil {
+			s.err = err
+			return
+		}
+		s.compiled, s.err = c.Compile(url)
+		if s.err != nil {
+			s.err = errors.New(schemaErrorText(s.err))
+		}
+	})
+	return s.err
 }
 
 // JSON returns the schema's source.
@@ -82,8 +113,17 @@ const (
 // violation, sorted by pointer then message, or nil. Each pointer and
 // message is cut to MaxViolationBytes.
 func (s *Schema) Validate(args json.RawMessage) []Violation {
-	if s.anyObject && len(args) > 0 && json.Valid(args) && bytes.TrimSpace(args)[0] == '{' {
+	if s.quick != nil && s.quick.accepts(args) {
 		return nil
+	}
+	return s.validateFull(args)
+}
+
+// validateFull is Validate by the library alone.
+func (s *Schema) validateFull(args json.RawMessage) []Violation {
+	if err := s.compile(); err != nil {
+		// Not reached: a schema quick accepts compiles (TestSubsetCompiles).
+		return []Violation{{Message: "the tool's parameters schema does not compile: " + err.Error()}}
 	}
 	dec := json.NewDecoder(bytes.NewReader(args))
 	dec.UseNumber()

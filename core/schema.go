@@ -196,12 +196,15 @@ func cutText(s string, n int) string {
 // nameListMessage matches the library's messages that list property names,
 // such as "additionalProperties 'b', 'a' not allowed", whose order comes
 // from a Go map.
-var nameListMessage = regexp.MustCompile(`^(\w+ )('.*')( not allowed)$`)
+// Compiled when a call first has violations.
+var nameListMessage = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(\w+ )('.*')( not allowed)$`)
+})
 
 // sortNameList sorts the quoted names of such a message, so the same input
 // always gives the same text.
 func sortNameList(msg string) string {
-	m := nameListMessage.FindStringSubmatch(msg)
+	m := nameListMessage().FindStringSubmatch(msg)
 	if m == nil || !strings.Contains(m[2], "', '") {
 		return msg
 	}

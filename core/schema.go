@@ -44,16 +44,14 @@ func CompileSchema(raw json.RawMessage) (*Schema, error) {
 	if len(bytes.TrimSpace(raw)) == 0 {
 		raw = defaultSchema
 	}
-	if !json.Valid(raw) {
-		var v any
-		err := json.Unmarshal(raw, &v)
-		return nil, fmt.Errorf("parameters are not valid JSON: %v", err)
-	}
 	// Numbers stay exact: the subset's bounds must be integers as written.
+	// The decoder checks the syntax; json.Unmarshal words the error.
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
 	var doc any
-	if err := dec.Decode(&doc); err != nil {
+	if err := dec.Decode(&doc); err != nil || len(bytes.TrimSpace(raw[dec.InputOffset():])) > 0 {
+		var v any
+		err := json.Unmarshal(raw, &v)
 		return nil, fmt.Errorf("parameters are not valid JSON: %v", err)
 	}
 	m, ok := doc.(map[string]any)
@@ -71,6 +69,12 @@ func CompileSchema(raw json.RawMessage) (*Schema, error) {
 	}
 	return s, nil
 }
+
+// Compile compiles the schema with the full validator now, if it has not
+// been. CompileSchema leaves that to the first call that needs it for a
+// schema it knows compiles; Compile checks that it does (every built-in
+// tool's test does).
+func (s *Schema) Compile() error { return s.compile() }
 
 // compile compiles the schema with the library, once.
 func (s *Schema) compile() error {

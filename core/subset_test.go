@@ -230,3 +230,18 @@ func FuzzSubset(f *testing.F) {
 		}
 	})
 }
+
+// TestCompileSchemaTrailingText: the decoder reads one value; what
+// follows it is an error, worded as json.Unmarshal words it.
+func TestCompileSchemaTrailingText(t *testing.T) {
+	for _, raw := range []string{`{"type":"object"} x`, `{"type":"object"}{}`, `{"type":"object"}]`, `{"type":"object"`} {
+		var v any
+		want := "parameters are not valid JSON: " + json.Unmarshal([]byte(raw), &v).Error()
+		if _, err := CompileSchema(json.RawMessage(raw)); err == nil || err.Error() != want {
+			t.Errorf("CompileSchema(%s) = %v, want %q", raw, err, want)
+		}
+	}
+	if _, err := CompileSchema(json.RawMessage(" {\"type\":\"object\"} \n\t")); err != nil {
+		t.Errorf("surrounding space: %v", err)
+	}
+}

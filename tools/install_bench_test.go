@@ -9,7 +9,7 @@ import (
 )
 
 // BenchmarkInstall measures what the CLI pays at start-up for the built-in
-// tools: Init, and registering ten tools (compiling their schemas).
+// tools: Init, and registering them (checking their schemas).
 func BenchmarkInstall(b *testing.B) {
 	dir := b.TempDir()
 	b.ReportAllocs()

@@ -22,9 +22,9 @@ type Tool struct {
 	// Name matches ^[A-Za-z0-9_-]{1,64}$ (model providers reject dots).
 	Name        string
 	Description string
-	// Parameters is a JSON Schema for the arguments object. It is compiled
-	// at registration; a schema that does not compile is a registration
-	// error. Nil means {"type":"object"}.
+	// Parameters is a JSON Schema for the arguments object. It is checked
+	// at registration (see CompileSchema); a schema that does not compile
+	// is a registration error. Nil means {"type":"object"}.
 	Parameters json.RawMessage
 	Func       ToolFunc
 	// ConcurrencySafe says whether calls may overlap other calls: nil is
@@ -41,7 +41,7 @@ type Tool struct {
 	Before []BeforeFunc
 	After  []AfterFunc
 
-	schema *Schema // compiled at registration
+	schema *Schema // set at registration
 }
 
 // Bool returns a pointer to b, for Tool.ConcurrencySafe.

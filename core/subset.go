@@ -18,9 +18,9 @@ import (
 // verdicts stay the library's, and the subset must only never accept what
 // the library refuses.
 //
-// Measured (BenchmarkInvokeValidated): the library decodes into `any` and
-// checks integers through big.Rat, 3 µs for a two-property call; the
-// subset takes under 0.2 µs.
+// Measured (BenchmarkValidate, a two-property call): the library decodes
+// into `any` and checks integers through big.Rat, 5–7 µs and 45
+// allocations on a loaded machine; the subset 0.12–0.19 µs and none.
 //
 // buildSubset also accepts only keyword values that the draft 2020-12
 // meta-schema accepts, so a schema it accepts compiles: its compilation

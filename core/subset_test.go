@@ -245,3 +245,26 @@ func TestCompileSchemaTrailingText(t *testing.T) {
 		t.Errorf("surrounding space: %v", err)
 	}
 }
+
+// BenchmarkValidate: the arguments of executor's BenchmarkInvokeValidated,
+// checked by the subset (Validate) and by the library alone.
+func BenchmarkValidate(b *testing.B) {
+	s, err := CompileSchema(json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"},"limit":{"type":"integer"}},"required":["path"]}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	args := json.RawMessage(`{"path":"README.md","limit":10}`)
+	for _, c := range []struct {
+		name string
+		fn   func(json.RawMessage) []Violation
+	}{{"subset", s.Validate}, {"library", s.validateFull}} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if vs := c.fn(args); vs != nil {
+					b.Fatal(vs)
+				}
+			}
+		})
+	}
+}

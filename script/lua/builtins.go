@@ -13,15 +13,16 @@ import (
 
 // installAPI sets the host's script API and modules in the shared
 // globals, with the Lua-only print, require, argv and agentsh.
-func (in *Interp) installAPI(L *lua.LState) {
-	g := in.predeclared
+func (in *Interp) installAPI(st *state) {
+	L := st.main
+	g := st.predeclared
 	g.RawSetString("print", L.NewFunction(in.builtinPrint))
 	g.RawSetString("require", L.NewFunction(in.require))
 	argv := L.CreateTable(len(in.opts.Argv), 0)
 	for _, a := range in.opts.Argv {
 		argv.Append(lua.LString(a))
 	}
-	argv.Metatable = in.arrayMeta
+	argv.Metatable = st.arrayMeta
 	g.RawSetString("argv", argv)
 
 	agentsh := L.NewTable()
@@ -38,7 +39,7 @@ func (in *Interp) installAPI(L *lua.LState) {
 	}
 	in.installBudget(L)
 	if in.opts.Testing {
-		in.installTesting(L)
+		in.installTesting(st)
 	}
 }
 
@@ -84,7 +85,7 @@ func (in *Interp) newFunction(L *lua.LState, b script.Builtin, self lua.LValue, 
 		if held {
 			out, err = b.Call(ctx, positional, named)
 		} else {
-			in.unlocked(func() { out, err = b.Call(ctx, positional, named) })
+			in.unlocked(L, func() { out, err = b.Call(ctx, positional, named) })
 		}
 		if err != nil {
 			var skipped *script.Skipped
@@ -208,6 +209,11 @@ func (in *Interp) argToGo(L *lua.LState, fn string, v lua.LValue, root string) a
 			return f
 		}
 	case *lua.LFunction:
+		if r := in.stateOf(L).replica; r != nil {
+			f := in.register(L, x, "") // named after the copy the caller holds
+			f.fn = r.original(L, x)
+			return f
+		}
 		return in.register(L, x, "")
 	case *lua.LUserData:
 		switch u := x.Value.(type) {
@@ -282,10 +288,11 @@ func (in *Interp) builtinArray(L *lua.LState) int {
 	if t == nil {
 		t = L.NewTable()
 	}
-	if t.Metatable != lua.LNil && t.Metatable != in.arrayMeta {
+	mark := in.stateOf(L).arrayMeta
+	if t.Metatable != lua.LNil && t.Metatable != mark {
 		L.RaiseError("agentsh.array: the table already has a metatable")
 	}
-	t.Metatable = in.arrayMeta
+	t.Metatable = mark
 	L.Push(t)
 	return 1
 }

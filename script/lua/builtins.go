@@ -211,7 +211,11 @@ func (in *Interp) argToGo(L *lua.LState, fn string, v lua.LValue, root string) a
 	case *lua.LFunction:
 		if r := in.stateOf(L).replica; r != nil {
 			f := in.register(L, x, "") // named after the copy the caller holds
-			f.fn = r.original(L, x)
+			if orig, ok := r.original(x); ok {
+				f.fn = orig
+			} else {
+				f.stranded = true
+			}
 			return f
 		}
 		return in.register(L, x, "")
@@ -312,7 +316,7 @@ func tableKeys(t *lua.LTable) []string {
 // Rename names the function after what it was registered as: a tool's
 // function is known by the tool's name in messages.
 func (f *luaFunc) Rename(name string) script.Func {
-	return &luaFunc{in: f.in, fn: f.fn, name: name}
+	return &luaFunc{in: f.in, fn: f.fn, name: name, stranded: f.stranded}
 }
 
 var _ script.Renamer = (*luaFunc)(nil)

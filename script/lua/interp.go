@@ -402,6 +402,9 @@ type luaFunc struct {
 	in   *Interp
 	fn   *lua.LFunction
 	name string
+	// stranded marks a function made during a call on a replica: its
+	// upvalues live there, so it cannot be called once the call is over.
+	stranded bool
 }
 
 var (
@@ -424,6 +427,9 @@ func (f *luaFunc) Source() string {
 // free, else on a thread of its own in the main state, holding the
 // interpreter lock except while the function waits in the host.
 func (f *luaFunc) Call(ctx context.Context, args ...any) (any, error) {
+	if f.stranded {
+		return nil, fmt.Errorf("%s was made during a call that ran in parallel and cannot be called after it; define it at the top level of the script", f.name)
+	}
 	if r := f.in.pool.get(); r != nil {
 		out, err, ran := r.call(ctx, f.fn, f.name, args)
 		f.in.pool.put(r)

@@ -318,15 +318,12 @@ func (r *replica) copyOf(fn *lua.LFunction) (lua.LValue, error) {
 	return r.copyFunc(fn)
 }
 
-// original is the main-state function a copy was made from, for the host;
-// a function made during the call belongs to this replica and cannot be
-// kept.
-func (r *replica) original(L *lua.LState, fn *lua.LFunction) *lua.LFunction {
-	if orig, ok := r.back[fn]; ok {
-		return orig
-	}
-	L.RaiseError("a function made during a call that runs in parallel cannot be given to the host; define it at the top level of the script")
-	return nil
+// original is the main-state function a copy was made from, for the
+// host; ok is false for a function made during the call, which belongs to
+// this replica.
+func (r *replica) original(fn *lua.LFunction) (orig *lua.LFunction, ok bool) {
+	orig, ok = r.back[fn]
+	return orig, ok
 }
 
 // copyValue returns v as a value of this state. Call it with the lock held.

@@ -240,6 +240,14 @@ func (r *replica) prepare(ctx context.Context, fn *lua.LFunction) (*lua.LFunctio
 	if v.kind != parallel {
 		return nil, false, nil
 	}
+	// Methods of strings (s:trim()) come from the string module without
+	// naming it: what the script added to it must be here too.
+	if str, ok := in.predeclared.RawGetString("string").(*lua.LTable); ok {
+		if _, err := r.copyTable(str); err != nil {
+			r.reset()
+			return nil, false, nil
+		}
+	}
 	c, err := r.copyFunc(fn)
 	copied, isLua := c.(*lua.LFunction)
 	if err != nil || !isLua {

@@ -487,3 +487,22 @@ func TestSharedOncePerState(t *testing.T) {
 		t.Errorf("Shared nil: %v", v)
 	}
 }
+
+// TestReplicaStringMethods: what the script adds to the string module is
+// there for string methods in parallel calls too.
+func TestReplicaStringMethods(t *testing.T) {
+	e := newEnv(t, Options{})
+	e.keep(`
+function string.shout(s) return s:upper() .. "!" end
+function shout(args) return args.s:shout() end
+tool{name = "shout", concurrency_safe = true, fn = shout}
+`)
+	for i, r := range parallelBatch(e, "shout", []string{`{"s":"a"}`, `{"s":"b"}`, `{"s":"c"}`, `{"s":"d"}`, `{"s":"e"}`, `{"s":"f"}`}) {
+		if want := strings.ToUpper(string(rune('a'+i))) + "!"; r.ForLLM != want {
+			t.Errorf("call %d: %q, want %q (%v)", i, r.ForLLM, want, r.Err)
+		}
+	}
+	if why := e.verdictWhy("shout"); why != "" {
+		t.Errorf("shout stays on the main state: %s", why)
+	}
+}

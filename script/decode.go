@@ -62,6 +62,10 @@ func build[V any](w *Walk, v any, b Builder[V]) (V, error) {
 	case string:
 		return b.String(x), nil
 	case []any:
+		if err := w.Enter(nil); err != nil {
+			return zero, err
+		}
+		defer w.Leave()
 		elems := make([]V, len(x))
 		for i, e := range x {
 			w.Index(i)
@@ -72,6 +76,10 @@ func build[V any](w *Walk, v any, b Builder[V]) (V, error) {
 		}
 		return b.Array(elems), nil
 	case map[string]any:
+		if err := w.Enter(nil); err != nil {
+			return zero, err
+		}
+		defer w.Leave()
 		keys := SortedKeys(x)
 		vals := make([]V, len(keys))
 		for i, k := range keys {

@@ -7,7 +7,9 @@ import (
 
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/executor"
+	"github.com/agentsh/agentsh/script"
 	"github.com/agentsh/agentsh/script/starlark"
+	lua "github.com/yuin/gopher-lua"
 )
 
 // The shapes are those of script/starlark/bench_test.go, so the figures
@@ -181,5 +183,35 @@ func BenchmarkExecuteAllStarlark64(b *testing.B) {
 			b.Fatal(err)
 		}
 		return e
+	})
+}
+
+// BenchmarkLuaFuncArgs: a Lua tool's function called with its arguments
+// as the host has them: decoded JSON shapes, or the JSON text (RawJSON),
+// which decodes straight into Lua values.
+func BenchmarkLuaFuncArgs(b *testing.B) {
+	e := benchEnv(b, "")
+	g, err := e.in.ExecSource(context.Background(), "bench.lua", []byte(`function echo(args) return args.path end`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := &luaFunc{in: e.in, fn: g.env.RawGetString("echo").(*lua.LFunction), name: "echo"}
+	ctx := context.Background()
+	b.Run("decoded", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			args, _ := script.DecodeJSON(benchArgs)
+			if out, err := f.Call(ctx, args); err != nil || out != "src/main.go" {
+				b.Fatalf("%v, %v", out, err)
+			}
+		}
+	})
+	b.Run("rawjson", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if out, err := f.Call(ctx, script.RawJSON{Text: benchArgs}); err != nil || out != "src/main.go" {
+				b.Fatalf("%v, %v", out, err)
+			}
+		}
 	})
 }

@@ -26,6 +26,10 @@ type budget struct {
 	done  <-chan struct{} // the call's Done, which never changes
 	max   uint64
 	steps atomic.Uint64
+	// quiet marks a call in the main state whose function changes
+	// nothing a replica copies, so taking the lock back after the host
+	// does not move the epoch on.
+	quiet bool
 }
 
 // closed is the Done channel of an exhausted budget.

@@ -13,15 +13,16 @@ import (
 
 // installAPI sets the host's script API and modules in the shared
 // globals, with the Lua-only print, require, argv and agentsh.
-func (in *Interp) installAPI(L *lua.LState) {
-	g := in.predeclared
+func (in *Interp) installAPI(st *state) {
+	L := st.main
+	g := st.predeclared
 	g.RawSetString("print", L.NewFunction(in.builtinPrint))
 	g.RawSetString("require", L.NewFunction(in.require))
 	argv := L.CreateTable(len(in.opts.Argv), 0)
 	for _, a := range in.opts.Argv {
 		argv.Append(lua.LString(a))
 	}
-	argv.Metatable = in.arrayMeta
+	argv.Metatable = st.arrayMeta
 	g.RawSetString("argv", argv)
 
 	agentsh := L.NewTable()
@@ -38,7 +39,7 @@ func (in *Interp) installAPI(L *lua.LState) {
 	}
 	in.installBudget(L)
 	if in.opts.Testing {
-		in.installTesting(L)
+		in.installTesting(st)
 	}
 }
 
@@ -84,7 +85,7 @@ func (in *Interp) newFunction(L *lua.LState, b script.Builtin, self lua.LValue, 
 		if held {
 			out, err = b.Call(ctx, positional, named)
 		} else {
-			in.unlocked(func() { out, err = b.Call(ctx, positional, named) })
+			in.unlocked(L, func() { out, err = b.Call(ctx, positional, named) })
 		}
 		if err != nil {
 			var skipped *script.Skipped
@@ -208,6 +209,15 @@ func (in *Interp) argToGo(L *lua.LState, fn string, v lua.LValue, root string) a
 			return f
 		}
 	case *lua.LFunction:
+		if r := in.stateOf(L).replica; r != nil {
+			f := in.register(L, x, "") // named after the copy the caller holds
+			if orig, ok := r.original(x); ok {
+				f.fn = orig
+			} else {
+				f.stranded = true
+			}
+			return f
+		}
 		return in.register(L, x, "")
 	case *lua.LUserData:
 		switch u := x.Value.(type) {
@@ -282,10 +292,11 @@ func (in *Interp) builtinArray(L *lua.LState) int {
 	if t == nil {
 		t = L.NewTable()
 	}
-	if t.Metatable != lua.LNil && t.Metatable != in.arrayMeta {
+	mark := in.stateOf(L).arrayMeta
+	if t.Metatable != lua.LNil && t.Metatable != mark {
 		L.RaiseError("agentsh.array: the table already has a metatable")
 	}
-	t.Metatable = in.arrayMeta
+	t.Metatable = mark
 	L.Push(t)
 	return 1
 }
@@ -305,7 +316,7 @@ func tableKeys(t *lua.LTable) []string {
 // Rename names the function after what it was registered as: a tool's
 // function is known by the tool's name in messages.
 func (f *luaFunc) Rename(name string) script.Func {
-	return &luaFunc{in: f.in, fn: f.fn, name: name}
+	return &luaFunc{in: f.in, fn: f.fn, name: name, stranded: f.stranded}
 }
 
 var _ script.Renamer = (*luaFunc)(nil)

@@ -77,22 +77,50 @@
 //
 // # Concurrency
 //
-// A Lua state belongs to one goroutine at a time. An Interp serializes Lua
-// execution with a lock that is held while Lua code runs and released while
-// the script is in the host (every name of the script API, and next; module
-// members such as state.get are quick and keep it), and every
-// call into a script function runs on its own Lua thread (an LState sharing
-// the interpreter's globals). So calls from many goroutines take turns;
-// a Lua tool that invokes another Lua tool of the same script, a Lua hook
-// that runs during the script's own invoke_tool, and Lua and Starlark
-// calling each other never deadlock, in any execution mode. Lua tools and
-// hooks therefore do not run in parallel with each other: a parallel batch
-// of Lua tools costs about as much as a serial one, except for the time the
-// tools spend waiting in the host.
+// A Lua state belongs to one goroutine at a time. An Interp has a main
+// state, where top-level code, the REPL and require run, and up to
+// GOMAXPROCS replicas: states of their own with the same sandbox and API,
+// where registered functions (tools, hooks, middleware) run in parallel.
 //
-// Unlike Starlark, functions are not frozen: a Lua hook may keep state in
-// upvalues or globals, and the lock makes that safe. The state module
-// shares values across calls and languages.
+// On the main state, Lua execution takes turns under a lock that is held
+// while Lua code runs and released while the script is in the host (every
+// name of the script API, and next; module members such as state.get are
+// quick and keep it); every call runs on its own Lua thread sharing the
+// state's globals.
+//
+// A replica runs a function on copies of what it reaches: its upvalues,
+// the globals its code names, and the tables, functions and host values
+// reachable from them. The copies are made under the lock and brought up
+// to date before a call, and when a call comes back from the host,
+// whenever Lua code that may have changed them ran on the main state
+// since; so a parallel function reads what the script holds, as if it
+// had run alone. What is shared between states:
+//
+//   - the state module, the host and its tools, which are Go: share
+//     counters and data between calls there (state.incr("hits"));
+//   - upvalues and globals: a function that assigns one it shares with
+//     the script (count = count + 1 on a local of the file, or on a global)
+//     runs on the main state, so counting there keeps working; a function
+//     that only reads them runs in parallel;
+//   - tables a function reaches: its first call runs on the main state and
+//     compares them before and after; a function that changed one stays on
+//     the main state. If a later call on a replica changes one, the change
+//     is made to that replica's copy and lost: the call fails with an
+//     error that says to use the state module, and the function runs on the
+//     main state from then on;
+//   - functions that reach what must stay on the main state (tool,
+//     before, after, middleware, on and require, coroutines, Go functions
+//     made while the script ran, more than 4096 values) run there.
+//
+// A call finding no replica free runs on the main state, and a call
+// waiting in the host keeps its replica, so nothing ever waits for a
+// replica: a Lua tool that invokes another Lua tool, a Lua hook that runs
+// during the script's own invoke_tool, and Lua and Starlark calling each
+// other never deadlock, in any execution mode.
+//
+// A value the host passes as a script.Shared (the agent's messages) is
+// converted once per state and the same table is passed again later: a
+// function must not change it in place (Starlark freezes it).
 //
 // # Limits
 //

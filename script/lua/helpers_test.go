@@ -20,6 +20,8 @@ type env struct {
 	host *script.Host
 	in   *Interp
 	out  *scripttest.Buffer
+
+	globals []*Globals // of the files run with keep
 }
 
 func newEnv(t testing.TB, opts Options, exOpts ...executor.Option) *env {

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/agentsh/agentsh/script"
 	lua "github.com/yuin/gopher-lua"
@@ -48,26 +50,32 @@ const (
 const maxIdleThreads = 16
 
 // Interp runs Lua against a script.Host. It is safe for concurrent use:
-// see the package documentation for how calls take turns.
+// see the package documentation for how calls share it.
 type Interp struct {
 	host *script.Host
 	opts Options
 
-	// gil is held while Lua code runs on any of the interpreter's threads.
-	gil  chan struct{}
-	main *lua.LState // owns the globals; never runs code itself
-	idle []*lua.LState
+	// gil is held while Lua code runs on any thread of the main state.
+	gil chan struct{}
+	// epoch counts the times Lua code that may change what functions
+	// reach (upvalues, globals, tables) started to run on the main state;
+	// replicas compare it with the epoch of their copies.
+	epoch atomic.Uint64
 
-	predeclared *lua.LTable // the shared globals: libraries and the API
-	metatables
-
-	onError *lua.LFunction         // records a traceback before the stack unwinds
-	traces  map[*lua.LState]string // what onError recorded, by thread
-	broken  map[*lua.LState]bool   // threads a failed PCall left unusable
+	state                                     // the main state; its main thread never runs code itself
+	idle             []*lua.LState            // threads of the main state kept for reuse
+	metatables                                // shared by every state: sealed, so never written
+	states           atomic.Pointer[[]*state] // the replicas' states
+	pool             replicaPool
+	verdicts         map[*lua.LFunction]*verdict  // whether a function may run on a replica; under gil
+	protos           sync.Map                     // *lua.FunctionProto -> *protoInfo
+	pristine         map[*lua.LTable][]lua.LValue // the predeclared tables as installed
+	mainOnly         map[lua.LValue]string        // predeclared functions that run only on the main state
+	predeclaredValue map[lua.LValue]bool          // functions and host values installed by New
 
 	modules map[string]*module // require()d files, by absolute path
 	repl    *lua.LTable        // REPL and Exec globals, created on first use
-	closed  bool
+	closed  atomic.Bool
 }
 
 type module struct {
@@ -78,19 +86,12 @@ type module struct {
 // New returns an interpreter for host.
 func New(host *script.Host, opts Options) *Interp {
 	in := &Interp{host: host, opts: opts, gil: make(chan struct{}, 1), modules: map[string]*module{},
-		traces: map[*lua.LState]string{}, broken: map[*lua.LState]bool{}}
-	in.main = lua.NewState(stateOptions)
-	in.onError = in.main.NewFunction(func(L *lua.LState) int {
-		in.traces[L] = traceback(L)
-		return 1 // the error value, unchanged
-	})
-	in.predeclared = in.main.G.Global
-	in.initMetatables(in.main)
-	if err := openSandbox(in.main); err != nil {
-		panic(err) // the standard libraries always open
-	}
-	in.installAPI(in.main)
-	in.predeclared.RawSetString("arg", in.argTable(in.main))
+		verdicts: map[*lua.LFunction]*verdict{}}
+	in.states.Store(&[]*state{})
+	in.initMetatables()
+	in.initState(&in.state)
+	in.notePredeclared()
+	in.pool.init(in)
 	return in
 }
 
@@ -119,20 +120,34 @@ func (in *Interp) Host() *script.Host { return in.host }
 func (in *Interp) Close() error {
 	in.lock()
 	defer in.release()
-	if in.closed {
+	if in.closed.Load() {
 		return nil
 	}
+	in.closed.Store(true)
 	for _, t := range in.idle {
 		t.Close()
 	}
 	in.idle = nil
 	in.main.Close()
-	in.closed = true
+	in.pool.close()
 	return nil
 }
 
 // acquire takes the interpreter lock, or gives up when ctx ends first.
+// The Lua code that runs next may change what functions reach: the epoch
+// moves on.
 func (in *Interp) acquire(ctx context.Context) error {
+	if err := in.acquireQuiet(ctx); err != nil {
+		return err
+	}
+	in.epoch.Add(1)
+	return nil
+}
+
+// acquireQuiet takes the lock for code that changes nothing a replica
+// copies: reading the main state, or a function whose verdict allows it
+// to run on a replica.
+func (in *Interp) acquireQuiet(ctx context.Context) error {
 	select {
 	case in.gil <- struct{}{}:
 		return nil
@@ -146,16 +161,32 @@ func (in *Interp) acquire(ctx context.Context) error {
 	}
 }
 
-func (in *Interp) lock()    { in.gil <- struct{}{} }
+func (in *Interp) lock() {
+	in.gil <- struct{}{}
+	in.epoch.Add(1)
+}
 func (in *Interp) release() { <-in.gil }
 
 // unlocked runs fn, which waits in the host (and may run script code on
-// this or other goroutines), without the lock. Lua code running on this
-// thread is suspended meanwhile; the lock is taken back before it resumes.
-func (in *Interp) unlocked(fn func()) {
+// this or other goroutines), without the lock of L's state. Lua code
+// running on this thread is suspended meanwhile; on the main state the
+// lock is taken back before it resumes, and on a replica the copies are
+// brought up to date with what the main state changed meanwhile.
+func (in *Interp) unlocked(L *lua.LState, fn func()) {
+	if st := in.stateOf(L); st.replica != nil {
+		fn()
+		if err := st.replica.catchUp(); err != nil {
+			L.RaiseError("%v", err)
+		}
+		return
+	}
 	in.release()
-	defer in.lock()
 	fn()
+	if b, ok := callContext(L).(*budget); ok && b.quiet {
+		in.gil <- struct{}{}
+	} else {
+		in.lock()
+	}
 }
 
 // thread returns an idle thread (or a new one) bound to ctx. Call it with
@@ -183,7 +214,7 @@ func (in *Interp) putThread(L *lua.LState) {
 		return
 	}
 	L.SetTop(0)
-	if len(in.idle) < maxIdleThreads && !in.closed {
+	if len(in.idle) < maxIdleThreads && !in.closed.Load() {
 		in.idle = append(in.idle, L)
 		return
 	}
@@ -198,7 +229,7 @@ type Globals struct{ env *lua.LTable }
 func (in *Interp) newEnv(L *lua.LState) *lua.LTable {
 	env := L.NewTable()
 	mt := L.NewTable()
-	mt.RawSetString("__index", in.predeclared)
+	mt.RawSetString("__index", in.stateOf(L).predeclared)
 	env.Metatable = mt
 	env.RawSetString("_G", env)
 	return env
@@ -220,7 +251,7 @@ func (in *Interp) ExecSource(ctx context.Context, filename string, src []byte) (
 		return nil, err
 	}
 	defer in.release()
-	if in.closed {
+	if in.closed.Load() {
 		return nil, errClosed
 	}
 	if filename != "" && filename[0] != '<' {
@@ -279,24 +310,25 @@ func (in *Interp) runChunk(ctx context.Context, L *lua.LState, filename string, 
 // taken while the failing frames are still there, and bounded, where
 // gopher-lua's own would list every tail call of a long loop.
 func (in *Interp) pcall(L *lua.LState, nargs, nret int) (err error) {
+	st := in.stateOf(L)
 	defer func() {
 		if r := recover(); r != nil {
 			// With the value stack full (a registry overflow), PCall
 			// cannot push the handler and panics instead of returning.
 			// The thread's stacks are left inconsistent: retire it.
 			err = overflowError(r)
-			in.broken[L] = true
+			st.broken[L] = true
 		}
 	}()
-	err = L.PCall(nargs, nret, in.onError)
+	err = L.PCall(nargs, nret, st.onError)
 	if err == nil {
 		return nil
 	}
 	var ae *lua.ApiError
 	if errors.As(err, &ae) && ae.StackTrace == "" {
-		ae.StackTrace = in.traces[L]
+		ae.StackTrace = st.traces[L]
 	}
-	delete(in.traces, L)
+	delete(st.traces, L)
 	return err
 }
 
@@ -370,6 +402,9 @@ type luaFunc struct {
 	in   *Interp
 	fn   *lua.LFunction
 	name string
+	// stranded marks a function made during a call on a replica: its
+	// upvalues live there, so it cannot be called once the call is over.
+	stranded bool
 }
 
 var (
@@ -388,22 +423,50 @@ func (f *luaFunc) Source() string {
 	return ""
 }
 
-// Call runs the function on a thread of its own under ctx, holding the
+// Call runs the function on a replica when its verdict allows and one is
+// free, else on a thread of its own in the main state, holding the
 // interpreter lock except while the function waits in the host.
 func (f *luaFunc) Call(ctx context.Context, args ...any) (any, error) {
+	if f.stranded {
+		return nil, fmt.Errorf("%s was made during a call that ran in parallel and cannot be called after it; define it at the top level of the script", f.name)
+	}
+	if r := f.in.pool.get(); r != nil {
+		out, err, ran := r.call(ctx, f.fn, f.name, args)
+		f.in.pool.put(r)
+		if ran {
+			return out, err
+		}
+	}
 	return f.in.callFunction(ctx, f.fn, f.name, args)
 }
 
+// callFunction runs fn in the main state. A function that may run on a
+// replica runs here without moving the epoch on, and its tables are
+// checked afterwards (verdict.go).
 func (in *Interp) callFunction(ctx context.Context, fn *lua.LFunction, name string, args []any) (any, error) {
-	if err := in.acquire(ctx); err != nil {
+	if err := in.acquireQuiet(ctx); err != nil {
 		return nil, err
 	}
 	defer in.release()
-	if in.closed {
+	if in.closed.Load() {
 		return nil, errClosed
+	}
+	v := in.verdictOf(fn)
+	if !v.parallel() {
+		in.epoch.Add(1)
 	}
 	L := in.thread(ctx)
 	defer in.putThread(L)
+	L.Context().(*budget).quiet = v.parallel()
+	out, err := in.callOn(ctx, L, fn, name, args)
+	if v.parallel() {
+		in.checkVerdict(fn, v)
+	}
+	return out, err
+}
+
+// callOn calls fn with args on the thread L and converts its result.
+func (in *Interp) callOn(ctx context.Context, L *lua.LState, fn *lua.LFunction, name string, args []any) (any, error) {
 	L.Push(fn)
 	for _, a := range args {
 		lv, err := in.toLua(L, a)

@@ -36,19 +36,20 @@ type opaqueValue struct{ v any }
 
 func (opaqueValue) typeName() string { return "value" }
 
-// metatables are the interpreter's shared metatables.
+// metatables are the metatables every state of the interpreter shares.
+// They are sealed (scripts can neither read nor replace them) and never
+// written after New, so threads of different states read them at once.
+// The array mark, which scripts can read, belongs to each state.
 type metatables struct {
-	arrayMeta  *lua.LTable // marks a table as a JSON array
 	nullMeta   *lua.LTable
 	objectMeta *lua.LTable
 	opaqueMeta *lua.LTable
 	null       *lua.LUserData
 }
 
-func (in *Interp) initMetatables(L *lua.LState) {
-	in.arrayMeta = L.NewTable()
-	in.arrayMeta.RawSetString("__name", lua.LString("array"))
-
+func (in *Interp) initMetatables() {
+	L := lua.NewState(lua.Options{SkipOpenLibs: true}) // only to make the values
+	defer L.Close()
 	in.nullMeta = sealed(L, "null")
 	in.nullMeta.RawSetString("__tostring", L.NewFunction(func(L *lua.LState) int {
 		L.Push(lua.LString("null"))
@@ -100,7 +101,7 @@ func (in *Interp) initMetatables(L *lua.LState) {
 		var out any
 		var err error
 		ctx := hostContext(L)
-		in.unlocked(func() { out, err = c.CallValue(ctx, args) })
+		in.unlocked(L, func() { out, err = c.CallValue(ctx, args) })
 		if err != nil {
 			L.RaiseError("%v", err)
 		}

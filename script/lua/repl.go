@@ -86,7 +86,7 @@ func (in *Interp) EvalChunk(ctx context.Context, c *Chunk) (string, error) {
 		return "", err
 	}
 	defer in.release()
-	if in.closed {
+	if in.closed.Load() {
 		return "", errClosed
 	}
 	L := in.thread(ctx)
@@ -239,7 +239,7 @@ func (in *Interp) Complete(line string, pos int) (int, []string) {
 	c := script.ParseCompletion(line, pos, ".:")
 	in.lock()
 	defer in.release()
-	if in.closed {
+	if in.closed.Load() {
 		return c.Start, nil
 	}
 	env := in.replEnv()

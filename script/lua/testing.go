@@ -32,8 +32,9 @@ import (
 // functions are the global functions whose names start with test_.
 
 // installTesting predeclares assert, mock_tool and skip.
-func (in *Interp) installTesting(L *lua.LState) {
-	g := in.predeclared
+func (in *Interp) installTesting(st *state) {
+	L := st.main
+	g := st.predeclared
 	assert := in.moduleTable(L, in.host.TestingModules()[0])
 	// assert(v, msg) keeps working: the module is callable.
 	mt := L.NewTable()

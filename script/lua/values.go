@@ -100,7 +100,7 @@ func (in *Interp) tableToGo(w *script.Walk, t *lua.LTable) (any, error) {
 	if err := w.Count(n); err != nil {
 		return nil, err
 	}
-	marked := t.Metatable == in.arrayMeta
+	marked := in.isArrayMeta(t.Metatable)
 	switch {
 	case bad != nil:
 		return nil, w.Errorf("table key %s is %s; JSON keys are strings (objects) or 1..n (arrays)", keyText(bad), typeName(bad))
@@ -172,6 +172,16 @@ func (in *Interp) toLua(L *lua.LState, v any) (lua.LValue, error) {
 		w := script.NewWalk("")
 		defer w.Done()
 		return in.valueToLua(L, w, v)
+	case script.RawJSON:
+		return in.rawJSONToLua(L, nil, v.(script.RawJSON), true)
+	}
+	if s, ok := v.(*script.Shared); ok {
+		if s.V == nil {
+			return lua.LNil, nil
+		}
+		w := script.NewWalk("")
+		defer w.Done()
+		return in.sharedToLua(L, w, s)
 	}
 	return in.valueToLua(L, nil, v) // no container: no walk to keep
 }
@@ -198,7 +208,7 @@ func (in *Interp) valueToLua(L *lua.LState, w *script.Walk, v any) (lua.LValue, 
 		for _, s := range x {
 			t.Append(lua.LString(s))
 		}
-		t.Metatable = in.arrayMeta
+		t.Metatable = in.stateOf(L).arrayMeta
 		return t, nil
 	case []any:
 		if err := w.Enter(script.SliceID(x)); err != nil {
@@ -214,7 +224,7 @@ func (in *Interp) valueToLua(L *lua.LState, w *script.Walk, v any) (lua.LValue, 
 			t.Append(lv)
 		}
 		w.Leave()
-		t.Metatable = in.arrayMeta
+		t.Metatable = in.stateOf(L).arrayMeta
 		return t, nil
 	case map[string]any:
 		if err := w.Enter(script.MapID(x)); err != nil {
@@ -237,11 +247,18 @@ func (in *Interp) valueToLua(L *lua.LState, w *script.Walk, v any) (lua.LValue, 
 		return in.valueToLua(L, w, []any(x))
 	case script.Results:
 		return in.valueToLua(L, w, []any(x))
+	case script.RawJSON:
+		return in.rawJSONToLua(L, w, x, false)
+	case *script.Shared:
+		return in.sharedToLua(L, w, x)
 	case script.Object:
 		return in.newObject(L, &luaObject{obj: x}, in.objectMeta), nil
 	case script.Builtin:
 		return in.newFunction(L, x, nil, false), nil
 	case *luaFunc:
+		if r := in.stateOf(L).replica; r != nil {
+			return r.copyOf(x.fn)
+		}
 		return x.fn, nil
 	}
 	return in.newObject(L, opaqueValue{v: v}, in.opaqueMeta), nil
@@ -271,4 +288,20 @@ func article(name string) string {
 		return "an " + name
 	}
 	return "a " + name
+}
+
+// sharedToLua converts a Shared value once per state and then passes the
+// same Lua value every time: a function must not change it in place (in
+// Starlark it is frozen), or later calls in that state see the change.
+func (in *Interp) sharedToLua(L *lua.LState, w *script.Walk, s *script.Shared) (lua.LValue, error) {
+	st := in.stateOf(L)
+	if v, ok := s.Load(st); ok {
+		return v.(lua.LValue), nil
+	}
+	lv, err := in.valueToLua(L, w, s.V)
+	if err != nil {
+		return nil, err
+	}
+	s.Store(st, lv)
+	return lv, nil
 }

@@ -41,14 +41,24 @@ type measured struct {
 	err     error  // the variant failed: a run, or the output check
 }
 
+// runner runs a pipeline once: pipeline.run, or through the launcher.
+type runner func(ctx context.Context, p pipeline, out io.Writer) (sample, error)
+
+func direct(ctx context.Context, p pipeline, out io.Writer) (sample, error) { return p.run(ctx, out) }
+
+// through returns the runner that starts pipelines with the launcher self.
+func through(self string) runner {
+	return func(ctx context.Context, p pipeline, out io.Writer) (sample, error) { return p.launch(ctx, self, out) }
+}
+
 // measure runs every variant once to warm up and check its output, then
 // runs runs times each, interleaved. A variant that fails is dropped from
 // the timed runs and keeps its error; the others go on. tmp holds the
 // warm-up outputs while they are checked.
-func measure(ctx context.Context, vs []variant, runs int, tmp string) ([]measured, error) {
+func measure(ctx context.Context, run runner, vs []variant, runs int, tmp string) ([]measured, error) {
 	ms := make([]measured, len(vs))
 	for i, v := range vs {
-		ms[i].note, ms[i].err = warmUp(ctx, v, tmp)
+		ms[i].note, ms[i].err = warmUp(ctx, run, v, tmp)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -58,7 +68,7 @@ func measure(ctx context.Context, vs []variant, runs int, tmp string) ([]measure
 		if m.err != nil {
 			continue
 		}
-		got, err := vs[s.variant].p.run(ctx, io.Discard)
+		got, err := run(ctx, vs[s.variant].p, io.Discard)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -73,13 +83,13 @@ func measure(ctx context.Context, vs []variant, runs int, tmp string) ([]measure
 
 // warmUp runs v once, its output kept in a file under tmp for v.verify.
 // It also brings v's binary and files into the page cache.
-func warmUp(ctx context.Context, v variant, tmp string) (string, error) {
+func warmUp(ctx context.Context, run runner, v variant, tmp string) (string, error) {
 	f, err := os.CreateTemp(tmp, "out-*")
 	if err != nil {
 		return "", err
 	}
 	defer os.Remove(f.Name())
-	_, err = v.p.run(ctx, f)
+	_, err = run(ctx, v.p, f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

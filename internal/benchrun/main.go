@@ -54,8 +54,13 @@ type config struct {
 }
 
 func main() {
-	if len(os.Args) > 1 && os.Args[1] == "floor" {
-		os.Exit(floorMain(os.Args[2:]))
+	if len(os.Args) > 1 {
+		switch os.Args[1] {
+		case "floor":
+			os.Exit(floorMain(os.Args[2:]))
+		case "launch":
+			os.Exit(launchMain(os.Args[2:]))
+		}
 	}
 	cfg, err := parseFlags(os.Args[1:], os.Stderr)
 	if errors.Is(err, flag.ErrHelp) {
@@ -165,7 +170,8 @@ type env struct {
 	bins    map[string]string // revision → agentsh binary
 	roots   map[string]string // revision → module root
 	labels  map[string]string // revision → what it is: "5063e6c", "5063e6c-dirty"
-	self    string            // this program, for the floor reader
+	self    string            // this program: the floor reader and the launcher
+	runner  runner
 	refs    *refs
 	results []result
 	failed  []string // cases whose output check or runs failed
@@ -186,6 +192,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 	if e.self, err = os.Executable(); err != nil {
 		return err
 	}
+	e.runner = through(e.self)
 	if cfg.repo == "" {
 		wd, _ := os.Getwd()
 		if cfg.repo, err = moduleRoot(ctx, wd); err != nil {
@@ -227,6 +234,11 @@ func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 	for _, r := range e.revs {
 		fmt.Fprintf(out, "%s: %s\n", r, e.labels[r])
 	}
+	floor, err := e.runner(ctx, pipeline{{path: "true"}}, io.Discard)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "peak RSS floor: %s (true through the launcher every command starts from)\n", fmtBytes(float64(floor.maxRSS)))
 	fmt.Fprintf(out, "load average at start: %s\n", loadAverage())
 	for _, r := range cfg.rows {
 		row := rowByID(r)

@@ -100,7 +100,7 @@ func (e *env) rgVariant(name, dir string, args ...string) variant {
 
 // runCase measures a case, prints it and records its checks.
 func (e *env) runCase(ctx context.Context, rowID int, caseName string, vs []variant, runs int, checks ...check) ([]measured, error) {
-	ms, err := measure(ctx, vs, runs, e.tmp)
+	ms, err := measure(ctx, e.runner, vs, runs, e.tmp)
 	if err != nil {
 		return nil, err
 	}

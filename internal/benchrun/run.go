@@ -77,7 +77,8 @@ func (e *errStage) Error() string {
 }
 
 // run runs p once with its last stage's output written to out and
-// returns what it took. A stage before the last that dies of SIGPIPE
+// returns what it took (outBytes stays 0 when out is a file, which the
+// last stage writes itself). A stage before the last that dies of SIGPIPE
 // (head closed the pipe) has not failed.
 func (p pipeline) run(ctx context.Context, out io.Writer) (sample, error) {
 	cmds := make([]*exec.Cmd, len(p))
@@ -111,6 +112,9 @@ func (p pipeline) run(ctx context.Context, out io.Writer) (sample, error) {
 		closeAfterStart = append(closeAfterStart, r, w)
 	}
 	cmds[len(cmds)-1].Stdout = counter
+	if f, ok := out.(*os.File); ok {
+		cmds[len(cmds)-1].Stdout = f // straight to the file: no copy through this process
+	}
 
 	start := time.Now()
 	for i, c := range cmds {

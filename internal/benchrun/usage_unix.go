@@ -4,6 +4,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"runtime"
 	"syscall"
 	"time"
@@ -22,4 +23,11 @@ func usage(st *os.ProcessState) (user, sys time.Duration, maxRSS int64) {
 		rss <<= 10
 	}
 	return st.UserTime(), st.SystemTime(), rss
+}
+
+// ownGroup starts c in a process group of its own and makes cancelling
+// c's context kill the whole group, so that nothing c started outlives it.
+func ownGroup(c *exec.Cmd) {
+	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
 }

@@ -80,8 +80,8 @@ func (r *refs) glob(ctx context.Context, dir, ext string) ([]record, error) {
 		}
 		var recs []record
 		for p := range strings.SplitSeq(strings.TrimSuffix(string(out), "\x00"), "\x00") {
-			if p != "" {
-				recs = append(recs, record{path: p})
+			if p != "" { // fd -0 prints "./" before each path, as with --exec
+				recs = append(recs, record{path: strings.TrimPrefix(p, "./")})
 			}
 		}
 		slices.SortFunc(recs, func(a, b record) int { return strings.Compare(a.path, b.path) })

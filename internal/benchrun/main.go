@@ -188,7 +188,7 @@ func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 		}
 	}
 	e.cfg = cfg
-	e.refs = &refs{rg: cfg.rg, fd: cfg.fd}
+	e.refs = &refs{rg: cfg.rg}
 	if e.self, err = os.Executable(); err != nil {
 		return err
 	}

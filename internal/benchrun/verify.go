@@ -48,9 +48,9 @@ func (r record) String() string {
 
 // refs computes reference outputs once per tree and request.
 type refs struct {
-	rg, fd string
-	mu     sync.Mutex
-	cache  map[string][]record
+	rg    string
+	mu    sync.Mutex
+	cache map[string][]record
 }
 
 // grepModes maps agentsh's output_mode to rg's flag.
@@ -69,19 +69,22 @@ func (r *refs) grep(ctx context.Context, dir, pattern, mode string) ([]record, e
 	})
 }
 
-// glob returns fd's list of the regular files ending in .go below dir,
-// sorted byte-wise (as LC_ALL=C sort does).
+// glob returns the regular files below dir whose names end in ext,
+// sorted byte-wise (as LC_ALL=C sort does). The list is rg's (--files
+// --no-require-git), not fd's: fd 8 has no --no-require-git, and outside a
+// git repository it lists what .gitignore files exclude, which agentsh
+// does not.
 func (r *refs) glob(ctx context.Context, dir, ext string) ([]record, error) {
 	key := "glob\x00" + dir + "\x00" + ext
 	return r.cached(key, func() ([]record, error) {
-		out, err := capture(ctx, stage{path: r.fd, dir: dir, args: []string{"-t", "f", "-e", ext, "-0"}})
+		out, err := capture(ctx, stage{path: r.rg, dir: dir, args: []string{"--no-config", "--files", "--no-require-git", "--null"}})
 		if err != nil {
 			return nil, err
 		}
 		var recs []record
-		for p := range strings.SplitSeq(strings.TrimSuffix(string(out), "\x00"), "\x00") {
-			if p != "" { // fd -0 prints "./" before each path, as with --exec
-				recs = append(recs, record{path: strings.TrimPrefix(p, "./")})
+		for p := range strings.SplitSeq(string(out), "\x00") {
+			if strings.HasSuffix(p, "."+ext) {
+				recs = append(recs, record{path: p})
 			}
 		}
 		slices.SortFunc(recs, func(a, b record) int { return strings.Compare(a.path, b.path) })

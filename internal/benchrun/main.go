@@ -49,8 +49,9 @@ type config struct {
 	benchCount  int // passes of each Go benchmark
 	benchtime   string
 	rg, fd      string // the peers' programs
-	// newBinary, when set, is used as "new" instead of building one (tests).
-	newBinary string
+	// newBinary, when set, is used as "new" instead of building one; self,
+	// as the launcher and floor reader instead of this program (tests).
+	newBinary, self string
 }
 
 func main() {
@@ -189,8 +190,10 @@ func run(ctx context.Context, cfg config, out io.Writer) (err error) {
 	}
 	e.cfg = cfg
 	e.refs = &refs{rg: cfg.rg}
-	if e.self, err = os.Executable(); err != nil {
-		return err
+	if e.self = cfg.self; e.self == "" {
+		if e.self, err = os.Executable(); err != nil {
+			return err
+		}
 	}
 	e.runner = through(e.self)
 	if cfg.repo == "" {

@@ -15,10 +15,11 @@ const (
 	wallTime metric = iota // median wall time
 	userCPU                // median user CPU time
 	peakRSS                // largest peak RSS of any run
+	cpuTime                // median user + system CPU time: steadier than wall on a busy machine
 )
 
 func (m metric) String() string {
-	return [...]string{"wall", "user CPU", "peak RSS"}[m]
+	return [...]string{"wall", "user CPU", "peak RSS", "CPU"}[m]
 }
 
 // value is variant m's figure for metric k: seconds, or bytes.
@@ -31,6 +32,8 @@ func (m measured) value(k metric) (float64, bool) {
 		return summarize(m.times(func(s sample) time.Duration { return s.user })).median, true
 	case peakRSS:
 		return float64(maxOf(m.samples, func(s sample) int64 { return s.maxRSS })), true
+	case cpuTime:
+		return summarize(m.times(func(s sample) time.Duration { return s.user + s.sys })).median, true
 	}
 	return summarize(m.times(func(s sample) time.Duration { return s.wall })).median, true
 }

@@ -167,6 +167,7 @@ func rowHeadLimit(ctx context.Context, e *env) error {
 		}})
 		ms, err := e.runCase(ctx, 1, fmt.Sprintf(`%s files_with_matches %q head_limit 100`, t.label(), patFunc), vs, e.cfg.runs,
 			check{num: "new", den: "rg|head", metric: wallTime, target: ratioTarget(1.5)},
+			check{num: "new", den: "rg|head", metric: cpuTime},
 			check{num: "new", den: "base", metric: wallTime},
 			check{num: "new", metric: peakRSS})
 		if err != nil {
@@ -224,6 +225,7 @@ func rowVsRg(ctx context.Context, e *env, rowID int, backend string, target floa
 				vs = append(vs, e.rgVariant("rg", t.dir, rgModeFlag(mode), "-e", pat))
 				if _, err := e.runCase(ctx, rowID, fmt.Sprintf("%s %s %s %q", t.label(), backend, mode, pat), vs, e.cfg.runs,
 					check{num: "new", den: "rg", metric: wallTime, target: ratioTarget(target)},
+					check{num: "new", den: "rg", metric: cpuTime},
 					check{num: "new", den: "base", metric: wallTime}); err != nil {
 					return err
 				}
@@ -286,6 +288,7 @@ func rowGlob(ctx context.Context, e *env) error {
 		}})
 		if _, err := e.runCase(ctx, 7, fmt.Sprintf("%s glob %q, fd backend", t.label(), "**/*.go"), vs, e.cfg.runs,
 			check{num: "new", den: "fd|sort", metric: wallTime, target: ratioTarget(1.2)},
+			check{num: "new", den: "fd|sort", metric: cpuTime},
 			check{num: "new", den: "base", metric: wallTime}); err != nil {
 			return err
 		}
@@ -304,6 +307,7 @@ func rowFloor(ctx context.Context, e *env) error {
 		vs = append(vs, floor)
 		if _, err := e.runCase(ctx, 8, fmt.Sprintf("%s native content %q (found nowhere)", t.label(), patNowhere), vs, e.cfg.runs,
 			check{num: "new", den: "floor", metric: wallTime, target: ratioTarget(1.11)},
+			check{num: "new", den: "floor", metric: cpuTime},
 			check{num: "new", den: "base", metric: wallTime}); err != nil {
 			return err
 		}

@@ -70,7 +70,7 @@ func TestCheckEvaluate(t *testing.T) {
 	ms := func(walls ...float64) measured {
 		var m measured
 		for _, w := range walls {
-			m.samples = append(m.samples, sample{wall: secs(w), user: secs(w / 2), maxRSS: int64(w * (1 << 20))})
+			m.samples = append(m.samples, sample{wall: secs(w), user: secs(w / 2), sys: secs(w / 4), maxRSS: int64(w * (1 << 20))})
 		}
 		return m
 	}
@@ -79,6 +79,9 @@ func TestCheckEvaluate(t *testing.T) {
 	label, value, verdict := check{num: "new", den: "rg", metric: wallTime, target: ratioTarget(1.5)}.evaluate(names, vals)
 	if label != "new/rg wall" || value != "2.50×" || verdict != "missed" {
 		t.Errorf("wall check: got %q %q %q, want \"new/rg wall\" \"2.50×\" \"missed\"", label, value, verdict)
+	}
+	if label, value, _ := (check{num: "new", den: "rg", metric: cpuTime}).evaluate(names, vals); label != "new/rg CPU" || value != "2.50×" {
+		t.Errorf("CPU check: got %q %q, want user+sys medians' ratio \"new/rg CPU\" \"2.50×\"", label, value)
 	}
 	if _, value, _ := (check{num: "new", metric: peakRSS}).evaluate(names, vals); value != "0.3 MiB" {
 		t.Errorf("peak RSS check: got %q, want the largest run's, 0.3 MiB", value)

@@ -1,0 +1,110 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// tinyTree writes a tree with the corners the output checks must get
+// right: a directory x next to x.go (rg's order and agentsh's differ), a
+// line longer than agentsh prints, an ignored file outside any git
+// repository, a hidden directory, a binary file, a literal for row 6.
+func tinyTree(t *testing.T) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "src")
+	files := map[string]string{
+		"a.go":          "package a\n\nfunc A() {}\n// TODO: more\nfunc B() {}\n",
+		"x.go":          "package x\nfunc X() {}\n",
+		"x/y.go":        "package y\nfunc Y() { atomic.AddInt64(&n, 1) }\n",
+		"long.go":       "package long\nvar s = \"" + strings.Repeat("func ", 700) + "\"\n",
+		"ignored.go":    "func ignored() {}\n",
+		".gitignore":    "ignored.go\n",
+		".hidden/h.go":  "func hidden() {}\n",
+		"notes.txt":     "todo: nothing to do with func\n",
+		"bin/blob.dat":  "\x00\x01func\n",
+		"deep/a/b/c.go": "package c\n// ToDo\n",
+	}
+	for rel, data := range files {
+		p := filepath.Join(dir, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func testConfig(t *testing.T, rows ...int) config {
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return config{self: testLauncher(t), repo: filepath.Join(wd, "..", ".."), src: tinyTree(t), tmp: t.TempDir(), sizes: []int{2}, rows: rows,
+		runs: 1, startupRuns: 1, benchCount: 1, benchtime: "1x", rg: "rg", fd: "fdfind"}
+}
+
+// TestHarnessQuick runs every row but the Go benchmarks, once each, on
+// two hard-linked copies of a tiny tree: agentsh is built, every output check passes, every row
+// prints, and the temporary directory is gone afterwards.
+func TestHarnessQuick(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds agentsh and runs it some hundred times; skipped in -short")
+	}
+	needPrograms(t, "rg", "fdfind", "go")
+	cfg := testConfig(t, 1, 2, 3, 4, 5, 6, 7, 8, 9)
+	var out bytes.Buffer
+	if err := run(context.Background(), cfg, &out); err != nil {
+		t.Fatalf("run: %v\n%s", err, out.String())
+	}
+	text := out.String()
+	for _, want := range []string{"load average at start:", "load average at end:", "peak RSS floor:", "| row | case |",
+		"2× files_with_matches", "2× content", "lines equal the reference", `printed "hello, world\n"`, "new/minstar wall"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the report has no %q", want)
+		}
+	}
+	for r := 1; r <= 9; r++ {
+		if !strings.Contains(text, fmt.Sprintf("== row %d:", r)) {
+			t.Errorf("the report has no row %d", r)
+		}
+	}
+	if strings.Contains(text, "FAILED") {
+		t.Errorf("a case failed:\n%s", text)
+	}
+	if t.Failed() {
+		t.Logf("report:\n%s", text)
+	}
+	if left, _ := os.ReadDir(cfg.tmp); len(left) != 0 {
+		t.Errorf("the run left %d entries in its temporary directory's parent: %v", len(left), left)
+	}
+}
+
+// TestHarnessCatchesWrongOutput: an agentsh that answers fast and wrong
+// fails its case, and the run fails naming the line.
+func TestHarnessCatchesWrongOutput(t *testing.T) {
+	needPrograms(t, "rg", "fdfind", "go")
+	cfg := testConfig(t, 3)
+	cfg.sizes = []int{1}
+	cfg.newBinary = filepath.Join(t.TempDir(), "agentsh")
+	if err := os.WriteFile(cfg.newBinary, []byte("#!/bin/sh\necho a.go:3:func A\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var out bytes.Buffer
+	err := run(context.Background(), cfg, &out)
+	if err == nil {
+		t.Fatalf("run passed an agentsh that prints one line for every search:\n%s", out.String())
+	}
+	if !strings.Contains(err.Error(), "differs from the reference") || !strings.Contains(out.String(), "FAILED") {
+		t.Errorf("got %v and a report without FAILED; want the difference named:\n%s", err, out.String())
+	}
+	if !strings.Contains(out.String(), `0 lines equal the reference`) && !strings.Contains(err.Error(), "got 1 lines, want 0") {
+		t.Errorf("the pattern found nowhere: want the fake's one line reported against none:\n%v", err)
+	}
+}

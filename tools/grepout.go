@@ -38,6 +38,7 @@ type grepOutput struct {
 	grouped  bool // content with context: "--" between groups
 	offset   int
 	limit    int
+	max      int // the output cap, maxOutputBytes
 	text     strings.Builder
 	items    []any     // the shown results as data; nil when streaming
 	w        io.Writer // the stream, or nil
@@ -52,7 +53,7 @@ type grepOutput struct {
 }
 
 func newGrepOutput(mode string, offset, limit int, grouped, numbers bool, w io.Writer) *grepOutput {
-	o := &grepOutput{mode: mode, numbers: numbers, grouped: grouped, offset: offset, limit: limit, w: w}
+	o := &grepOutput{mode: mode, numbers: numbers, grouped: grouped, offset: offset, limit: limit, max: maxOutputBytes, w: w}
 	if w == nil {
 		o.items = []any{}
 	} else {
@@ -145,7 +146,7 @@ func (o *grepOutput) admit(n int, path string, line int) bool {
 	switch {
 	case o.seen <= o.offset:
 		return true
-	case o.shown == o.limit || o.size+n+4 > maxOutputBytes && o.shown > 0:
+	case o.shown == o.limit || o.size+n+4 > o.max && o.shown > 0:
 		o.more = true
 		return false
 	}

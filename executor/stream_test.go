@@ -68,7 +68,7 @@ func TestOutputStreamIsGrantedOnlyWhenNothingSeesTheOutput(t *testing.T) {
 		{"an after hook of the tool", []executor.Option{executor.WithAfterHooks(core.AfterHook{Name: "a", Tools: []string{"o*"}, Func: nop})}, "", false},
 		{"global middleware", []executor.Option{executor.WithMiddleware(core.Middleware{Name: "m", Func: pass})}, "", false},
 		{"middleware of the tool", []executor.Option{executor.WithMiddleware(core.Middleware{Name: "m", Tools: []string{"out"}, Func: pass})}, "", false},
-		{"artifact offload", []executor.Option{executor.WithArtifactOffload(executor.NewMemoryStore(), 1 << 20)}, "", false},
+		{"artifact offload", []executor.Option{executor.WithArtifactOffload(executor.NewMemoryStore(), 1<<20)}, "", false},
 		{"an OnEnd callback", []executor.Option{executor.WithOnEnd(func(*core.Call, *core.Result) {})}, "", false},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -3,7 +3,6 @@ package tools
 import (
 	"io"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/agentsh/agentsh/core"
@@ -38,8 +37,8 @@ type grepOutput struct {
 	grouped  bool // content with context: "--" between groups
 	offset   int
 	limit    int
-	max      int // the output cap, maxOutputBytes
-	text     strings.Builder
+	max      int       // the output cap, maxOutputBytes
+	buf      []byte    // the text; when streaming, what waits to be written
 	items    []any     // the shown results as data; nil when streaming
 	w        io.Writer // the stream, or nil
 	werr     error     // the stream's first write error
@@ -57,6 +56,7 @@ func newGrepOutput(mode string, offset, limit int, grouped, numbers bool, w io.W
 	if w == nil {
 		o.items = []any{}
 	} else {
+		o.buf = make([]byte, 0, streamChunk+streamChunk/8)
 		o.flushed = time.Now()
 	}
 	return o
@@ -69,18 +69,18 @@ func (o *grepOutput) file(f search.FileResult, stopped func() bool) bool {
 	switch o.mode {
 	case "files_with_matches":
 		if ok = o.admit(len(name), f.Path, 0); ok && o.seen > o.offset {
-			o.text.WriteString(name)
-			o.text.WriteByte('\n')
+			o.buf = append(o.buf, name...)
+			o.buf = append(o.buf, '\n')
 			if o.items != nil {
 				o.items = append(o.items, name)
 			}
 		}
 	case "count":
 		if ok = o.admit(len(name)+1+digits(f.Count), f.Path, 0); ok && o.seen > o.offset {
-			o.text.WriteString(name)
-			o.text.WriteByte(':')
+			o.buf = append(o.buf, name...)
+			o.buf = append(o.buf, ':')
 			o.writeInt(f.Count)
-			o.text.WriteByte('\n')
+			o.buf = append(o.buf, '\n')
 			if o.items != nil {
 				o.items = append(o.items, map[string]any{"path": name, "count": int64(f.Count)})
 			}
@@ -88,7 +88,7 @@ func (o *grepOutput) file(f search.FileResult, stopped func() bool) bool {
 	default:
 		ok = o.lines(f, name, stopped)
 	}
-	if ok && o.w != nil && o.text.Len() > 0 && (o.text.Len() >= streamChunk || time.Since(o.flushed) >= streamLatency) {
+	if ok && o.w != nil && len(o.buf) > 0 && (len(o.buf) >= streamChunk || time.Since(o.flushed) >= streamLatency) {
 		ok = o.flush()
 	}
 	return ok
@@ -116,20 +116,20 @@ func (o *grepOutput) lines(f search.FileResult, name string, stopped func() bool
 		if l.Match {
 			sep = ':'
 		}
-		o.text.WriteString(name)
-		o.text.WriteByte(sep)
+		o.buf = append(o.buf, name...)
+		o.buf = append(o.buf, sep)
 		if o.numbers {
 			o.writeInt(l.Number)
-			o.text.WriteByte(sep)
+			o.buf = append(o.buf, sep)
 		}
-		o.text.WriteString(line)
-		o.text.WriteByte('\n')
+		o.buf = append(o.buf, line...)
+		o.buf = append(o.buf, '\n')
 		if o.items != nil {
 			if path == nil {
 				path = name
 			}
 			o.items = append(o.items, map[string]any{"path": path, "line": int64(l.Number), "text": line, "match": l.Match})
-		} else if o.text.Len() >= streamChunk && !o.flush() {
+		} else if len(o.buf) >= streamChunk && !o.flush() {
 			return false
 		}
 	}
@@ -152,7 +152,7 @@ func (o *grepOutput) admit(n int, path string, line int) bool {
 	}
 	o.size += n + 4 // and a newline, perhaps after "--"
 	if o.grouped && o.shown > 0 && (path != o.lastPath || line != o.lastLine+1) {
-		o.text.WriteString("--\n")
+		o.buf = append(o.buf, "--\n"...)
 	}
 	o.shown++
 	o.lastPath, o.lastLine = path, line
@@ -160,8 +160,7 @@ func (o *grepOutput) admit(n int, path string, line int) bool {
 }
 
 func (o *grepOutput) writeInt(n int) {
-	var b [20]byte
-	o.text.Write(strconv.AppendInt(b[:0], int64(n), 10))
+	o.buf = strconv.AppendInt(o.buf, int64(n), 10)
 }
 
 // digits is the length of n in decimal; n >= 0.
@@ -177,10 +176,9 @@ func digits(n int) int {
 // flush writes the text gathered so far to the stream. A failed write
 // (a closed pipe) is kept in werr and stops the search.
 func (o *grepOutput) flush() bool {
-	if o.text.Len() > 0 && o.werr == nil {
-		_, o.werr = io.WriteString(o.w, o.text.String())
-		o.text.Reset()
-		o.text.Grow(streamChunk + streamChunk/4)
+	if len(o.buf) > 0 && o.werr == nil {
+		_, o.werr = o.w.Write(o.buf)
+		o.buf = o.buf[:0]
 		o.flushed = time.Now()
 	}
 	return o.werr == nil
@@ -194,9 +192,9 @@ func (o *grepOutput) finish(pattern string) (any, error) {
 	switch {
 	case o.shown > 0:
 		if o.more {
-			o.text.WriteString("[more results; continue with offset ")
+			o.buf = append(o.buf, "[more results; continue with offset "...)
 			o.writeInt(o.offset + o.shown)
-			o.text.WriteString("]\n")
+			o.buf = append(o.buf, "]\n"...)
 		}
 	case o.seen > 0:
 		msg = "no results after offset " + strconv.Itoa(o.offset) + " (there are " + strconv.Itoa(o.seen) + ")"
@@ -205,8 +203,8 @@ func (o *grepOutput) finish(pattern string) (any, error) {
 	}
 	if o.w != nil {
 		if msg != "" {
-			o.text.WriteString(msg)
-			o.text.WriteByte('\n')
+			o.buf = append(o.buf, msg...)
+			o.buf = append(o.buf, '\n')
 		}
 		if !o.flush() {
 			return nil, o.werr
@@ -214,7 +212,7 @@ func (o *grepOutput) finish(pattern string) (any, error) {
 		return core.StreamedOutput{}, nil
 	}
 	if msg == "" {
-		msg = o.text.String()
+		msg = string(o.buf)
 	}
 	return core.DataOutput{Text: msg, Data: grepData(o.mode, o.items, o.offset, o.shown, o.seen, o.more)}, nil
 }

@@ -56,7 +56,7 @@ func newGrepOutput(mode string, offset, limit int, grouped, numbers bool, w io.W
 	if w == nil {
 		o.items = []any{}
 	} else {
-		o.buf = make([]byte, 0, streamChunk+streamChunk/8)
+		o.buf = make([]byte, 0, 4<<10) // grows to a chunk once, then is reused
 		o.flushed = time.Now()
 	}
 	return o

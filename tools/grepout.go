@@ -12,7 +12,7 @@ import (
 // Streaming grep's output. When the caller was granted a stream (see
 // core.OutputStream), grep writes its text there as it goes, in whole
 // lines, and keeps no result: what it holds is the lines of the file
-// being formatted plus at most streamChunk bytes waiting to be written
+// being formatted plus about streamChunk bytes waiting to be written
 // (and what the backend has in flight), however much it prints. The 64
 // MiB cap on what grep prints (maxOutputBytes) applies either way; the
 // bytes written are those the held output would show.

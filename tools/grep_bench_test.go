@@ -70,11 +70,19 @@ func BenchmarkGrepToolCall(b *testing.B) {
 }
 
 // BenchmarkGrepToolHeld is grep as scripts, MCP and the agent loop call
-// it: the output held as text and data.
+// it: the output held as text and data. In content_latin1 one line of
+// the 10,000 is not UTF-8.
 func BenchmarkGrepToolHeld(b *testing.B) {
 	e := newEnv(b, tools.ExtensionConfig{Grep: replayGrep{benchResults()}})
-	for _, mode := range benchModes {
+	latin1 := benchResults()
+	latin1[0].Lines[0].Text = "caf\xe9 " + latin1[0].Lines[0].Text
+	el := newEnv(b, tools.ExtensionConfig{Grep: replayGrep{latin1}})
+	for _, mode := range append(benchModes, "content_latin1") {
 		b.Run(mode, func(b *testing.B) {
+			e := e
+			if mode == "content_latin1" {
+				e, mode = el, "content"
+			}
 			raw, _ := json.Marshal(map[string]any{"pattern": "func", "output_mode": mode, "head_limit": 100000000})
 			b.ReportAllocs()
 			for b.Loop() {

@@ -128,7 +128,7 @@ func (o *grepOutput) lines(f search.FileResult, name string, stopped func() bool
 			if path == nil {
 				path = name
 			}
-			o.items = append(o.items, map[string]any{"path": path, "line": int64(l.Number), "text": line, "match": l.Match})
+			o.items = append(o.items, map[string]any{"path": path, "line": int64(l.Number), "text": jsonText(line), "match": l.Match})
 		} else if len(o.buf) >= streamChunk && !o.flush() {
 			return false
 		}

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -105,6 +106,23 @@ func TestGrepOutputCap(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// jsonText gives what a JSON round trip gives, for any bytes.
+func TestJSONTextIsTheJSONRoundTrip(t *testing.T) {
+	for _, s := range []string{"", "plain", "caf\xe9", "\xff\xfe", "\xc3", "\xe2\x82", "ok \xef\xbf\xbd kept", "日本\x80語", "\x00\u2028\ud7ff", "a\xf4\x90\x80\x80b", "\xed\xa0\x80"} {
+		b, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want string
+		if err := json.Unmarshal(b, &want); err != nil {
+			t.Fatal(err)
+		}
+		if got := jsonText(s); got != want {
+			t.Errorf("jsonText(%q) = %q, want %q", s, got, want)
 		}
 	}
 }

@@ -23,6 +23,10 @@ type Result struct {
 	ForUser string
 	// Silent suppresses display to a person; the model still sees ForLLM.
 	Silent bool
+	// Streamed says the tool wrote its output to the stream its caller
+	// asked for (see WithOutputStream) instead of returning it: ForLLM,
+	// ForUser and Data are empty, and a person has seen the output.
+	Streamed bool
 	// Blocks are multimodal parts (images, ...) for providers that take them.
 	Blocks []Block
 	// Artifact is set when the output was offloaded to an ArtifactStore; then
@@ -124,6 +128,7 @@ var _ DataCarrier = DataOutput{}
 //	DataOutput          → ForLLM and Data
 //	BlockCarrier        → Blocks, and ForLLM from String() if it has one
 //	DataCarrier         → Data, and ForLLM from String() if it has one
+//	StreamedOutput      → Streamed, no output (see WithOutputStream)
 //	nil, nil pointers   → empty output
 //	anything else       → ForLLM as JSON (map keys sorted)
 //
@@ -145,6 +150,8 @@ func (r *Result) SetOutput(v any) error {
 		r.ForLLM, r.ForUser = o.ForLLM, o.ForUser
 	case *DualToolOutput:
 		r.ForLLM, r.ForUser = o.ForLLM, o.ForUser
+	case StreamedOutput:
+		r.Streamed = true
 	case SilentResult:
 		r.ForLLM, r.Silent = o.ForLLM, true
 	case *SilentResult:

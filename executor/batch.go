@@ -40,6 +40,7 @@ func WithLimit(n int) BatchOption { return func(b *batch) { b.concurrency = n } 
 // order before anything runs, so they do not depend on scheduling. A
 // cancelled ctx makes every call that has not started return canceled.
 func (e *Executor) ExecuteAll(ctx context.Context, calls []core.Call, opts ...BatchOption) []*core.Result {
+	ctx, _ = core.TakeOutputStream(ctx) // a stream is for one call, never a batch
 	b := batch{mode: e.Mode(), concurrency: e.Concurrency()}
 	for _, o := range opts {
 		o(&b)

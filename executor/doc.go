@@ -29,6 +29,15 @@
 // (an after hook, so rejected calls are logged too), Redactor, and artifact
 // offload with memory and file ArtifactStores and the artifact_read tool.
 //
+// # Output streams
+//
+// A stream a caller asks for with core.WithOutputStream is granted to the
+// tool of a call made with Invoke or InvokeTool when no middleware or
+// after hook applies to the call, no artifact offload is set and no
+// OnEnd callback is registered: only then would nothing but the caller
+// see the output. Hooks, calls nested in the tool and the calls of
+// ExecuteAll never get one.
+//
 // # The pool bound
 //
 // A parallel or mixed batch runs its pooled calls at most DefaultConcurrency

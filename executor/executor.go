@@ -294,6 +294,7 @@ func (e *Executor) invoke(ctx context.Context, call *core.Call) *core.Result {
 func (e *Executor) invokeResolved(ctx context.Context, call *core.Call, tool *core.Tool) *core.Result {
 	start := time.Now()
 	p := e.pipe.Load()
+	ctx, stream := core.TakeOutputStream(ctx)
 	if call.ID == "" {
 		call.ID = e.newID()
 	}
@@ -338,7 +339,7 @@ func (e *Executor) invokeResolved(ctx context.Context, call *core.Call, tool *co
 			if sc.deciding {
 				res = e.rejected(call, "", "not run: "+call.Name+" was called while the policies were only being evaluated, which runs no tool", nil)
 			} else {
-				res = p.chain(ctx, call)
+				res = p.chain(e.streamContext(ctx, p, call, stream), call)
 			}
 		}
 	}

@@ -55,6 +55,20 @@
 // bash's exit code and output, also when the command failed; and so on.
 // docs/results.md lists every field and the marker it stands for.
 //
+// # Streamed output
+//
+// grep writes its output as it goes when its caller asks for a stream
+// and the executor grants it (see core.WithOutputStream; agentsh call
+// does, without --json): no middleware, after hook or artifact offload
+// then sees the output, and the result says Streamed and holds no text
+// or data. The bytes written are those a person is shown of the held
+// output, with the same 64 MiB cap, trailer and messages; head_limit,
+// offset, the cap and a failed write stop the search. What a streaming
+// grep holds is the results of the file being formatted (each line cut
+// at search.MaxLineBytes, 64 KiB) and about 64 KiB of text waiting to
+// be written, besides what the backend has in flight, however large the
+// output.
+//
 // # Determinism
 //
 // The same inputs give byte-identical output, and identical data, on

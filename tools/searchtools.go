@@ -3,8 +3,8 @@ package tools
 import (
 	"context"
 	"fmt"
+	"math"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -276,84 +276,50 @@ func (x *Extension) grepFiles(ctx context.Context, a grepArgs) (any, error) {
 		return nil, err
 	}
 	req := search.GrepRequest{Pattern: a.Pattern, Path: p, Glob: a.Glob, Type: a.Type, IgnoreCase: a.IgnoreCase,
-		Multiline: a.Multiline, Before: before, After: after, Hidden: a.Hidden, NoIgnore: a.NoIgnore}
+		Multiline: a.Multiline, Before: before, After: after, Hidden: a.Hidden, NoIgnore: a.NoIgnore,
+		Mode: grepMode(mode), Limit: grepFileLimit(offset, limit)}
 
 	// Results are counted for offset and head_limit; "--" lines between
 	// context groups (as rg prints them) are not.
-	grouped := before > 0 || after > 0
-	var out []string
-	items := []any{} // the shown results as data, one per counted line
-	seen, shown, size, more := 0, 0, 0, false
-	lastPath, lastLine := "", 0
-	add := func(text, path string, line int, item any) bool {
-		seen++
-		switch {
-		case seen <= offset:
-			return true
-		case shown == limit || size+len(text)+4 > maxOutputBytes && shown > 0:
-			more = true
-			return false
-		}
-		size += len(text) + 4 // and a newline, perhaps after "--"
-		if grouped && shown > 0 && (path != lastPath || line != lastLine+1) {
-			out = append(out, "--")
-		}
-		out = append(out, text)
-		items = append(items, item)
-		shown++
-		lastPath, lastLine = path, line
-		return true
-	}
+	out := newGrepOutput(mode, offset, limit, before > 0 || after > 0, numbers, core.OutputStream(ctx))
+	stopped := func() bool { return ctx.Err() != nil }
 	grepper := x.grep.get()
 	err = grepper.Grep(ctx, req, func(f search.FileResult) bool {
-		if ctx.Err() != nil {
-			return false
-		}
-		name := quotePath(f.Path)
-		switch mode {
-		case "files_with_matches":
-			return add(name, f.Path, 0, name)
-		case "count":
-			return add(name+":"+strconv.Itoa(f.Count), f.Path, 0, map[string]any{"path": name, "count": int64(f.Count)})
-		}
-		for i, l := range f.Lines {
-			if i%1024 == 1023 && ctx.Err() != nil {
-				return false
-			}
-			sep := "-"
-			if l.Match {
-				sep = ":"
-			}
-			text := name + sep
-			if numbers {
-				text += strconv.Itoa(l.Number) + sep
-			}
-			line := cutLine(l.Text, maxLineChars)
-			item := map[string]any{"path": name, "line": int64(l.Number), "text": line, "match": l.Match}
-			if !add(text+line, f.Path, l.Number, item) {
-				return false
-			}
-		}
-		return true
+		return !stopped() && out.file(f, stopped)
 	})
 	if err == nil {
 		err = ctx.Err()
 	}
+	if err == nil && out.werr != nil {
+		err = fmt.Errorf("writing the output: %w", out.werr)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("grep: %w", err)
 	}
-	data := grepData(mode, items, offset, shown, seen, more)
-	if len(out) == 0 {
-		if seen > 0 {
-			return core.DataOutput{Text: fmt.Sprintf("no results after offset %d (there are %d)", offset, seen), Data: data}, nil
-		}
-		return core.DataOutput{Text: fmt.Sprintf("no matches for %s", a.Pattern), Data: data}, nil
+	return out.finish(a.Pattern)
+}
+
+// grepMode is the backend's mode for an output_mode: what it must read of
+// each file.
+func grepMode(outputMode string) search.Mode {
+	switch outputMode {
+	case "files_with_matches":
+		return search.ModeFiles
+	case "count":
+		return search.ModeCount
 	}
-	s := strings.Join(out, "\n") + "\n"
-	if more {
-		s += fmt.Sprintf("[more results; continue with offset %d]\n", offset+shown)
+	return search.ModeContent
+}
+
+// grepFileLimit is the most files grep takes for a page of head_limit
+// results after offset: every file holds at least one result, and the one
+// after the page is taken to learn that there are more (0: no limit, when
+// the sum does not fit in an int).
+func grepFileLimit(offset, limit int) int {
+	if offset > math.MaxInt-limit-1 {
+		return 0
 	}
-	return core.DataOutput{Text: s, Data: data}, nil
+	return offset + limit + 1
 }
 
 // grepData is grep's result for scripts: the shown results under the key

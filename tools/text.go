@@ -39,3 +39,24 @@ func isBinary(data []byte) bool {
 func sortBy[T any](s []T, key func(T) string) {
 	sort.Slice(s, func(i, j int) bool { return key(s[i]) < key(s[j]) })
 }
+
+// jsonText is s as JSON gives it back: each byte that is not part of
+// valid UTF-8 replaced by U+FFFD. Data holding text that is not UTF-8
+// goes through a JSON round trip whole (see core.Result.SetData), so a
+// tool that replaces the bytes itself keeps its data plain.
+func jsonText(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	b := make([]byte, 0, len(s)+8)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = utf8.AppendRune(b, utf8.RuneError)
+		} else {
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return string(b)
+}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	"syscall"
 
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/script"
@@ -53,11 +54,18 @@ func (a *app) callArgs() (core.Call, error) {
 	return core.Call{Name: args[0], Args: raw, Origin: a.opts.as}, nil
 }
 
-// call runs: agentsh call TOOL [JSON].
+// call runs: agentsh call TOOL [JSON]. Without --json the output may be
+// streamed: a tool the executor grants the stream (see
+// core.WithOutputStream) writes to stdout as it goes, what it would have
+// returned, and the call prints nothing more.
 func (a *app) call(ctx context.Context) int {
 	c, err := a.callArgs()
 	if err != nil {
 		return a.fail(err)
+	}
+	stdout := &recordingWriter{w: a.io.out}
+	if a.events == nil {
+		ctx = core.WithOutputStream(ctx, stdout)
 	}
 	res := a.exec.Invoke(ctx, c)
 	if a.events != nil {
@@ -67,6 +75,9 @@ func (a *app) call(ctx context.Context) int {
 		if stop := stopCause(a.runCtx); stop != nil {
 			return a.report(stop, stop)
 		}
+		if errors.Is(stdout.err, syscall.EPIPE) {
+			return 1 // whoever read stdout has gone (| head): nothing to tell
+		}
 		if a.events == nil {
 			fmt.Fprintf(a.io.err, "error (%s): %s\n", res.Kind(), res.Err)
 		}
@@ -75,7 +86,7 @@ func (a *app) call(ctx context.Context) int {
 	if a.events != nil {
 		return 0
 	}
-	if !res.Silent {
+	if !res.Silent && !res.Streamed {
 		out := res.Display()
 		if out != "" && !strings.HasSuffix(out, "\n") {
 			out += "\n"
@@ -83,6 +94,30 @@ func (a *app) call(ctx context.Context) int {
 		io.WriteString(a.io.out, out)
 	}
 	return 0
+}
+
+// recordingWriter keeps the first error of the writes to w.
+type recordingWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (r *recordingWriter) Write(p []byte) (int, error) {
+	n, err := r.w.Write(p)
+	r.record(err)
+	return n, err
+}
+
+func (r *recordingWriter) WriteString(s string) (int, error) {
+	n, err := io.WriteString(r.w, s)
+	r.record(err)
+	return n, err
+}
+
+func (r *recordingWriter) record(err error) {
+	if err != nil && r.err == nil {
+		r.err = err
+	}
 }
 
 func version() string {

@@ -79,7 +79,7 @@ func (s *rgSearch) run(parent context.Context, emit func(FileResult) bool) error
 	go func() {
 		defer close(walked)
 		defer close(order)
-		size := max(rgBatchFirst, req.Limit)
+		size := max(s.r.batchFirst, min(req.Limit, s.r.batchMax))
 		cur := &rgBatch{}
 		curBytes := 0
 		send := func() bool {
@@ -101,7 +101,7 @@ func (s *rgSearch) run(parent context.Context, emit func(FileResult) bool) error
 				s.runBatch(ctx, chk, b)
 			}()
 			if !b.inGo {
-				size = min(2*size, rgBatchMax)
+				size = min(2*size, s.r.batchMax)
 			}
 			return true
 		}

@@ -27,14 +27,14 @@ import (
 //     zero-width assertions) or more (\B inside a character), rg gets a
 //     pattern that matches a superset, and what it finds is checked with
 //     Go's regexp: the lines rg printed, or the whole file with Multiline.
-//   - rg walks the tree itself, with --no-require-git, --no-ignore-global,
-//     --no-ignore-exclude, --no-ignore-parent and --no-ignore-dot, so that
-//     only .gitignore files below the root apply; --hidden and --no-ignore
-//     follow the request; .git is excluded with -g '!.git'. The
-//     .gitignore files of the parents of a request's Path are given to rg
-//     with --ignore-file, rewritten to be relative to the root. Where rg's
-//     reading of the rules could differ from ours (see rgrules.go), the
-//     search is handed to the native backend.
+//   - rg walks nothing: the walk the native backend uses (walk.go)
+//     chooses the files, with this package's ignore rules, hidden files,
+//     Type and Glob, and hands them to rg by path, in runs, in byte-wise
+//     path order (see rgbatch.go). rg searches exactly those
+//     (--no-ignore --hidden --max-depth 0), one after another in the
+//     order given (-j1), so its reports come in path order and are
+//     emitted a run at a time. rg reads no .gitignore, so its
+//     reading of the rules cannot differ from ours.
 //   - Confinement: rg opens files by path, so a directory swapped for a
 //     symbolic link while it runs makes it read what the link points to,
 //     even outside the root. So rg's output is never trusted: every file
@@ -47,6 +47,11 @@ import (
 //     What is emitted was read below the root. Checking costs reading
 //     the files with matches up to their last line printed, a second
 //     time, from the page cache.
+//   - Modes: for ModeFiles rg prints each file's first matching line
+//     (-m 1), which is checked as above and is the evidence of a match;
+//     -l would print nothing to check. For ModeCount rg names the files
+//     with a match (-l) and each is counted in Go, opened below the
+//     root: a count rg printed could not be checked for less.
 //   - Binary files: rg searches every file as text (-a), and a file
 //     with a NUL byte in its first 8 KiB is dropped when it is checked.
 //     So rg reads binary files to their end, which the native backend
@@ -55,22 +60,11 @@ import (
 //     (matches), 1 (none) or 2 (an error), is an error, never an empty
 //     result. rg names on standard error the files and directories it
 //     could not read (see external.go): files denied by permissions are
-//     skipped, as on every backend; anything else it missed (a path
-//     longer than PATH_MAX, which rg cannot open but the native walk
-//     can) hands the search to the native backend, and any other
-//     message is an error.
-//   - Type and Glob filters are applied in Go; rg gets them as --type-add
-//     types (never -g, whose globs override ignore rules) only to search
-//     fewer files. A Path that names a file is searched in Go.
-//
-// Ordering: rg runs with its default parallelism and the results are
-// sorted in Go. rg's --sort path is single-threaded, and its order is not
-// ours anyway (it sorts a directory "x" as "x", not "x/"), so results
-// would need sorting either way. Measured with BenchmarkRipgrepSort over
-// $(go env GOROOT)/src (11,478 files; 2 cores, warm cache, median of 5
-// runs), unsorted against --sort path: "(?i)todo" (4,270 lines) 211 ms
-// against 265 ms, a literal found nowhere 164 ms against 253 ms, "func"
-// (135,000 lines) 295 ms against 302 ms.
+//     skipped, as on every backend; anything else it missed (a file
+//     gone, or a path it could not open) hands the rest of the search to
+//     the native backend, and any other message is an error. Paths of
+//     PATH_MAX bytes or more, which rg cannot open, are searched in Go.
+//     A Path that names a file is searched in Go.
 //
 // Output is read in rg's standard format with --null ("path\0N:text" for
 // a match, "path\0N-text" for context), which carries the exact bytes of
@@ -86,7 +80,9 @@ type Ripgrep struct {
 	root   string
 	rg     string
 	native *Native
-	sortRg bool // run rg with --sort path (for BenchmarkRipgrepSort)
+	// batchFirst and batchMax size the runs of files given to one rg
+	// (see rgbatch.go); tests make them tiny.
+	batchFirst, batchMax int
 }
 
 var (
@@ -101,7 +97,7 @@ func NewRipgrep(root string) (*Ripgrep, error) {
 	if err != nil {
 		return nil, fmt.Errorf("search: ripgrep (rg) not found; install it (Debian: apt-get install ripgrep) or use the native backend, which needs nothing: %w", err)
 	}
-	return &Ripgrep{root: root, rg: rg, native: NewNative(root)}, nil
+	return &Ripgrep{root: root, rg: rg, native: NewNative(root), batchFirst: rgBatchFirst, batchMax: rgBatchMax}, nil
 }
 
 // Glob implements Globber with the native walker.
@@ -289,8 +285,7 @@ func recheckLines(plan *grepPlan, fr *FileResult) {
 var errRgMissed = errors.New("search: rg missed part of the tree")
 
 // runRg runs rg with args and calls each with every file's result, as it
-// is read. paths are the files rg was given, in order: rg must report on
-// them in that order (see rgBatch).
+// is read; countMode says rg was run with -l.
 func (r *Ripgrep) runRg(ctx context.Context, args []string, countMode bool, each func(*FileResult)) error {
 	cmd := exec.CommandContext(ctx, r.rg, args...)
 	cmd.Dir = r.root

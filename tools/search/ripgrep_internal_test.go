@@ -307,6 +307,11 @@ func TestRipgrepRandomPatterns(t *testing.T) {
 		if got != want {
 			t.Errorf("case %d %+v:\nripgrep:\n%s\nnative:\n%s", i, req, got, want)
 		}
+		// And the same in a mode that reads less.
+		req.Mode = []Mode{ModeFiles, ModeCount}[rng.IntN(2)]
+		if got, want := collect(t, rg, req), collectReduced(t, NewNative(root), req); got != want {
+			t.Errorf("case %d %+v:\nripgrep:\n%s\nnative:\n%s", i, req, got, want)
+		}
 	}
 }
 

@@ -174,10 +174,11 @@ func (r *Ripgrep) Grep(ctx context.Context, req GrepRequest, emit func(FileResul
 	args := []string{
 		"--no-config", "--color", "never", "--with-filename", "--no-heading", "--null",
 		"--no-context-separator", "-a", "-E", "none", "--regex-size-limit", "1G",
-		// rg searches exactly the files it is given: no rules, no walk,
-		// no mmap (a file truncated under it would kill it with SIGBUS),
-		// and in the order given.
-		"--no-ignore", "--hidden", "--max-depth", "0", "--no-mmap", "-j1",
+		// rg searches the files it is given, and the regular files of
+		// the directories it is given, in path order: no rules, no
+		// deeper walk, no mmap (a file truncated under it would kill it
+		// with SIGBUS).
+		"--no-ignore", "--hidden", "--max-depth", "1", "--no-mmap", "--sort", "path",
 	}
 	switch req.Mode {
 	case ModeFiles:

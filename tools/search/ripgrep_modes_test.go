@@ -95,6 +95,12 @@ func modesTree(t *testing.T) string {
 		"long/line.txt":  strings.Repeat("a", MaxLineBytes+10) + "needle\nneedle\n",
 		"ctx/many.txt":   strings.Repeat("needle\nfill\nfill\n", 30),
 		"late/first.txt": strings.Repeat("fill\n", 500) + "needle late\n",
+		// Files around a subdirectory: rg gets them by path.
+		"mix/a.txt": "needle\n", "mix/b/c.txt": "needle\n", "mix/d.txt": "needle\n",
+		// Mostly ignored: by path. Some ignored or hidden: whole, and
+		// rg's reports on those are dropped.
+		"ign/1.log": "needle\n", "ign/2.log": "needle\n", "ign/3.log": "needle\n", "ign/k.txt": "needle\n",
+		"half/a.txt": "needle\n", "half/b.txt": "needle\n", "half/c.log": "needle\n", "half/.d": "needle\n",
 	}
 	for d := range 4 {
 		for f := range 4 {
@@ -198,15 +204,22 @@ func TestRipgrepStopsEarly(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Files rg was given, by path or in a directory given whole.
 	given := 0
 	for l := range strings.SplitSeq(string(data), "\n") {
-		if strings.HasSuffix(l, ".txt") {
+		switch fi, err := os.Stat(filepath.Join(root, l)); {
+		case err != nil || strings.HasPrefix(l, "-") || l == "" || l == ".":
+		case fi.IsDir():
+			entries, _ := os.ReadDir(filepath.Join(root, l))
+			given += len(entries)
+		default:
 			given++
 		}
 	}
 	// Runs of 64, 128 and 256 files at most are under way when the
-	// first ends.
-	if given == 0 || given > 64+128+256 {
+	// first ends, and a run ends only between directories (of 15 files
+	// here).
+	if given == 0 || given > 64+128+256+3*15 {
 		t.Errorf("rg was given %d files for a search that takes 10 of 600", given)
 	}
 }
@@ -321,5 +334,48 @@ func TestRipgrepReduce(t *testing.T) {
 		if got := reduce(c.mode, c.in); got.Path != c.want.Path || got.Count != c.want.Count || !slices.Equal(got.Lines, c.want.Lines) {
 			t.Errorf("reduce(%v, %+v) = %+v, want %+v", c.mode, c.in, got, c.want)
 		}
+	}
+}
+
+// TestBatchBuilder checks how the walk's files are cut into runs: every
+// file once, in order; a directory given whole is never split and is
+// given once; files of other directories, and paths too long for rg,
+// one by one.
+func TestBatchBuilder(t *testing.T) {
+	long := strings.Repeat("l/", rgPathMax/2) + "f"
+	shapes := map[string]dirShape{
+		"":  {files: 2, whole: true},
+		"a": {files: 5, whole: true},
+		"b": {files: 4, whole: false},
+		"c": {files: 9, whole: true}, // mostly left out by the walk
+	}
+	files := []string{"0", "1", "a/1", "a/2", "a/3", "a/4", "a/5", "b/1", "b/2", long, "c/1", "c/2", "d/1"}
+	var got []*rgBatch
+	bb := &batchBuilder{size: 2, max: 8, shapes: shapes, cur: &rgBatch{}, send: func(b *rgBatch) bool {
+		got = append(got, b)
+		return true
+	}}
+	for _, f := range files {
+		if !bb.file(f) {
+			t.Fatalf("file(%q) stopped", f)
+		}
+	}
+	bb.finish()
+	var all []string
+	var desc []string
+	for _, b := range got {
+		all = append(all, b.paths...)
+		if b.inGo {
+			desc = append(desc, fmt.Sprintf("go %d", len(b.paths)))
+		} else {
+			desc = append(desc, strings.Join(b.args, " "))
+		}
+	}
+	if !slices.Equal(all, files) {
+		t.Errorf("files: got %q, want %q", all, files)
+	}
+	want := []string{".", "a", "b/1 b/2", "go 1", "c/1 c/2 d/1"} // runs of 2, 4, 8 files
+	if !slices.Equal(desc, want) {
+		t.Errorf("runs: got %q, want %q", desc, want)
 	}
 }

@@ -79,7 +79,7 @@ func (f *Fd) Glob(ctx context.Context, req GlobRequest, emit func(string) bool) 
 	}
 	files := newBeneath(top, f.root)
 	defer files.close()
-	names := files.newNameCheck()
+	names := newDirChecks(files)
 	defer names.close()
 	list := &listSource{files: files, names: names, pat: pat, dirs: map[string][]dirEntry{}, git: map[string]bool{}}
 	if isFile {
@@ -144,7 +144,7 @@ func (f *Fd) list(ctx context.Context, start string, src *listSource) (missed bo
 // fdfind -t f -e go | LC_ALL=C sort.
 type listSource struct {
 	files *beneath
-	names *nameCheck
+	names *dirChecks
 	pat   *namePattern
 	dirs  map[string][]dirEntry // directory → entries
 	git   map[string]bool       // directory → it holds a .git entry
@@ -224,6 +224,55 @@ func (s *listSource) readGitignore(d *dirHandle) []byte {
 		return nil
 	}
 	return data
+}
+
+// dirChecks are nameChecks for the few directories fd prints names of at
+// a time: its threads print each its own directory's, interleaved, and a
+// nameCheck keeps one directory open. Measured over GOROOT/src (1,324
+// directories) with strace: one nameCheck made 1,557 openat2 calls, these
+// 1,265.
+type dirChecks struct {
+	checks [4]*nameCheck
+	dirs   [4]string
+	next   int // the slot to reuse next
+}
+
+func newDirChecks(b *beneath) *dirChecks {
+	d := &dirChecks{}
+	for i := range d.checks {
+		d.checks[i] = b.newNameCheck()
+	}
+	return d
+}
+
+// forDir returns the nameCheck that has dir open, or the one that
+// opened its directory longest ago.
+func (d *dirChecks) forDir(dir string) *nameCheck {
+	for i, c := range d.checks {
+		if d.dirs[i] == dir {
+			return c
+		}
+	}
+	i := d.next
+	d.next = (d.next + 1) % len(d.checks)
+	d.dirs[i] = dir
+	return d.checks[i]
+}
+
+func (d *dirChecks) isFile(rel string) bool {
+	dir := ""
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		dir = rel[:i]
+	}
+	return d.forDir(dir).isFile(rel)
+}
+
+func (d *dirChecks) exists(dir, name string) bool { return d.forDir(dir).exists(dir, name) }
+
+func (d *dirChecks) close() {
+	for _, c := range d.checks {
+		c.close()
+	}
 }
 
 func joinRel(dir, name string) string {

@@ -83,8 +83,15 @@ func (s *rgSearch) run(parent context.Context, emit func(FileResult) bool) error
 	req := s.plan.req
 	chk := newChecker(ctx, s.r, s.top, s.plan, s.superset)
 
-	inFlight := max(s.r.native.workers, 2) + 1 // rg processes at once
-	order := make(chan *rgBatch, inFlight-1)   // batches in path order
+	// rg processes at once: one more than the cores, so that one is
+	// always under way while a batch is settled; under a limit two, as
+	// batches grow and two cover three times the first, the size of the
+	// limit.
+	inFlight := max(s.r.native.workers, 2) + 1
+	if req.Limit > 0 {
+		inFlight = 2
+	}
+	order := make(chan *rgBatch, inFlight-1) // batches in path order
 	var batches sync.WaitGroup
 	var walkErr error
 	walked := make(chan struct{})

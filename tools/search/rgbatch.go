@@ -35,12 +35,13 @@ import (
 
 // rgBatchFirst, rgBatchMax, rgBatchBytes and rgBatchHeld size batches:
 // the first holds rgBatchFirst files (or the request's Limit, if
-// larger), each next one twice as many as the one before, up to
-// rgBatchMax files, rgBatchBytes of paths, and as many files as, at the
-// rate of results per file of the last batch settled, make rgBatchHeld
-// bytes of results. Small first batches give a limited search its first
-// results soon; large ones later keep the cost of starting rg (about
-// 3 ms of CPU) small next to the search: 3% of it over GOROOT/src. The
+// larger), each next one rgBatchGrowth times as many as the one before,
+// up to rgBatchMax files, rgBatchBytes of paths, and as many files as,
+// at the rate of results per file of the last batch settled, make
+// rgBatchHeld bytes of results. Small first batches give a limited
+// search its first results soon; large ones later keep the cost of
+// starting rg (about 3 ms of CPU each) small next to the search: 5 runs
+// over GOROOT/src for a search that holds little. The
 // results of a batch are held until its rg has ended: rgBatchHeld keeps
 // what the batches in flight hold to a few MiB. Measured in a program
 // that greps "func" over GOROOT/src copied 16 times and discards the
@@ -48,9 +49,15 @@ import (
 // twice it, 302 MiB when the backend held every result to sort it.
 const (
 	rgBatchFirst = 64
-	rgBatchMax   = 4096
+	rgBatchMax   = 16384
 	rgBatchBytes = 512 << 10
 	rgBatchHeld  = 1 << 20
+	// Each batch holds this many times the files of the one before; under
+	// a limit only twice, as most of a later batch goes unused
+	// (files_with_matches of "func" with a limit of 100 over GOROOT/src:
+	// 21 ms of CPU growing by 2, 45 ms by 4; without a limit, growing by
+	// 4 saves 4% of the CPU).
+	rgBatchGrowth = 4
 )
 
 // rgPathMax is the length from which a path is searched in Go: rg opens
@@ -98,7 +105,10 @@ func (s *rgSearch) run(parent context.Context, emit func(FileResult) bool) error
 	go func() {
 		defer close(walked)
 		defer close(order)
-		bb := &batchBuilder{size: max(s.r.batchFirst, min(req.Limit, s.r.batchMax)), first: s.r.batchFirst, max: s.r.batchMax, perFile: &s.perFile, cur: &rgBatch{}}
+		bb := &batchBuilder{size: max(s.r.batchFirst, min(req.Limit, s.r.batchMax)), first: s.r.batchFirst, max: s.r.batchMax, growth: rgBatchGrowth, perFile: &s.perFile, cur: &rgBatch{}}
+		if req.Limit > 0 {
+			bb.growth = 2
+		}
 		bb.send = func(b *rgBatch) bool {
 			b.done = make(chan struct{})
 			select {
@@ -300,12 +310,12 @@ func (s *rgSource) readDir(d *dirHandle) ([]dirEntry, error) {
 // never split: a batch ends only between directories, so it holds at
 // most size files plus one directory's (at most max).
 type batchBuilder struct {
-	size, first, max int
-	perFile          *atomic.Int64 // see rgSearch.perFile
-	send             func(*rgBatch) bool
-	shapes           map[string]dirShape
-	cur              *rgBatch
-	curBytes         int
+	size, first, max, growth int
+	perFile                  *atomic.Int64 // see rgSearch.perFile
+	send                     func(*rgBatch) bool
+	shapes                   map[string]dirShape
+	cur                      *rgBatch
+	curBytes                 int
 	// The directory being held: its files so far, and its shape.
 	held      []string
 	heldDir   string
@@ -391,7 +401,7 @@ func (bb *batchBuilder) cut() bool {
 		return true
 	}
 	if !b.inGo {
-		bb.size = min(2*bb.size, bb.max)
+		bb.size = min(bb.growth*bb.size, bb.max)
 		if per := bb.perFile.Load(); per > 0 {
 			bb.size = min(bb.size, max(bb.first, int(rgBatchHeld/per)))
 		}

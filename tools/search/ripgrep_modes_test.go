@@ -352,7 +352,7 @@ func TestBatchBuilder(t *testing.T) {
 	}
 	files := []string{"0", "1", "a/1", "a/2", "a/3", "a/4", "a/5", "b/1", "b/2", long, "c/1", "c/2", "d/1"}
 	var got []*rgBatch
-	bb := &batchBuilder{size: 2, first: 2, max: 8, perFile: new(atomic.Int64), shapes: shapes, cur: &rgBatch{}, send: func(b *rgBatch) bool {
+	bb := &batchBuilder{size: 2, first: 2, max: 8, growth: 2, perFile: new(atomic.Int64), shapes: shapes, cur: &rgBatch{}, send: func(b *rgBatch) bool {
 		got = append(got, b)
 		return true
 	}}

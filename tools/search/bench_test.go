@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -107,32 +106,5 @@ func BenchmarkNativeGlob(b *testing.B) {
 				}
 			}
 		})
-	}
-}
-
-// BenchmarkRipgrepSort compares the two ways of getting rg's results in
-// path order over $(go env GOROOT)/src: rg in parallel with the results
-// sorted in Go (what the backend does), and rg --sort path (single
-// threaded; the results still need sorting, as rg's order is not ours).
-func BenchmarkRipgrepSort(b *testing.B) {
-	out, err := exec.Command("go", "env", "GOROOT").Output()
-	if err != nil {
-		b.Skip(err)
-	}
-	src := filepath.Join(strings.TrimSpace(string(out)), "src")
-	rg := requireRg(b)
-	rg.root, rg.native = src, NewNative(src)
-	for _, pattern := range []string{"func", "(?i)todo", "ZZZ_rare_QQQ"} {
-		for _, sorted := range []bool{false, true} {
-			b.Run(fmt.Sprintf("%s/sortpath=%v", pattern, sorted), func(b *testing.B) {
-				r := *rg
-				r.sortRg = sorted
-				for b.Loop() {
-					if err := r.Grep(context.Background(), GrepRequest{Pattern: pattern}, func(FileResult) bool { return true }); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
-		}
 	}
 }

@@ -18,7 +18,8 @@ import (
 // (a path longer than PATH_MAX, a file gone while the program ran, ...)
 // means the native walk, which opens every entry relative to its
 // directory, could see what the program missed, so the native backend
-// answers instead. Any other message is an error.
+// answers instead (the ripgrep backend: for what it has not emitted yet).
+// Any other message is an error.
 
 // stderrCap bounds what is kept of a program's standard error.
 const stderrCap = 256 << 10

@@ -1,8 +1,9 @@
 package search
 
 import (
-	"bytes"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -11,8 +12,8 @@ import (
 )
 
 // TestRipgrepRulesSince252 checks the trees whose answers changed in git
-// 2.52: the ripgrep backend hands them to the native backend, whose
-// answers are current git's.
+// 2.52: the ripgrep backend answers them itself with current git's
+// answers (its walk applies this package's rules; rg reads none).
 func TestRipgrepRulesSince252(t *testing.T) {
 	requireRg(t)
 	for _, c := range gitCases {
@@ -24,8 +25,8 @@ func TestRipgrepRulesSince252(t *testing.T) {
 			root := t.TempDir()
 			writeFiles(t, root, fillX(c.files))
 			got, fellBack := rgListing(t, root, GrepRequest{Pattern: "x"})
-			if !fellBack {
-				t.Errorf("rg got a .gitignore with \"**\" next to other characters; it must be handed over")
+			if fellBack {
+				t.Errorf("handed a .gitignore with \"**\" next to other characters to the native backend")
 			}
 			want, err := grepAll(NewNative(root), GrepRequest{Pattern: "x"})
 			if err != nil {
@@ -43,19 +44,24 @@ func TestRipgrepRulesSince252(t *testing.T) {
 	}
 }
 
-// TestRulesCheckGitignoreSize checks that a .gitignore above git's size
-// limit, which git ignores and rg reads, makes the ripgrep backend hand
-// the search over.
-func TestRulesCheckGitignoreSize(t *testing.T) {
-	// Blank lines, which rg and git read alike: only the size differs.
-	// (TestGitignoreSizeLimit checks the limit itself.)
-	data := bytes.Repeat([]byte("\n"), maxGitignoreSize+1)
-	copy(data, "*.log\n")
-	for _, size := range []int{1000, maxGitignoreSize + 1} {
-		var c rulesCheck
-		c.gitignore(data[:size])
-		if want := size > maxGitignoreSize; c.differ != want {
-			t.Errorf("a .gitignore of %d bytes: differ %v, want %v", size, c.differ, want)
+// TestRipgrepGitignoreSize checks a .gitignore above git's size limit,
+// which git ignores and rg would read: the ripgrep backend ignores it too.
+func TestRipgrepGitignoreSize(t *testing.T) {
+	requireRg(t)
+	for _, size := range []int64{1000, maxGitignoreSize + 1} {
+		root := t.TempDir()
+		writeFiles(t, root, map[string]string{".gitignore": "*.log\n", "a.log": "x\n", "b.txt": "x\n"})
+		// The rest is a hole: NUL bytes that take no disk space.
+		if err := os.Truncate(filepath.Join(root, ".gitignore"), size); err != nil {
+			t.Fatal(err)
+		}
+		got, fellBack := rgListing(t, root, GrepRequest{Pattern: "x"})
+		want := []string{"b.txt"}
+		if size > maxGitignoreSize {
+			want = []string{"a.log", "b.txt"}
+		}
+		if !slices.Equal(got, want) || fellBack {
+			t.Errorf("a .gitignore of %d bytes: got %q (fell back %v), want %q from rg", size, got, fellBack, want)
 		}
 	}
 }

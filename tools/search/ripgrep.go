@@ -10,15 +10,10 @@ import (
 	"math"
 	"os"
 	"os/exec"
-	"path"
 	"regexp/syntax"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode/utf8"
-
-	"github.com/agentsh/agentsh/tools/search/internal/stats"
 )
 
 // Ripgrep is the backend that runs ripgrep (rg) for Grep. Its results are
@@ -32,14 +27,14 @@ import (
 //     zero-width assertions) or more (\B inside a character), rg gets a
 //     pattern that matches a superset, and what it finds is checked with
 //     Go's regexp: the lines rg printed, or the whole file with Multiline.
-//   - rg walks the tree itself, with --no-require-git, --no-ignore-global,
-//     --no-ignore-exclude, --no-ignore-parent and --no-ignore-dot, so that
-//     only .gitignore files below the root apply; --hidden and --no-ignore
-//     follow the request; .git is excluded with -g '!.git'. The
-//     .gitignore files of the parents of a request's Path are given to rg
-//     with --ignore-file, rewritten to be relative to the root. Where rg's
-//     reading of the rules could differ from ours (see rgrules.go), the
-//     search is handed to the native backend.
+//   - rg walks nothing: the walk the native backend uses (walk.go)
+//     chooses the files, with this package's ignore rules, hidden files,
+//     Type and Glob, and hands them to rg by path, in runs, in byte-wise
+//     path order (see rgbatch.go). rg searches exactly those
+//     (--no-ignore --hidden --max-depth 0), one after another in the
+//     order given (-j1), so its reports come in path order and are
+//     emitted a run at a time. rg reads no .gitignore, so its
+//     reading of the rules cannot differ from ours.
 //   - Confinement: rg opens files by path, so a directory swapped for a
 //     symbolic link while it runs makes it read what the link points to,
 //     even outside the root. So rg's output is never trusted: every file
@@ -52,6 +47,11 @@ import (
 //     What is emitted was read below the root. Checking costs reading
 //     the files with matches up to their last line printed, a second
 //     time, from the page cache.
+//   - Modes: for ModeFiles rg prints each file's first matching line
+//     (-m 1), which is checked as above and is the evidence of a match;
+//     -l would print nothing to check. For ModeCount rg names the files
+//     with a match (-l) and each is counted in Go, opened below the
+//     root: a count rg printed could not be checked for less.
 //   - Binary files: rg searches every file as text (-a), and a file
 //     with a NUL byte in its first 8 KiB is dropped when it is checked.
 //     So rg reads binary files to their end, which the native backend
@@ -60,22 +60,11 @@ import (
 //     (matches), 1 (none) or 2 (an error), is an error, never an empty
 //     result. rg names on standard error the files and directories it
 //     could not read (see external.go): files denied by permissions are
-//     skipped, as on every backend; anything else it missed (a path
-//     longer than PATH_MAX, which rg cannot open but the native walk
-//     can) hands the search to the native backend, and any other
-//     message is an error.
-//   - Type and Glob filters are applied in Go; rg gets them as --type-add
-//     types (never -g, whose globs override ignore rules) only to search
-//     fewer files. A Path that names a file is searched in Go.
-//
-// Ordering: rg runs with its default parallelism and the results are
-// sorted in Go. rg's --sort path is single-threaded, and its order is not
-// ours anyway (it sorts a directory "x" as "x", not "x/"), so results
-// would need sorting either way. Measured with BenchmarkRipgrepSort over
-// $(go env GOROOT)/src (11,478 files; 2 cores, warm cache, median of 5
-// runs), unsorted against --sort path: "(?i)todo" (4,270 lines) 211 ms
-// against 265 ms, a literal found nowhere 164 ms against 253 ms, "func"
-// (135,000 lines) 295 ms against 302 ms.
+//     skipped, as on every backend; anything else it missed (a file
+//     gone, or a path it could not open) hands the rest of the search to
+//     the native backend, and any other message is an error. Paths of
+//     PATH_MAX bytes or more, which rg cannot open, are searched in Go.
+//     A Path that names a file is searched in Go.
 //
 // Output is read in rg's standard format with --null ("path\0N:text" for
 // a match, "path\0N-text" for context), which carries the exact bytes of
@@ -91,7 +80,9 @@ type Ripgrep struct {
 	root   string
 	rg     string
 	native *Native
-	sortRg bool // run rg with --sort path (for BenchmarkRipgrepSort)
+	// batchFirst and batchMax size the runs of files given to one rg
+	// (see rgbatch.go); tests make them tiny.
+	batchFirst, batchMax int
 }
 
 var (
@@ -106,26 +97,12 @@ func NewRipgrep(root string) (*Ripgrep, error) {
 	if err != nil {
 		return nil, fmt.Errorf("search: ripgrep (rg) not found; install it (Debian: apt-get install ripgrep) or use the native backend, which needs nothing: %w", err)
 	}
-	return &Ripgrep{root: root, rg: rg, native: NewNative(root)}, nil
+	return &Ripgrep{root: root, rg: rg, native: NewNative(root), batchFirst: rgBatchFirst, batchMax: rgBatchMax}, nil
 }
 
 // Glob implements Globber with the native walker.
 func (r *Ripgrep) Glob(ctx context.Context, req GlobRequest, emit func(string) bool) error {
 	return r.native.Glob(ctx, req, emit)
-}
-
-// hiddenBelow reports whether a path has a hidden component below start.
-func hiddenBelow(rel, start string) bool {
-	if start != "" {
-		rel = strings.TrimPrefix(rel, start)
-		rel = strings.TrimPrefix(rel, "/")
-	}
-	for c := range strings.SplitSeq(rel, "/") {
-		if strings.HasPrefix(c, ".") {
-			return true
-		}
-	}
-	return false
 }
 
 // rustPattern returns the request's pattern for rg, and whether it may
@@ -145,12 +122,6 @@ func rustPattern(req GrepRequest) (string, bool, error) {
 		st.superset = true
 	}
 	return emit(tree, targetRust, &st), st.superset, nil
-}
-
-// simpleGlob reports whether rg reads a base-name glob the way doublestar
-// does, so that it can be given to rg as a file type.
-func simpleGlob(g string) bool {
-	return g != "" && !strings.ContainsAny(g, "[]{}\\,:/!")
 }
 
 // tempFile writes data to a new temporary file and returns its name.
@@ -197,60 +168,38 @@ func (r *Ripgrep) Grep(ctx context.Context, req GrepRequest, emit func(FileResul
 		return err
 	}
 	if isFile {
-		return r.native.Grep(ctx, req, emit) // one file: not worth a process
+		// One file: not worth a process.
+		return r.native.Grep(ctx, req, reduced(req.Mode, emit))
 	}
-
 	args := []string{
-		"--no-config", "--no-ignore-messages", "--color", "never",
-		"-n", "--with-filename", "--no-heading", "--null", "--no-context-separator",
-		"-a", "-E", "none", "--regex-size-limit", "1G",
-		"--no-require-git", "--no-ignore-global", "--no-ignore-exclude",
-		"--no-ignore-parent", "--no-ignore-dot",
-		"-g", "!.git",
+		"--no-config", "--color", "never", "--with-filename", "--no-heading", "--null",
+		"--no-context-separator", "-a", "-E", "none", "--regex-size-limit", "1G",
+		// rg searches the files it is given, and the regular files of
+		// the directories it is given, in path order: no rules, no
+		// deeper walk, no mmap (a file truncated under it would kill it
+		// with SIGBUS).
+		"--no-ignore", "--hidden", "--max-depth", "1", "--no-mmap", "--sort", "path",
 	}
-	if r.sortRg {
-		args = append(args, "--sort", "path")
-	}
-	if req.Hidden {
-		args = append(args, "--hidden")
-	}
-	if req.NoIgnore {
-		args = append(args, "--no-ignore")
+	switch req.Mode {
+	case ModeFiles:
+		// The first matching line, as evidence checkReport can check
+		// by reading the file only up to it (-l would print none).
+		args = append(args, "-n", "-m", "1")
+	case ModeCount:
+		// Which files match; the count is taken from the file itself
+		// (see checker), so rg's would be of no use.
+		args = append(args, "-l")
+	default:
+		args = append(args, "-n")
+		if req.Before > 0 {
+			args = append(args, "-B", strconv.Itoa(req.Before))
+		}
+		if req.After > 0 {
+			args = append(args, "-A", strconv.Itoa(req.After))
+		}
 	}
 	if req.Multiline {
 		args = append(args, "-U")
-	}
-	if req.Before > 0 {
-		args = append(args, "-B", strconv.Itoa(req.Before))
-	}
-	if req.After > 0 {
-		args = append(args, "-A", strconv.Itoa(req.After))
-	}
-	switch {
-	case req.Type != "":
-		for _, g := range fileTypes[req.Type] {
-			args = append(args, "--type-add", "agentsh:"+g)
-		}
-		args = append(args, "-t", "agentsh")
-	case req.Glob != "" && simpleGlob(req.Glob):
-		args = append(args, "--type-add", "agentsh:"+req.Glob, "-t", "agentsh")
-	}
-	explicit := false // rules of start's parents given with --ignore-file
-	if plan.start != "" && !req.NoIgnore {
-		data, ok := parentIgnores(top, plan.start)
-		if !ok {
-			stats.RipgrepFallbacks.Add(1)
-			return r.native.Grep(ctx, req, emit)
-		}
-		if len(data) > 0 {
-			explicit = true
-			name, err := tempFile("agentsh-rg-ignore-*", data)
-			if err != nil {
-				return err
-			}
-			defer os.Remove(name)
-			args = append(args, "--ignore-file", name)
-		}
 	}
 	if len(pattern) > 64<<10 {
 		// Too long for one argument: give it in a file.
@@ -263,141 +212,28 @@ func (r *Ripgrep) Grep(ctx context.Context, req GrepRequest, emit func(FileResul
 	} else {
 		args = append(args, "-e", pattern)
 	}
-	scope := plan.start
-	if scope == "" {
-		scope = "."
-	}
-	args = append(args, "--", scope)
-
-	// While rg runs: check that its ignore rules are ours here (see
-	// rgrules.go), and put the files it found through the filters, the
-	// check against the file opened below the root, the binary rule and
-	// the superset check.
-	var rules *rulesCheck
-	rulesDone := make(chan struct{})
-	if req.NoIgnore {
-		close(rulesDone)
-	} else {
-		go func() {
-			defer close(rulesDone)
-			rules = checkRules(ctx, top, r.root, req, plan.start, explicit)
-		}()
-	}
-	var results []*FileResult
-	chk := r.newChecker(ctx, top, plan, superset)
-	err = r.run(ctx, args, func(f *FileResult) {
-		if !req.Hidden && hiddenBelow(f.Path, plan.start) {
-			return // rg's -t lets hidden files through
-		}
-		if !plan.filter.keep(path.Base(f.Path), f.Path) {
-			return
-		}
-		results = append(results, f)
-		chk.add(f)
-	})
-	chk.wait()
-	<-rulesDone
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if errors.Is(err, errRgOutput) || errors.Is(err, errRgMissed) || (rules != nil && !rules.ok()) {
-		stats.RipgrepFallbacks.Add(1)
-		return r.native.Grep(ctx, req, emit)
-	}
-	if err != nil {
-		return err
-	}
-	slices.SortFunc(results, func(a, b *FileResult) int { return strings.Compare(a.Path, b.Path) })
-	for _, f := range results {
-		if f.Count == 0 {
-			continue
-		}
-		if ctx.Err() != nil {
-			break
-		}
-		if !emit(*f) {
-			return nil
-		}
-	}
-	return ctx.Err()
+	s := &rgSearch{r: r, top: top, plan: plan, superset: superset, args: append(args, "--")}
+	return s.run(ctx, emit)
 }
 
-// checker settles, for each file rg reported, what the native backend
-// would report, on a pool of workers. It opens the file below the root
-// (see beneath) and checks rg's lines against it (see checkReport): a
-// file that cannot be opened so, or is not a regular file, is dropped
-// (leaving Count 0), and so is a binary one; a file that differs from
-// what rg printed is searched again in Go, and so is every file when a
-// superset pattern ran over whole files; the matches of a superset
-// pattern on single lines are checked with Go's regexp.
-type checker struct {
-	files    *beneath
-	plan     *grepPlan
-	superset bool
-	next     chan *FileResult
-	wg       sync.WaitGroup
+// reduced returns emit for results of the native backend, reduced to what
+// a request's mode reads.
+func reduced(mode Mode, emit func(FileResult) bool) func(FileResult) bool {
+	if mode == ModeContent {
+		return emit
+	}
+	return func(f FileResult) bool { return emit(reduce(mode, f)) }
 }
 
-func (r *Ripgrep) newChecker(ctx context.Context, top *os.Root, plan *grepPlan, superset bool) *checker {
-	c := &checker{files: newBeneath(top, r.root), plan: plan, superset: superset, next: make(chan *FileResult, 64)}
-	for range r.native.workers {
-		c.wg.Add(1)
-		go func() {
-			defer c.wg.Done()
-			s := newNativeSearcher(ctx, plan)
-			var buf []byte
-			for f := range c.next {
-				buf = c.check(s, buf, f)
-			}
-		}()
-	}
-	return c
-}
-
-// add settles f on a worker.
-func (c *checker) add(f *FileResult) { c.next <- f }
-
-func (c *checker) wait() {
-	close(c.next)
-	c.wg.Wait()
-	c.files.close()
-}
-
-func (c *checker) check(s *nativeSearcher, buf []byte, f *FileResult) []byte {
-	req := c.plan.req
-	if c.superset && req.Multiline {
-		c.research(s, f)
-		return buf
-	}
-	rd, err := c.files.open(f.Path)
-	if err != nil {
-		*f = FileResult{Path: f.Path} // dropped, and its lines freed
-		return buf
-	}
-	verdict, buf, err := checkReport(rd, buf, f, req.Before, req.After)
-	rd.Close()
+// reduce drops what a mode does not read of a result.
+func reduce(mode Mode, f FileResult) FileResult {
 	switch {
-	case err != nil || verdict == reportBinary:
-		*f = FileResult{Path: f.Path}
-	case verdict == reportMismatch:
-		c.research(s, f)
-	case c.superset:
-		recheckLines(c.plan, f)
+	case f.Count == 0 || mode == ModeContent:
+		return f
+	case mode == ModeFiles:
+		return FileResult{Path: f.Path, Count: 1}
 	}
-	return buf
-}
-
-// research replaces f with the native backend's result for the file,
-// opened below the root.
-func (c *checker) research(s *nativeSearcher, f *FileResult) {
-	rel := f.Path
-	*f = FileResult{Path: rel}
-	rd, err := c.files.open(rel)
-	if err != nil {
-		return
-	}
-	defer rd.Close()
-	*f = s.searchReader(rel, rd)
+	return FileResult{Path: f.Path, Count: f.Count}
 }
 
 // searchReader searches one file opened below the root as the native
@@ -449,8 +285,9 @@ func recheckLines(plan *grepPlan, fr *FileResult) {
 // handed to the native backend.
 var errRgMissed = errors.New("search: rg missed part of the tree")
 
-// run runs rg and parses what it prints.
-func (r *Ripgrep) run(ctx context.Context, args []string, each func(*FileResult)) error {
+// runRg runs rg with args and calls each with every file's result, as it
+// is read; countMode says rg was run with -l.
+func (r *Ripgrep) runRg(ctx context.Context, args []string, countMode bool, each func(*FileResult)) error {
 	cmd := exec.CommandContext(ctx, r.rg, args...)
 	cmd.Dir = r.root
 	var stderr cappedBuffer
@@ -466,7 +303,12 @@ func (r *Ripgrep) run(ctx context.Context, args []string, each func(*FileResult)
 	if err != nil {
 		return fmt.Errorf("search: running rg: %w", err)
 	}
-	perr := parseRgOutput(stdout, each)
+	var perr error
+	if countMode {
+		perr = parseRgPaths(stdout, each)
+	} else {
+		perr = parseRgOutput(stdout, each)
+	}
 	if perr != nil {
 		io.Copy(io.Discard, stdout)
 	}
@@ -487,6 +329,22 @@ func (r *Ripgrep) run(ctx context.Context, args []string, each func(*FileResult)
 		return errors.New("search: rg failed (exit status 2) and said nothing about why; use the native backend")
 	}
 	return perr
+}
+
+// parseRgPaths reads what rg -l --null prints, "PATH\0" for each file
+// with a match, and calls each with a result of Count 1 for each.
+func parseRgPaths(rd io.Reader, each func(*FileResult)) error {
+	br := bufio.NewReaderSize(rd, 64<<10)
+	for {
+		p, err := br.ReadString(0)
+		if err == io.EOF && p == "" {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("%w: %q (%v)", errRgOutput, p, err)
+		}
+		each(&FileResult{Path: strings.TrimPrefix(p[:len(p)-1], "./"), Count: 1})
+	}
 }
 
 // parseRgOutput reads rg's --null standard output and calls each with
@@ -577,62 +435,4 @@ func parseRgOutput(rd io.Reader, each func(*FileResult)) error {
 			cur.Count++
 		}
 	}
-}
-
-// parentIgnores returns the .gitignore rules of the parent directories of
-// start (from the root down), as one ignore file relative to the root.
-// Rules above a directory holding .git (start included) are left out, as
-// in a walk. ok is false if a directory name cannot be written into an
-// ignore file.
-func parentIgnores(top *os.Root, start string) (data []byte, ok bool) {
-	parts := strings.Split(start, "/")
-	var buf bytes.Buffer
-	for i := 0; i <= len(parts); i++ {
-		dir := strings.Join(parts[:i], "/")
-		if _, err := top.Lstat(joinRel(dir, ".git")); err == nil {
-			buf.Reset()
-		}
-		if i == len(parts) {
-			break // start's own .gitignore: rg reads it
-		}
-		fi, err := top.Lstat(joinRel(dir, ".gitignore"))
-		if err != nil || !fi.Mode().IsRegular() {
-			continue
-		}
-		content, err := top.ReadFile(joinRel(dir, ".gitignore"))
-		if err != nil {
-			continue
-		}
-		if strings.ContainsAny(dir, "\n\r") {
-			return nil, false
-		}
-		for _, p := range parseGitignore(content) {
-			if p.negate {
-				buf.WriteByte('!')
-			}
-			if !p.base {
-				buf.WriteString("/")
-				if dir != "" {
-					buf.WriteString(escapeGlob(dir) + "/")
-				}
-			}
-			buf.WriteString(p.pattern)
-			if p.dirOnly {
-				buf.WriteByte('/')
-			}
-			buf.WriteByte('\n')
-		}
-	}
-	return buf.Bytes(), true
-}
-
-func escapeGlob(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if strings.IndexByte(`\*?[]{}`, s[i]) >= 0 {
-			b.WriteByte('\\')
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
 }

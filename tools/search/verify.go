@@ -2,7 +2,10 @@ package search
 
 import (
 	"bytes"
+	"context"
 	"io"
+	"os"
+	"sync"
 )
 
 // This file checks what rg printed for a file against the file itself,
@@ -63,6 +66,22 @@ func checkReport(rd io.Reader, buf []byte, fr *FileResult, before, after int) (r
 				return reportOK, buf, nil
 			}
 			want := lines[0]
+			if want.Number > num {
+				// Pass the lines before want without looking at them.
+				off, n := skipLines(data, want.Number-num)
+				if off < 0 {
+					num += n
+					if n > 0 {
+						at = len(data) - bytes.LastIndexByte(data, '\n') - 1
+					} else {
+						at += len(data)
+					}
+					break
+				}
+				num, at = want.Number, 0
+				data = data[off:]
+				continue
+			}
 			seg := data
 			nl := bytes.IndexByte(data, '\n')
 			if nl >= 0 {
@@ -108,6 +127,32 @@ func checkReport(rd io.Reader, buf []byte, fr *FileResult, before, after int) (r
 	return reportOK, buf, nil
 }
 
+// skipBlock is how much of a file skipLines counts newlines in at once.
+const skipBlock = 512
+
+// skipLines returns the offset just past the n-th "\n" of data (n > 0),
+// or -1 and the number of "\n" in data if it holds fewer. It counts
+// newlines a block at a time, which is several times faster than finding
+// them one by one on lines of source code.
+func skipLines(data []byte, n int) (off, count int) {
+	for i := 0; i < len(data); i += skipBlock {
+		block := data[i:min(i+skipBlock, len(data))]
+		if c := bytes.Count(block, []byte{'\n'}); c < n {
+			n -= c
+			count += c
+			continue
+		}
+		for j := 0; ; j++ {
+			k := bytes.IndexByte(block[j:], '\n')
+			j += k
+			if n--; n == 0 {
+				return i + j + 1, 0
+			}
+		}
+	}
+	return -1, count
+}
+
 // reportShape checks that fr's lines are what a search with before and
 // after lines of context prints around its matching lines: in order, each
 // once, all the context of every match and nothing else, except that the
@@ -149,4 +194,113 @@ func reportShape(fr *FileResult, before, after int) (needEnd, ok bool) {
 		}
 	}
 	return false, i == len(lines)
+}
+
+// checker settles, for each file rg reported, what the native backend
+// would report, on a pool of workers. It opens the file below the root
+// (see beneath) and checks rg's lines against it (see checkReport): a
+// file that cannot be opened so, or is not a regular file, is dropped
+// (leaving Count 0), and so is a binary one; a file that differs from
+// what rg printed is searched again in Go, and so is every file when a
+// superset pattern ran over whole files; the matches of a superset
+// pattern on single lines are checked with Go's regexp. Under ModeCount
+// rg only names the files with a match, and each is searched in Go for
+// its count: rg's own count would say nothing of the file below the root.
+type checker struct {
+	ctx      context.Context
+	files    *beneath
+	plan     *grepPlan // the request's
+	again    *grepPlan // for searching again: no context where no lines are read
+	superset bool
+	next     chan checkJob
+	wg       sync.WaitGroup
+}
+
+type checkJob struct {
+	f    *FileResult
+	done *sync.WaitGroup
+}
+
+func newChecker(ctx context.Context, r *Ripgrep, top *os.Root, plan *grepPlan, superset bool) *checker {
+	again := plan
+	if plan.req.Mode != ModeContent {
+		p := *plan
+		p.req.Before, p.req.After = 0, 0
+		again = &p
+	}
+	c := &checker{ctx: ctx, files: newBeneath(top, r.root), plan: plan, again: again, superset: superset, next: make(chan checkJob, 64)}
+	for range r.native.workers {
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			s := newNativeSearcher(ctx, again)
+			var buf []byte
+			for j := range c.next {
+				buf = c.check(s, buf, j.f)
+				j.done.Done()
+			}
+		}()
+	}
+	return c
+}
+
+// add settles f on a worker, and calls done.Done when it is settled.
+func (c *checker) add(f *FileResult, done *sync.WaitGroup) { c.next <- checkJob{f, done} }
+
+// close ends the workers, once every file added is settled.
+func (c *checker) close() {
+	close(c.next)
+	c.wg.Wait()
+	c.files.close()
+}
+
+func (c *checker) check(s *nativeSearcher, buf []byte, f *FileResult) []byte {
+	req := c.plan.req
+	if req.Mode == ModeCount || (c.superset && req.Multiline) {
+		c.research(s, f)
+		return buf
+	}
+	rd, err := c.files.open(f.Path)
+	if err != nil {
+		*f = FileResult{Path: f.Path} // dropped, and its lines freed
+		return buf
+	}
+	before, after := req.Before, req.After
+	if req.Mode == ModeFiles {
+		before, after = 0, 0 // rg printed its first match alone
+	}
+	verdict, buf, err := checkReport(rd, buf, f, before, after)
+	rd.Close()
+	switch {
+	case err != nil || verdict == reportBinary:
+		*f = FileResult{Path: f.Path}
+	case verdict == reportMismatch:
+		c.research(s, f)
+	case c.superset:
+		recheckLines(c.plan, f)
+		if f.Count == 0 && req.Mode == ModeFiles {
+			c.research(s, f) // a match may follow the line rg printed
+		}
+	}
+	*f = reduce(req.Mode, *f)
+	return buf
+}
+
+// research replaces f with the native backend's result for the file,
+// opened below the root, reduced to what the request's mode reads.
+func (c *checker) research(s *nativeSearcher, f *FileResult) {
+	rel := f.Path
+	*f = FileResult{Path: rel}
+	rd, err := c.files.open(rel)
+	if err != nil {
+		return
+	}
+	defer rd.Close()
+	*f = reduce(c.plan.req.Mode, s.searchReader(rel, rd))
+	f.Path = rel
+}
+
+// searchGo searches a file in Go, on the caller's goroutine.
+func (c *checker) searchGo(f *FileResult) {
+	c.research(newNativeSearcher(c.ctx, c.again), f)
 }

@@ -7,5 +7,6 @@ import "sync/atomic"
 var FilesOpened atomic.Int64
 
 // RipgrepFallbacks counts the searches the ripgrep backend handed to the
-// native backend (different ignore rules, or part of the tree missed).
+// native backend (rg missed part of the tree, or printed what it should
+// not).
 var RipgrepFallbacks atomic.Int64

@@ -29,8 +29,22 @@ type Builder[V any] interface {
 // rejects exactly what DecodeJSON does, with the same errors (their paths
 // start at root), and builds the value DecodeJSON's result would convert
 // to.
+//
+// It makes the value in one pass over the text. Text it cannot decode,
+// and a value b refuses, go through DecodeJSON's reference path again, so
+// that each error reads as DecodeJSON words it: errors are rare, and a
+// second pass for them keeps one source of their wording.
 func DecodeAs[V any](raw []byte, root string, b Builder[V]) (V, error) {
-	v, err := decodeJSON(raw, root)
+	if v, ok := scanJSON(raw, b); ok {
+		return v, nil
+	}
+	return decodeAsReference(raw, root, b)
+}
+
+// decodeAsReference is DecodeAs by way of JSON shapes: the reference
+// decoder, then a walk. It runs only for text the scanner refused.
+func decodeAsReference[V any](raw []byte, root string, b Builder[V]) (V, error) {
+	v, err := decodeJSONReference(raw, root)
 	if err != nil {
 		var zero V
 		return zero, err
@@ -62,6 +76,9 @@ func build[V any](w *Walk, v any, b Builder[V]) (V, error) {
 	case string:
 		return b.String(x), nil
 	case []any:
+		if err := w.Enter(nil); err != nil {
+			return zero, err
+		}
 		elems := make([]V, len(x))
 		for i, e := range x {
 			w.Index(i)
@@ -70,8 +87,12 @@ func build[V any](w *Walk, v any, b Builder[V]) (V, error) {
 				return zero, err
 			}
 		}
+		w.Leave()
 		return b.Array(elems), nil
 	case map[string]any:
+		if err := w.Enter(nil); err != nil {
+			return zero, err
+		}
 		keys := SortedKeys(x)
 		vals := make([]V, len(keys))
 		for i, k := range keys {
@@ -81,9 +102,31 @@ func build[V any](w *Walk, v any, b Builder[V]) (V, error) {
 				return zero, err
 			}
 		}
+		w.Leave()
 		return b.Object(keys, vals), nil
 	}
 	return zero, fmt.Errorf("script: DecodeAs: unexpected %T", v)
+}
+
+// Shapes is the Builder of JSON shapes (nil, bool, int64, float64,
+// string, []any, map[string]any): DecodeAs with it is DecodeJSON.
+type Shapes struct{}
+
+var _ Builder[any] = Shapes{}
+
+func (Shapes) Null() any                    { return nil }
+func (Shapes) Bool(b bool) any              { return b }
+func (Shapes) Int(i int64) (any, error)     { return i, nil }
+func (Shapes) Float(f float64) (any, error) { return f, nil }
+func (Shapes) String(s string) any          { return s }
+func (Shapes) Array(elems []any) any        { return elems }
+
+func (Shapes) Object(keys []string, vals []any) any {
+	m := make(map[string]any, len(keys))
+	for i, k := range keys {
+		m[k] = vals[i]
+	}
+	return m
 }
 
 // RawJSON is a JSON text passed to Func.Call as the value it encodes: a

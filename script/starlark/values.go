@@ -222,6 +222,10 @@ func valueFromGo(w *script.Walk, v any) (star.Value, error) {
 		}
 		w.Leave()
 		return d, nil
+	case script.RawJSON:
+		return script.DecodeAs(x.Text, x.Root, builder{})
+	case *script.Shared:
+		return sharedFromGo(w, x)
 	case script.Tuple:
 		return tupleFromGo(w, x)
 	case script.Results:
@@ -278,4 +282,27 @@ func tupleFromGo(w *script.Walk, xs []any) (star.Value, error) {
 	}
 	w.Leave()
 	return out, nil
+}
+
+// sharedKey is where a script.Shared keeps its Starlark value. Frozen
+// Starlark values may be read from any goroutine, so every interpreter
+// can use the one conversion.
+type sharedKey struct{}
+
+// sharedFromGo is a script.Shared's value, converted on first use and
+// frozen: a script that tries to change it gets Starlark's error about a
+// frozen value, as for any value it did not make itself.
+func sharedFromGo(w *script.Walk, s *script.Shared) (star.Value, error) {
+	if v, ok := s.Load(sharedKey{}); ok {
+		return v.(star.Value), nil
+	}
+	// A fresh walk: the value is converted on its own, whatever path and
+	// depth it first appears at, so that every use sees the same value.
+	v, err := fromGo(s.V)
+	if err != nil {
+		return nil, err
+	}
+	v.Freeze()
+	s.Store(sharedKey{}, v)
+	return v, nil
 }

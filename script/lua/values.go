@@ -165,9 +165,15 @@ func typeName(v lua.LValue) string {
 // tables JSON null is agentsh.null. A value nested deeper than
 // script.MaxDepth, or one that contains itself, is an error.
 func (in *Interp) toLua(L *lua.LState, v any) (lua.LValue, error) {
-	switch v.(type) {
+	switch x := v.(type) {
 	case nil:
 		return lua.LNil, nil
+	case script.RawJSON, *script.Shared:
+		g, err := unwrapJSON(x)
+		if err != nil {
+			return nil, err
+		}
+		return in.toLua(L, g)
 	case []any, map[string]any, script.Record, script.Tuple, script.Results:
 		w := script.NewWalk("")
 		defer w.Done()
@@ -180,6 +186,12 @@ func (in *Interp) valueToLua(L *lua.LState, w *script.Walk, v any) (lua.LValue, 
 	switch x := v.(type) {
 	case nil:
 		return in.null, nil
+	case script.RawJSON, *script.Shared:
+		g, err := unwrapJSON(x)
+		if err != nil {
+			return nil, err
+		}
+		return in.valueToLua(L, w, g)
 	case bool:
 		return lua.LBool(x), nil
 	case int64:
@@ -271,4 +283,13 @@ func article(name string) string {
 		return "an " + name
 	}
 	return "a " + name
+}
+
+// unwrapJSON is the JSON shape of a script.RawJSON or *script.Shared.
+func unwrapJSON(v any) (any, error) {
+	if s, ok := v.(*script.Shared); ok {
+		return s.V, nil
+	}
+	raw := v.(script.RawJSON)
+	return script.DecodeAs[any](raw.Text, raw.Root, script.Shapes{})
 }

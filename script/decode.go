@@ -3,6 +3,7 @@ package script
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 )
 
 // A Builder makes one binding's own values from JSON, for DecodeAs: the
@@ -147,15 +148,44 @@ type RawJSON struct {
 //
 // A Shared is safe for concurrent use.
 type Shared struct {
-	V     any
-	cache sync.Map
+	V any
+	// first is the first conversion stored, which a lookup finds without
+	// hashing: a value is mostly used by one binding, and a model's
+	// history looks up every message every turn.
+	first atomic.Pointer[sharedEntry]
+	more  sync.Map // the conversions of other keys
 }
+
+type sharedEntry struct{ key, converted any }
 
 // NewShared returns v as a Shared value.
 func NewShared(v any) *Shared { return &Shared{V: v} }
 
 // Load returns what a binding stored under key.
-func (s *Shared) Load(key any) (any, bool) { return s.cache.Load(key) }
+func (s *Shared) Load(key any) (any, bool) {
+	if e := s.first.Load(); e != nil && e.key == key {
+		return e.converted, true
+	}
+	return s.more.Load(key)
+}
 
 // Store keeps a binding's conversion of V under key.
-func (s *Shared) Store(key, converted any) { s.cache.Store(key, converted) }
+func (s *Shared) Store(key, converted any) {
+	e := &sharedEntry{key, converted}
+	for {
+		f := s.first.Load()
+		switch {
+		case f == nil:
+			if !s.first.CompareAndSwap(nil, e) {
+				continue
+			}
+		case f.key == key:
+			if !s.first.CompareAndSwap(f, e) {
+				continue
+			}
+		default:
+			s.more.Store(key, converted)
+		}
+		return
+	}
+}

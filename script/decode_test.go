@@ -6,6 +6,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -232,4 +233,39 @@ func BenchmarkDecodeAs(b *testing.B) {
 			}
 		}
 	})
+}
+
+// TestShared: each key keeps its own conversion, a later Store of a key
+// replaces it, and concurrent Stores of many keys lose none.
+func TestShared(t *testing.T) {
+	type key struct{ n int }
+	s := NewShared(map[string]any{"a": int64(1)})
+	if _, ok := s.Load(key{0}); ok {
+		t.Fatal("Load before any Store found a value")
+	}
+	s.Store(key{0}, "zero")
+	s.Store(key{1}, "one")
+	s.Store(key{0}, "zero again")
+	for k, want := range map[key]string{{0}: "zero again", {1}: "one"} {
+		if got, ok := s.Load(k); !ok || got != want {
+			t.Errorf("Load(%v) = %v, %v; want %s", k, got, ok, want)
+		}
+	}
+	s = NewShared(nil)
+	const n = 64
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.Store(key{i}, i)
+			s.Store(key{i}, i+n) // the last Store of a key wins
+		}()
+	}
+	wg.Wait()
+	for i := range n {
+		if got, ok := s.Load(key{i}); !ok || got != i+n {
+			t.Errorf("Load(key{%d}) = %v, %v; want %d", i, got, ok, i+n)
+		}
+	}
 }

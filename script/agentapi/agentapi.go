@@ -159,8 +159,9 @@ func (s *Session) builtinModel(ctx context.Context, args script.Args) (any, erro
 	if err != nil {
 		return nil, err
 	}
+	h := &history{}
 	s.use(provider.Func{Label: "scripted:" + fn.Name(), Fn: func(ctx context.Context, req provider.Request) (provider.Response, error) {
-		out, err := fn.Call(script.LeaveBeforeHook(ctx), messagesValue(req), toolsValue(req.Tools))
+		out, err := fn.Call(script.LeaveBeforeHook(ctx), h.value(req), toolsValue(req.Tools))
 		if err != nil {
 			return provider.Response{}, err
 		}

@@ -272,3 +272,28 @@ print(ask("hi").text)`)
 		wantLines(t, e.lines(), "from config", "from script")
 	})
 }
+
+// TestModelMessagesFrozen: a Starlark model's messages are shared from
+// turn to turn and frozen: changing one in place is an error that says
+// so, while building new values from them works.
+func TestModelMessagesFrozen(t *testing.T) {
+	e := newEnv(t, agentapi.Config{})
+	err := e.execStar(context.Background(), `
+def m(messages, tools):
+    messages[-1]["content"] = "changed"
+    return "done"
+model(m)
+ask("hi")
+`)
+	wantErr(t, "changing a message", err, "cannot insert into frozen hash table", "model function gets are shared from turn to turn and frozen: change a copy, such as dict(message)")
+	e.runStar(`
+def m2(messages, tools):
+    copy = dict(messages[-1])
+    copy["content"] = "changed"
+    messages.append(copy)
+    return messages[-1]["content"] + " " + messages[-2]["content"]
+model(m2)
+print(ask("hi").text)
+`)
+	wantLines(t, e.lines(), "changed hi")
+}

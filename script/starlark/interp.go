@@ -278,7 +278,7 @@ func (f *scriptFunc) Call(ctx context.Context, args ...any) (any, error) {
 	}
 	v, err := star.Call(t, f.fn, sargs, nil)
 	if err != nil {
-		err = f.in.explainFrozen(err)
+		err = f.in.explainFrozen(explainShared(err, args))
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%w (%v)", ctx.Err(), wrapError(err))
 		}

@@ -507,8 +507,13 @@ func editRequest(req *provider.Request, edit map[string]any) error {
 	return nil
 }
 
-// sameMessage compares what scripts see of two messages.
+// sameMessage compares what scripts see of two messages: equal fields,
+// or (arguments written differently, fields scripts do not see) equal
+// values.
 func sameMessage(a, b provider.Message) bool {
+	if sameForScripts(a, b) {
+		return true
+	}
 	a.Blocks, a.Cache = nil, false
 	return script.Quote(messageValue(a)) == script.Quote(messageValue(b))
 }

@@ -90,7 +90,11 @@ const (
 func (in *Interp) newThread(ctx context.Context, name, dir string) (*star.Thread, func() bool) {
 	t := &star.Thread{Name: name, Print: in.hooks.print, Load: in.hooks.load, OnMaxSteps: in.hooks.onMaxSteps}
 	t.SetLocal(ctxKey, script.WithClock(ctx, in.opts.Now))
-	t.SetLocal(dirKey, dir)
+	if dir == "." {
+		t.SetLocal(dirKey, dotDir) // the directory of every call: boxed once
+	} else {
+		t.SetLocal(dirKey, dir)
+	}
 	t.SetLocal(interpKey, in)
 	t.SetMaxExecutionSteps(in.opts.MaxSteps)
 	if ctx.Done() == nil {
@@ -101,6 +105,8 @@ func (in *Interp) newThread(ctx context.Context, name, dir string) (*star.Thread
 }
 
 func neverStopped() bool { return false }
+
+var dotDir any = "."
 
 // threadHooks are the functions every thread of an interpreter calls,
 // bound to it once: a call into a script function makes a thread, and

@@ -17,8 +17,12 @@ import (
 // So it needs to be right about what it accepts, and about nothing else.
 //
 // Measured on a tool call's arguments ({"path":"src/main.go","limit":10})
-// this is about 8 times faster than encoding/json's Valid, then Decode
-// into any, then a conversion (see BenchmarkDecodeAs).
+// into JSON shapes, this takes 0.94 µs and 8 allocations where
+// encoding/json's Valid, then Decode into any, then a walk took 3.2 µs and
+// 19 (BenchmarkDecodeAs, medians of 6); a binding's Builder saves the
+// shapes as well. encoding/json/jsontext, the tokenizer in go.mod's
+// graph, refuses invalid UTF-8 and repeated keys, which DecodeJSON
+// accepts, and words its errors otherwise.
 func scanJSON[V any](raw []byte, b Builder[V]) (V, bool) {
 	s := scanner[V]{data: raw, b: b}
 	s.space()

@@ -225,7 +225,7 @@ func valueFromGo(w *script.Walk, v any) (star.Value, error) {
 	case script.RawJSON:
 		return script.DecodeAs(x.Text, x.Root, builder{})
 	case *script.Shared:
-		return sharedFromGo(w, x)
+		return sharedFromGo(x)
 	case script.Tuple:
 		return tupleFromGo(w, x)
 	case script.Results:
@@ -292,7 +292,7 @@ type sharedKey struct{}
 // sharedFromGo is a script.Shared's value, converted on first use and
 // frozen: a script that tries to change it gets Starlark's error about a
 // frozen value, as for any value it did not make itself.
-func sharedFromGo(w *script.Walk, s *script.Shared) (star.Value, error) {
+func sharedFromGo(s *script.Shared) (star.Value, error) {
 	if v, ok := s.Load(sharedKey{}); ok {
 		return v.(star.Value), nil
 	}

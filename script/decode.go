@@ -163,7 +163,11 @@ func NewShared(v any) *Shared { return &Shared{V: v} }
 
 // Load returns what a binding stored under key.
 func (s *Shared) Load(key any) (any, bool) {
-	if e := s.first.Load(); e != nil && e.key == key {
+	e := s.first.Load()
+	switch {
+	case e == nil:
+		return nil, false // and more is empty: a first lookup costs no map
+	case e.key == key:
 		return e.converted, true
 	}
 	return s.more.Load(key)

@@ -511,7 +511,7 @@ func editRequest(req *provider.Request, edit map[string]any) error {
 // or (arguments written differently, fields scripts do not see) equal
 // values.
 func sameMessage(a, b provider.Message) bool {
-	if sameForScripts(a, b) {
+	if sameForScripts(&a, &b) {
 		return true
 	}
 	a.Blocks, a.Cache = nil, false

@@ -2,6 +2,7 @@ package agentapi
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/agentsh/agentsh/provider"
@@ -19,7 +20,7 @@ func TestHistoryReusesMessages(t *testing.T) {
 	var h history
 	check := func(req provider.Request) []any {
 		t.Helper()
-		got := h.value(req)
+		got := slices.Clone(h.value(req)) // the next turn reuses its array
 		want := messagesValue(req)
 		if len(got) != len(want) {
 			t.Fatalf("%d messages, want %d", len(got), len(want))
@@ -63,7 +64,7 @@ func TestHistoryReusesMessages(t *testing.T) {
 func TestSameForScripts(t *testing.T) {
 	base := provider.Message{Role: provider.RoleTool, Content: "c", ToolCallID: "id", Name: "n",
 		ToolCalls: []provider.ToolCall{{ID: "c1", Name: "t", Args: json.RawMessage(`{}`)}}}
-	if !sameForScripts(base, base) {
+	if !sameForScripts(&base, &base) {
 		t.Fatal("a message differs from itself")
 	}
 	for name, change := range map[string]func(m *provider.Message){
@@ -86,8 +87,37 @@ func TestSameForScripts(t *testing.T) {
 	} {
 		m := base
 		change(&m)
-		if sameForScripts(base, m) {
+		if sameForScripts(&base, &m) {
 			t.Errorf("a change of %s went unseen", name)
 		}
+	}
+}
+
+// TestHistoryGrowingConversation: requests that share the conversation's
+// array, as the agent sends them, keep every earlier message's value and
+// add the new ones; a request of a new array (a new conversation) starts
+// over.
+func TestHistoryGrowingConversation(t *testing.T) {
+	var h history
+	conv := make([]provider.Message, 0, 8)
+	var last []any
+	for i := range 6 {
+		conv = append(conv, provider.Message{Role: provider.RoleUser, Content: string(rune('a' + i))})
+		req := provider.Request{Messages: conv}
+		got := slices.Clone(h.value(req))
+		want := messagesValue(req)
+		for j := range want {
+			if script.Quote(got[j].(*script.Shared).V) != script.Quote(want[j]) {
+				t.Fatalf("turn %d: message %d = %v, want %s", i, j, got[j], script.Quote(want[j]))
+			}
+			if j < len(last) && got[j] != last[j] {
+				t.Errorf("turn %d: message %d made anew", i, j)
+			}
+		}
+		last = got
+	}
+	fresh := []provider.Message{{Role: provider.RoleUser, Content: "x"}}
+	if got := h.value(provider.Request{Messages: fresh}); script.Quote(got[0].(*script.Shared).V) != `{"content":"x","role":"user"}` {
+		t.Errorf("a new conversation's first message = %v", got[0])
 	}
 }

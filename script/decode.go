@@ -193,3 +193,27 @@ func (s *Shared) Store(key, converted any) {
 		return
 	}
 }
+
+// A SharedList is a list of Shared values passed again and again, each
+// time the same or longer: the agent passes a model function the
+// conversation so, with the new messages at the end. A binding keeps
+// what it made of the list under its own key in Grows and, while Grows
+// is the same, converts only the values appended since; so a call costs
+// the same however long the list.
+//
+// The maker of a SharedList starts a new Grows when the list is not the
+// last one extended (a value was replaced or removed). Starlark freezes
+// the list: a script that changes it in place gets an error.
+type SharedList struct {
+	Items []*Shared
+	Grows *Shared // its V is nil
+}
+
+// V is the list as JSON shapes, for bindings that convert it anew.
+func (l SharedList) V() []any {
+	out := make([]any, len(l.Items))
+	for i, s := range l.Items {
+		out[i] = s.V
+	}
+	return out
+}

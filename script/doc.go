@@ -26,8 +26,8 @@
 // Two kinds of value reach a binding's functions besides JSON shapes and
 // host objects (decode.go): a script tool's arguments come as RawJSON,
 // which the binding decodes straight into its own values with DecodeAs
-// and its Builder, and the agent's messages come as *Shared values,
-// which it converts once and reuses.
+// and its Builder, and the agent's messages come as a SharedList of
+// *Shared values, which it converts once and reuses.
 // It implements Interp and registers itself with RegisterLanguage; the
 // CLI, the test runner, run_code and the conformance suite
 // (script/scripttest) reach a language only through LookupLanguage or

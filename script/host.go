@@ -22,8 +22,8 @@ type Func interface {
 	Name() string
 	// Call runs the function under ctx. Arguments are JSON shapes, host
 	// objects (*CallInfo, *ResultInfo, *Next), RawJSON (a script tool's
-	// arguments, which the binding decodes with DecodeAs) or *Shared
-	// values (the agent's messages). The result is nil, a JSON
+	// arguments, which the binding decodes with DecodeAs), *Shared values
+	// or a SharedList (the agent's messages). The result is nil, a JSON
 	// shape, or a host object: Verdict, *ResultInfo,
 	// core.DualToolOutput, core.SilentResult.
 	Call(ctx context.Context, args ...any) (any, error)

@@ -10,44 +10,41 @@ import (
 )
 
 // history is the conversation as one model function sees it, kept
-// across turns: each message becomes a *script.Shared once, so a binding
-// converts it into script values once, and a model called every turn
-// with the whole conversation converts only the messages new since the
-// turn before. The cost of a turn grows with the history only by a
-// comparison and a slot per message.
+// across turns: each message becomes a *script.Shared once, and the list
+// a script.SharedList that grows from turn to turn, so a binding
+// converts each message into script values once and a model called every
+// turn with the whole conversation costs the same however long the
+// conversation.
 //
-// Starlark freezes shared values: a model function that changes a
-// message in place gets an error (it may build new messages from them).
+// Starlark freezes shared values: a model function that changes the list
+// or a message in place gets an error (it may build new ones from them).
 type history struct {
-	mu     sync.Mutex
-	system string
-	sysVal *script.Shared
-	msgs   []provider.Message // what vals were made of
-	vals   []*script.Shared
-	src    []provider.Message // the last request's, which keeps its array alive
-	// out is the last value, the system prompt's first when there is
-	// one: the messages kept are kept in it too, so a turn appends only
-	// its own. Bindings convert the list into their own and keep nothing
-	// of it.
-	out     []any
+	mu      sync.Mutex
 	withSys bool
+	system  string             // the system prompt, first in items when withSys
+	msgs    []provider.Message // what the messages of items were made of
+	src     []provider.Message // the last request's, which keeps its array alive
+	items   []*script.Shared   // the system prompt's value when withSys, then the messages'
+	grows   *script.Shared     // the list's Grows: new when items is not the last items extended
 }
 
-// value is messagesValue(req), reusing the values of the messages that
-// begin req as they began the last request.
-func (h *history) value(req provider.Request) []any {
+// value is messagesValue(req) as a script.SharedList, reusing the values
+// of the messages that begin req as they began the last request.
+func (h *history) value(req provider.Request) script.SharedList {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	withSys := req.System != ""
-	if withSys && (h.sysVal == nil || h.system != req.System) {
-		h.system = req.System
-		h.sysVal = script.NewShared(map[string]any{"role": provider.RoleSystem, "content": req.System})
-		h.out = h.out[:0] // its first element changes
+	if h.grows == nil || withSys != h.withSys || req.System != h.system {
+		// A new first value: a new list, with the messages' values kept.
+		msgs := h.items[len(h.items)-len(h.msgs):]
+		items := make([]*script.Shared, 0, len(msgs)+1)
+		if withSys {
+			items = append(items, script.NewShared(map[string]any{"role": provider.RoleSystem, "content": req.System}))
+		}
+		h.items, h.withSys, h.system = append(items, msgs...), withSys, req.System
+		h.grows = script.NewShared(nil)
 	}
-	if withSys != h.withSys {
-		h.withSys = withSys
-		h.out = h.out[:0]
-	}
+	first := len(h.items) - len(h.msgs)
 	keep := 0
 	if len(h.msgs) <= len(req.Messages) && len(h.msgs) > 0 && unsafe.SliceData(req.Messages) == unsafe.SliceData(h.src) {
 		// The last request's array, grown: the agent's conversation,
@@ -60,28 +57,19 @@ func (h *history) value(req provider.Request) []any {
 			keep++
 		}
 	}
+	if keep < len(h.msgs) {
+		// Not the last list extended: a new one, in an array of its own,
+		// as the lists already passed keep theirs.
+		h.items = append([]*script.Shared(nil), h.items[:first+keep]...)
+		h.msgs = h.msgs[:keep]
+		h.grows = script.NewShared(nil)
+	}
 	h.src = req.Messages
-	clear(h.vals[keep:])
-	h.msgs, h.vals = h.msgs[:keep], h.vals[:keep]
 	for _, m := range req.Messages[keep:] {
 		h.msgs = append(h.msgs, m)
-		h.vals = append(h.vals, script.NewShared(messageValue(m)))
+		h.items = append(h.items, script.NewShared(messageValue(m)))
 	}
-	first := 0
-	if withSys {
-		first = 1
-	}
-	if len(h.out) < first {
-		h.out = append(h.out[:0], h.sysVal)
-	}
-	if done := len(h.out) - first; done > keep {
-		clear(h.out[first+keep:])
-		h.out = h.out[:first+keep]
-	}
-	for _, v := range h.vals[len(h.out)-first:] {
-		h.out = append(h.out, v)
-	}
-	return h.out[:len(h.out):len(h.out)]
+	return script.SharedList{Items: h.items[:len(h.items):len(h.items)], Grows: h.grows}
 }
 
 // sameForScripts reports whether two messages have the same value for

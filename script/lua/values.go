@@ -168,7 +168,7 @@ func (in *Interp) toLua(L *lua.LState, v any) (lua.LValue, error) {
 	switch x := v.(type) {
 	case nil:
 		return lua.LNil, nil
-	case script.RawJSON, *script.Shared:
+	case script.RawJSON, *script.Shared, script.SharedList:
 		g, err := unwrapJSON(x)
 		if err != nil {
 			return nil, err
@@ -186,7 +186,7 @@ func (in *Interp) valueToLua(L *lua.LState, w *script.Walk, v any) (lua.LValue, 
 	switch x := v.(type) {
 	case nil:
 		return in.null, nil
-	case script.RawJSON, *script.Shared:
+	case script.RawJSON, *script.Shared, script.SharedList:
 		g, err := unwrapJSON(x)
 		if err != nil {
 			return nil, err
@@ -285,10 +285,14 @@ func article(name string) string {
 	return "a " + name
 }
 
-// unwrapJSON is the JSON shape of a script.RawJSON or *script.Shared.
+// unwrapJSON is the JSON shape of a script.RawJSON, *script.Shared or
+// script.SharedList.
 func unwrapJSON(v any) (any, error) {
-	if s, ok := v.(*script.Shared); ok {
-		return s.V, nil
+	switch x := v.(type) {
+	case *script.Shared:
+		return x.V, nil
+	case script.SharedList:
+		return x.V(), nil
 	}
 	raw := v.(script.RawJSON)
 	return script.DecodeAs[any](raw.Text, raw.Root, script.Shapes{})

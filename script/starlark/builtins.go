@@ -193,12 +193,12 @@ func explainShared(err error, args []any) error {
 	return err
 }
 
-// passesShared reports whether args hold a script.Shared, or a list of
-// them.
+// passesShared reports whether args hold a script.Shared, a
+// script.SharedList, or a list of Shared values.
 func passesShared(args []any) bool {
 	for _, a := range args {
 		switch x := a.(type) {
-		case *script.Shared:
+		case *script.Shared, script.SharedList:
 			return true
 		case []any:
 			for _, e := range x {

@@ -136,3 +136,38 @@ def read(m):
 		t.Errorf("read(shared) = %v, %v", out, err)
 	}
 }
+
+// TestSharedList: a list of the same Grows converts only its new items,
+// shares the values of the ones before, and leaves the lists made before
+// as they were; a list that is not the last one extended is made anew
+// all the same; every list is frozen.
+func TestSharedList(t *testing.T) {
+	a := script.NewShared(map[string]any{"n": int64(1)})
+	b := script.NewShared(map[string]any{"n": int64(2)})
+	c := script.NewShared(map[string]any{"n": int64(3)})
+	grows := script.NewShared(nil)
+	conv := func(items ...*script.Shared) *star.List {
+		t.Helper()
+		v, err := fromGo(script.SharedList{Items: items, Grows: grows})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := v.(*star.List)
+		if err := l.Append(star.None); err == nil {
+			t.Errorf("a shared list is not frozen")
+		}
+		return l
+	}
+	l1 := conv(a)
+	l2 := conv(a, b)
+	if l2.Index(0) != l1.Index(0) || l1.Len() != 1 || l2.String() != `[{"n": 1}, {"n": 2}]` {
+		t.Errorf("grown list %s (first list %s): want the first value shared and the first list unchanged", l2, l1)
+	}
+	l3 := conv(a, c) // not l2 extended, though its maker kept Grows
+	if l3.String() != `[{"n": 1}, {"n": 3}]` || l2.String() != `[{"n": 1}, {"n": 2}]` {
+		t.Errorf("a list that is no extension: %s (and the one before %s)", l3, l2)
+	}
+	if l4 := conv(a); l4.String() != `[{"n": 1}]` || l3.Len() != 2 {
+		t.Errorf("a shorter list: %s (and the one before %s)", l4, l3)
+	}
+}

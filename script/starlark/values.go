@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/agentsh/agentsh/script"
@@ -226,6 +227,8 @@ func valueFromGo(w *script.Walk, v any) (star.Value, error) {
 		return script.DecodeAs(x.Text, x.Root, builder{})
 	case *script.Shared:
 		return sharedFromGo(x)
+	case script.SharedList:
+		return sharedListFromGo(x)
 	case script.Tuple:
 		return tupleFromGo(w, x)
 	case script.Results:
@@ -305,4 +308,44 @@ func sharedFromGo(s *script.Shared) (star.Value, error) {
 	v.Freeze()
 	s.Store(sharedKey{}, v)
 	return v, nil
+}
+
+// sharedList is what Starlark made of a script.SharedList so far: the
+// values of its items, which each later, longer list extends.
+type sharedList struct {
+	mu    sync.Mutex
+	items []*script.Shared
+	vals  []star.Value
+}
+
+// sharedListFromGo is a frozen list of l's values, converting only the
+// items appended since the last list of the same Grows. The lists share
+// one array of values, which only grows: each is frozen, and an append
+// past its end does not show in it.
+func sharedListFromGo(l script.SharedList) (star.Value, error) {
+	c, _ := l.Grows.Load(sharedKey{})
+	sl, ok := c.(*sharedList)
+	if !ok {
+		sl = &sharedList{}
+		l.Grows.Store(sharedKey{}, sl)
+	}
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	if k := len(sl.items); k > len(l.Items) || k > 0 && sl.items[k-1] != l.Items[k-1] {
+		// Not the last list extended, whatever its maker said: start over
+		// in a new array, as the lists made already keep theirs.
+		sl.items, sl.vals = nil, nil
+	}
+	for _, s := range l.Items[len(sl.items):] {
+		v, err := sharedFromGo(s)
+		if err != nil {
+			return nil, err
+		}
+		sl.items = append(sl.items, s)
+		sl.vals = append(sl.vals, v)
+	}
+	n := len(sl.vals)
+	list := star.NewList(sl.vals[:n:n])
+	list.Freeze()
+	return list, nil
 }

@@ -546,3 +546,34 @@ func TestRunsTakeTurns(t *testing.T) {
 		t.Errorf("nested Run: %v, want ErrNestedRun", nestedErr)
 	}
 }
+
+// TestRequestSharesConversation: a request's messages share the
+// conversation's array, yet what a before_model hook appends reaches only
+// that request, and the requests already sent keep their messages while
+// the conversation grows.
+func TestRequestSharesConversation(t *testing.T) {
+	s := &script{steps: []func(provider.Request) provider.Response{calls(tc("a", "noop", `{}`)), calls(tc("b", "noop", `{}`)), answer("done")}}
+	a := newAgent(t, s)
+	a.RegisterTools(goTool("noop", func(context.Context, json.RawMessage) (any, error) { return "ok", nil }))
+	if err := a.On(LifecycleHook{Name: "note", Event: BeforeModel, Func: func(_ context.Context, d *LifecycleData) error {
+		d.Request.Messages = append(d.Request.Messages, provider.Message{Role: provider.RoleUser, Content: fmt.Sprintf("note %d", d.Turn)})
+		return nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Run(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"user,user", "user,assistant,tool,user", "user,assistant,tool,assistant,tool,user"}
+	for i, req := range s.seen {
+		if got := roles(req.Messages); got != want[i] {
+			t.Errorf("request %d: roles %s, want %s", i+1, got, want[i])
+		}
+		if last := req.Messages[len(req.Messages)-1]; last.Content != fmt.Sprintf("note %d", i+1) {
+			t.Errorf("request %d ends with %q, want its own note", i+1, last.Content)
+		}
+	}
+	if got := roles(a.Messages()); got != "user,assistant,tool,assistant,tool,assistant" {
+		t.Errorf("conversation roles %s: a hook's note stuck to it", got)
+	}
+}

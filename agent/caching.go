@@ -36,7 +36,7 @@ func MarkCacheBreakpoints(req *provider.Request) {
 		req.SystemCache = true
 	}
 	if n := len(req.Messages); n > 0 {
-		// The request's messages are the agent's own slice's copy; the
+		// The request's messages share the conversation's array; the
 		// mark must not stick to the conversation, which later turns
 		// extend (the breakpoint moves to their last message).
 		req.Messages = append([]provider.Message(nil), req.Messages...)

@@ -53,7 +53,11 @@ type LifecycleData struct {
 	// Prompt is the user's prompt (user_prompt may rewrite it).
 	Prompt string
 	// Request is the request about to be sent (before_model may edit it)
-	// or that was sent (after_model).
+	// or that was sent (after_model). Its Messages share their array with
+	// the conversation: a hook may append to them or replace the slice,
+	// and copies it before changing a message in it (as
+	// MarkCacheBreakpoints does), or the change would stick to the
+	// conversation.
 	Request *provider.Request
 	// Response is the model's answer (after_model, turn_end).
 	Response *provider.Response

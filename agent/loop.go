@@ -172,7 +172,11 @@ func (a *Agent) Run(ctx context.Context, prompt string, opts ...RunOption) (*Rep
 // the answer joins the conversation only if after_model accepts it.
 func (a *Agent) ask(ctx context.Context, p provider.Provider, turn int, quiet bool) (*provider.Response, error) {
 	a.mu.Lock()
-	req := provider.Request{Model: a.cfg.model, Messages: append([]provider.Message(nil), a.messages...)}
+	// The request shares the conversation's messages, capped so that
+	// appending to them copies: a turn costs the same however long the
+	// conversation (see LifecycleData.Request).
+	n := len(a.messages)
+	req := provider.Request{Model: a.cfg.model, Messages: a.messages[:n:n]}
 	a.mu.Unlock()
 	req.System = a.systemPrompt()
 	req.Tools = a.toolDefs()

@@ -23,6 +23,11 @@
 // A binding (Starlark in script/starlark, Lua in script/lua) contributes
 // only value conversion and its calling convention: it shows every
 // Builtin, Module and Object generically, and wraps its functions as Func.
+// Two kinds of value reach a binding's functions besides JSON shapes and
+// host objects (decode.go): a script tool's arguments come as RawJSON,
+// which the binding decodes straight into its own values with DecodeAs
+// and its Builder, and the agent's messages come as a SharedList of
+// *Shared values, which it converts once and reuses.
 // It implements Interp and registers itself with RegisterLanguage; the
 // CLI, the test runner, run_code and the conformance suite
 // (script/scripttest) reach a language only through LookupLanguage or

@@ -20,8 +20,10 @@ var emptyArgs = json.RawMessage(`{}`)
 type Func interface {
 	// Name identifies the function in hook names and messages.
 	Name() string
-	// Call runs the function under ctx. Arguments are JSON shapes or host
-	// objects (*CallInfo, *ResultInfo, *Next). The result is nil, a JSON
+	// Call runs the function under ctx. Arguments are JSON shapes, host
+	// objects (*CallInfo, *ResultInfo, *Next), RawJSON (a script tool's
+	// arguments, which the binding decodes with DecodeAs), *Shared values
+	// or a SharedList (the agent's messages). The result is nil, a JSON
 	// shape, or a host object: Verdict, *ResultInfo,
 	// core.DualToolOutput, core.SilentResult.
 	Call(ctx context.Context, args ...any) (any, error)
@@ -125,12 +127,17 @@ func (h *Host) scriptTool(spec ToolSpec) (core.Tool, error) {
 		Name: spec.Name, Description: spec.Description, Parameters: params,
 		ConcurrencySafe: spec.ConcurrencySafe, Idempotent: spec.Idempotent, ReadOnly: spec.ReadOnly,
 		Func: func(ctx context.Context, raw json.RawMessage) (any, error) {
-			args, err := decodeJSON(raw, "args")
+			// The binding decodes the arguments straight into its own
+			// values: the text is the pipeline's, checked to be an object.
+			out, err := fn.Call(LeaveBeforeHook(ctx), RawJSON{Text: raw, Root: "args"})
 			if err != nil {
-				return nil, err
-			}
-			out, err := fn.Call(LeaveBeforeHook(ctx), args)
-			if err != nil {
+				if _, derr := decodeJSON(raw, "args"); derr != nil {
+					// Arguments with no script form (too deep, a number
+					// beyond a float64) never reached the function: the
+					// error is theirs, in the decoder's words, whatever
+					// the binding added to it.
+					return nil, derr
+				}
 				return nil, boundError(err)
 			}
 			v, err := toolOutput(out)

@@ -22,8 +22,22 @@ type goFunc struct {
 	fn   func(ctx context.Context, args ...any) (any, error)
 }
 
-func (f goFunc) Name() string                                       { return f.name }
-func (f goFunc) Call(ctx context.Context, args ...any) (any, error) { return f.fn(ctx, args...) }
+func (f goFunc) Name() string { return f.name }
+
+// Call decodes RawJSON arguments into JSON shapes, as a binding decodes
+// them into its own values.
+func (f goFunc) Call(ctx context.Context, args ...any) (any, error) {
+	for i, a := range args {
+		if raw, ok := a.(RawJSON); ok {
+			v, err := DecodeAs[any](raw.Text, raw.Root, Shapes{})
+			if err != nil {
+				return nil, err
+			}
+			args[i] = v
+		}
+	}
+	return f.fn(ctx, args...)
+}
 
 func ret(name string, v any) goFunc {
 	return goFunc{name, func(context.Context, ...any) (any, error) { return v, nil }}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"unsafe"
 
 	"github.com/agentsh/agentsh/core"
 )
@@ -33,8 +34,10 @@ func newCallInfo(call *core.Call) *CallInfo {
 func (c *CallInfo) Arguments() (map[string]any, error) {
 	if c.args == nil && c.argsErr == nil {
 		c.args = map[string]any{}
-		raw := bytes.TrimSpace([]byte(c.Raw))
-		if len(raw) > 0 && raw[0] == '{' && json.Valid(raw) {
+		raw := c.object()
+		if v, ok := scanJSON[any](raw, Shapes{}); ok {
+			c.args = v.(map[string]any)
+		} else if raw != nil && json.Valid(raw) {
 			v, err := decodeValid(raw, "args")
 			if err != nil {
 				c.args, c.argsErr = nil, fmt.Errorf("call %s: %w", c.Name, err)
@@ -44,6 +47,35 @@ func (c *CallInfo) Arguments() (map[string]any, error) {
 		}
 	}
 	return c.args, c.argsErr
+}
+
+// object is the call's JSON text when it starts as an object, else nil;
+// it shares the memory of Raw and must not be changed.
+func (c *CallInfo) object() []byte {
+	raw := bytes.TrimSpace(unsafe.Slice(unsafe.StringData(c.Raw), len(c.Raw)))
+	if len(raw) == 0 || raw[0] != '{' {
+		return nil
+	}
+	return raw
+}
+
+// ArgumentsAs is c.Arguments() made of b's values (see DecodeAs): the
+// same value, or the same error, decoded straight from the call's JSON
+// text when no script has decoded it yet.
+func ArgumentsAs[V any](c *CallInfo, b Builder[V]) (V, error) {
+	if c.args == nil && c.argsErr == nil {
+		if v, ok := scanJSON(c.object(), b); ok {
+			return v, nil
+		}
+	}
+	var zero V
+	args, err := c.Arguments() // {} for text that is no object, or the error
+	if err != nil {
+		return zero, err
+	}
+	w := NewWalk("args")
+	defer w.Done()
+	return build(w, args, b)
 }
 
 var (

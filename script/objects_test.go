@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"reflect"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 
 	"github.com/agentsh/agentsh/core"
@@ -154,4 +156,38 @@ func argsOf(c *CallInfo) map[string]any {
 		panic(err)
 	}
 	return args
+}
+
+// TestArgumentsAs: a call's args decoded straight into a binding's values
+// are what Arguments decodes, and fail with its errors: {} for text that
+// is no object, an error naming the call for arguments with no script
+// form. A call whose args were decoded already gives that value.
+func TestArgumentsAs(t *testing.T) {
+	deep := strings.Repeat(`{"a":`, MaxDepth+1) + "1" + strings.Repeat("}", MaxDepth+1)
+	for _, raw := range []string{
+		`{"a":[1,2.5],"b":{"c":null}}`, ` {"z":1,"a":{"y":"\u00e9","x":[]}} `, `{"k":1,"k":2}`,
+		`{}`, ``, `   `, `[1]`, `{bad`, `"str"`, `{"a":1} x`, `{"pad": 1e400}`, deep,
+	} {
+		want, wantErr := newCallInfo(&core.Call{Name: "read", Args: json.RawMessage(raw)}).Arguments()
+		var bad string
+		got, err := ArgumentsAs[any](newCallInfo(&core.Call{Name: "read", Args: json.RawMessage(raw)}), strictShapes{bad: &bad})
+		if fmt.Sprint(err) != fmt.Sprint(wantErr) {
+			t.Errorf("ArgumentsAs(%.40q) error = %v, want %v", raw, err, wantErr)
+		}
+		if bad != "" {
+			t.Errorf("ArgumentsAs(%.40q): %s", raw, bad)
+		}
+		if wantErr == nil && !sameJSON(got, map[string]any(want)) {
+			t.Errorf("ArgumentsAs(%.40q) = %#v, want %#v", raw, got, want)
+		}
+	}
+	if _, err := newCallInfo(&core.Call{Name: "read", Args: json.RawMessage(`{"pad": 1e400}`)}).Arguments(); err == nil ||
+		err.Error() != `call read: args["pad"]: number 1e400 is out of range` {
+		t.Errorf("Arguments error = %v", err)
+	}
+	ci := newCallInfo(&core.Call{Name: "t", Args: json.RawMessage(`{"a":1}`)})
+	ci.args = map[string]any{"decoded": true} // as if a script had decoded (and seen) it
+	if got, err := ArgumentsAs[any](ci, Shapes{}); err != nil || !sameJSON(got, map[string]any{"decoded": true}) {
+		t.Errorf("after Arguments: ArgumentsAs = %v, %v; want the decoded value", got, err)
+	}
 }

@@ -29,6 +29,13 @@ func DecodeJSON(raw []byte) (any, error) { return decodeJSON(raw, "") }
 
 // decodeJSON is DecodeJSON with errors' paths starting at root.
 func decodeJSON(raw []byte, root string) (any, error) {
+	return DecodeAs[any](raw, root, Shapes{})
+}
+
+// decodeJSONReference is decodeJSON by way of encoding/json: it defines
+// what DecodeJSON accepts, the values it makes and the words of its
+// errors, which DecodeAs's scanner matches (see TestDecodeAsMatchesReference).
+func decodeJSONReference(raw []byte, root string) (any, error) {
 	if !json.Valid(raw) {
 		var v any
 		err := json.Unmarshal(raw, &v) // for the error's detail

@@ -159,8 +159,9 @@ func (s *Session) builtinModel(ctx context.Context, args script.Args) (any, erro
 	if err != nil {
 		return nil, err
 	}
+	h := &history{}
 	s.use(provider.Func{Label: "scripted:" + fn.Name(), Fn: func(ctx context.Context, req provider.Request) (provider.Response, error) {
-		out, err := fn.Call(script.LeaveBeforeHook(ctx), messagesValue(req), toolsValue(req.Tools))
+		out, err := fn.Call(script.LeaveBeforeHook(ctx), h.value(req), toolsValue(req.Tools))
 		if err != nil {
 			return provider.Response{}, err
 		}
@@ -506,8 +507,13 @@ func editRequest(req *provider.Request, edit map[string]any) error {
 	return nil
 }
 
-// sameMessage compares what scripts see of two messages.
+// sameMessage compares what scripts see of two messages: equal fields,
+// or (arguments written differently, fields scripts do not see) equal
+// values.
 func sameMessage(a, b provider.Message) bool {
+	if sameForScripts(&a, &b) {
+		return true
+	}
 	a.Blocks, a.Cache = nil, false
 	return script.Quote(messageValue(a)) == script.Quote(messageValue(b))
 }

@@ -11,7 +11,13 @@
 //
 // Messages are plain dicts (tables in Lua): {"role", "content",
 // "tool_calls": [{"id", "name", "args"}], "tool_call_id", "name",
-// "is_error"}. The model's tool calls run through the host's executor, so
+// "is_error"}. A model function is called every turn with the whole
+// conversation, yet each message is converted into script values once
+// and passed again as the same value, so a turn costs the same however
+// long the conversation. In Starlark those values, and the list of
+// them, are frozen: a model function that changes a message or the list
+// in place gets an error; it changes a copy (dict(m), list(messages))
+// instead. The model's tool calls run through the host's executor, so
 // every tool, hook and middleware of every language applies to them. They
 // are the model's calls (core.OriginModel): when no policy decides, a
 // call of a tool that is not read_only asks the approver (on("approve",

@@ -272,3 +272,31 @@ print(ask("hi").text)`)
 		wantLines(t, e.lines(), "from config", "from script")
 	})
 }
+
+// TestModelMessagesFrozen: a Starlark model's messages, and the list of
+// them, are shared from turn to turn and frozen: changing one in place is
+// an error that says so, while building new values from them works.
+func TestModelMessagesFrozen(t *testing.T) {
+	const hint = "model function gets are shared from turn to turn and frozen: change a copy, such as dict(message) or list(messages)"
+	for _, tc := range []struct{ change, want string }{
+		{`messages[-1]["content"] = "changed"`, "cannot insert into frozen hash table"},
+		{`messages.append({})`, "cannot append to frozen list"},
+		{`messages[0] = {}`, "cannot assign to element of frozen list"},
+	} {
+		e := newEnv(t, agentapi.Config{})
+		err := e.execStar(context.Background(), "def m(messages, tools):\n    "+tc.change+"\n    return \"done\"\nmodel(m)\nask(\"hi\")\n")
+		wantErr(t, tc.change, err, tc.want, hint)
+	}
+	e := newEnv(t, agentapi.Config{})
+	e.runStar(`
+def m2(messages, tools):
+    copy = dict(messages[-1])
+    copy["content"] = "changed"
+    msgs = list(messages)
+    msgs.append(copy)
+    return msgs[-1]["content"] + " " + msgs[-2]["content"] + " " + str(len(messages + [copy]))
+model(m2)
+print(ask("hi").text)
+`)
+	wantLines(t, e.lines(), "changed hi 2")
+}

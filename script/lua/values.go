@@ -168,7 +168,7 @@ func (in *Interp) toLua(L *lua.LState, v any) (lua.LValue, error) {
 	switch v.(type) {
 	case nil:
 		return lua.LNil, nil
-	case []any, map[string]any, script.Record, script.Tuple, script.Results:
+	case []any, map[string]any, script.Record, script.Tuple, script.Results, script.SharedList:
 		w := script.NewWalk("")
 		defer w.Done()
 		return in.valueToLua(L, w, v)
@@ -251,6 +251,8 @@ func (in *Interp) valueToLua(L *lua.LState, w *script.Walk, v any) (lua.LValue, 
 		return in.rawJSONToLua(L, w, x, false)
 	case *script.Shared:
 		return in.sharedToLua(L, w, x)
+	case script.SharedList:
+		return in.sharedListToLua(L, w, x)
 	case script.Object:
 		return in.newObject(L, &luaObject{obj: x}, in.objectMeta), nil
 	case script.Builtin:
@@ -304,4 +306,22 @@ func (in *Interp) sharedToLua(L *lua.LState, w *script.Walk, s *script.Shared) (
 	}
 	s.Store(st, lv)
 	return lv, nil
+}
+
+// sharedListToLua makes a new array of the list's items, each converted
+// once per state (see sharedToLua): a call costs a reference per message,
+// not a conversion. The array itself is new every call, since a Lua table
+// cannot be frozen and a function may well append to the list it got.
+func (in *Interp) sharedListToLua(L *lua.LState, w *script.Walk, l script.SharedList) (lua.LValue, error) {
+	t := L.CreateTable(len(l.Items), 0)
+	for i, s := range l.Items {
+		w.Index(i + 1)
+		lv, err := in.sharedToLua(L, w, s)
+		if err != nil {
+			return nil, err
+		}
+		t.Append(lv)
+	}
+	t.Metatable = in.stateOf(L).arrayMeta
+	return t, nil
 }

@@ -177,6 +177,40 @@ func (f *scriptFunc) Share() {
 
 var _ script.Sharer = (*scriptFunc)(nil)
 
+// sharedHint explains a frozen-value error in a call that was passed
+// shared values (script.Shared), which Starlark freezes: a model
+// function's messages.
+const sharedHint = "; the messages a model function gets are shared from turn to turn and frozen: change a copy, such as dict(message) or list(messages)"
+
+// explainShared adds sharedHint to err when it is about a frozen value
+// and the call's arguments hold shared values.
+func explainShared(err error, args []any) error {
+	var ee *star.EvalError
+	if !errors.As(err, &ee) || !strings.Contains(ee.Msg, "frozen") || strings.Contains(ee.Msg, sharedHint) || !passesShared(args) {
+		return err
+	}
+	ee.Msg += sharedHint
+	return err
+}
+
+// passesShared reports whether args hold a script.Shared, a
+// script.SharedList, or a list of Shared values.
+func passesShared(args []any) bool {
+	for _, a := range args {
+		switch x := a.(type) {
+		case *script.Shared, script.SharedList:
+			return true
+		case []any:
+			for _, e := range x {
+				if _, ok := e.(*script.Shared); ok {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
 // frozenHint explains a frozen-value error after a registration froze the
 // module's globals, which scripts do not expect.
 const frozenHint = "; registering a function (tool, before, after, middleware, ...) froze this file's globals: keep mutable data in state (state.set, state.get) or in a local variable"

@@ -24,7 +24,11 @@
 // Values cross into Go as JSON shapes (see package script), converted
 // strictly: an error names the path of the part that has no JSON form,
 // such as args["items"][2]. A list or dict that contains itself, or
-// values nested deeper than script.MaxDepth, are such errors too.
+// values nested deeper than script.MaxDepth, are such errors too. A
+// tool's arguments, and a hook's call.args, are decoded from the call's
+// JSON text straight into Starlark values; a script.Shared or
+// script.SharedList (the messages a model function gets) is converted
+// once and frozen, so changing it in place is an error.
 //
 // # Tests
 //

@@ -52,6 +52,8 @@ type Interp struct {
 	loadMu  sync.Mutex
 	modules map[string]*module // by absolute path
 
+	hooks threadHooks
+
 	globals star.StringDict // REPL and Exec globals, created on first use
 	froze   frozenFlag      // a registration froze globals (see explainFrozen)
 }
@@ -68,6 +70,7 @@ func New(host *script.Host, opts Options) *Interp {
 		opts.MaxSteps = DefaultMaxSteps
 	}
 	in := &Interp{host: host, opts: opts, modules: map[string]*module{}}
+	in.hooks = threadHooks{print: in.print, load: in.load, onMaxSteps: in.onMaxSteps}
 	in.predeclared = in.builtins()
 	return in
 }
@@ -85,20 +88,39 @@ const (
 // budget, print sink, loader and clock. The returned stop function must be
 // called when the thread is done.
 func (in *Interp) newThread(ctx context.Context, name, dir string) (*star.Thread, func() bool) {
-	t := &star.Thread{
-		Name:  name,
-		Print: func(_ *star.Thread, msg string) { in.host.Print(msg) },
-		Load:  in.load,
-	}
+	t := &star.Thread{Name: name, Print: in.hooks.print, Load: in.hooks.load, OnMaxSteps: in.hooks.onMaxSteps}
 	t.SetLocal(ctxKey, script.WithClock(ctx, in.opts.Now))
-	t.SetLocal(dirKey, dir)
+	if dir == "." {
+		t.SetLocal(dirKey, dotDir) // the directory of every call: boxed once
+	} else {
+		t.SetLocal(dirKey, dir)
+	}
 	t.SetLocal(interpKey, in)
 	t.SetMaxExecutionSteps(in.opts.MaxSteps)
-	t.OnMaxSteps = func(t *star.Thread) {
-		t.Cancel(fmt.Sprintf("step budget of %d exceeded (raise it with --max-steps)", in.opts.MaxSteps))
+	if ctx.Done() == nil {
+		return t, neverStopped // nothing can cancel the thread
 	}
 	stop := context.AfterFunc(ctx, func() { t.Cancel(cancelReason(ctx)) })
 	return t, stop
+}
+
+func neverStopped() bool { return false }
+
+var dotDir any = "."
+
+// threadHooks are the functions every thread of an interpreter calls,
+// bound to it once: a call into a script function makes a thread, and
+// binding each anew would cost the call an allocation.
+type threadHooks struct {
+	print      func(*star.Thread, string)
+	load       func(*star.Thread, string) (star.StringDict, error)
+	onMaxSteps func(*star.Thread)
+}
+
+func (in *Interp) print(_ *star.Thread, msg string) { in.host.Print(msg) }
+
+func (in *Interp) onMaxSteps(t *star.Thread) {
+	t.Cancel(fmt.Sprintf("step budget of %d exceeded (raise it with --max-steps)", in.opts.MaxSteps))
 }
 
 func cancelReason(ctx context.Context) string {
@@ -262,7 +284,7 @@ func (f *scriptFunc) Call(ctx context.Context, args ...any) (any, error) {
 	}
 	v, err := star.Call(t, f.fn, sargs, nil)
 	if err != nil {
-		err = f.in.explainFrozen(err)
+		err = f.in.explainFrozen(explainShared(err, args))
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("%w (%v)", ctx.Err(), wrapError(err))
 		}

@@ -74,13 +74,9 @@ func (o *objectValue) Attr(name string) (star.Value, error) {
 	if o.cached != nil && o.cachedKey == name {
 		return o.cached, nil
 	}
-	g, ok, err := o.obj.Attr(name)
-	if err != nil || !ok {
+	v, err := o.attr(name)
+	if err != nil || v == nil {
 		return nil, err
-	}
-	v, err := fromGo(g)
-	if err != nil {
-		return nil, fmt.Errorf("%s.%s: %w", o.Type(), name, err)
 	}
 	switch v.(type) {
 	case *star.List, *star.Dict:
@@ -89,6 +85,23 @@ func (o *objectValue) Attr(name string) (star.Value, error) {
 		} else {
 			v.Freeze()
 		}
+	}
+	return v, nil
+}
+
+// attr converts the attribute name, or returns nil when there is none.
+// A call's args decode straight from its JSON text.
+func (o *objectValue) attr(name string) (star.Value, error) {
+	if c, ok := o.obj.(*script.CallInfo); ok && name == "args" {
+		return script.ArgumentsAs(c, builder{})
+	}
+	g, ok, err := o.obj.Attr(name)
+	if err != nil || !ok {
+		return nil, err
+	}
+	v, err := fromGo(g)
+	if err != nil {
+		return nil, fmt.Errorf("%s.%s: %w", o.Type(), name, err)
 	}
 	return v, nil
 }

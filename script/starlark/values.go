@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"strings"
+	"sync"
 	"unsafe"
 
 	"github.com/agentsh/agentsh/script"
@@ -222,6 +223,12 @@ func valueFromGo(w *script.Walk, v any) (star.Value, error) {
 		}
 		w.Leave()
 		return d, nil
+	case script.RawJSON:
+		return script.DecodeAs(x.Text, x.Root, builder{})
+	case *script.Shared:
+		return sharedFromGo(x)
+	case script.SharedList:
+		return sharedListFromGo(x)
 	case script.Tuple:
 		return tupleFromGo(w, x)
 	case script.Results:
@@ -278,4 +285,67 @@ func tupleFromGo(w *script.Walk, xs []any) (star.Value, error) {
 	}
 	w.Leave()
 	return out, nil
+}
+
+// sharedKey is where a script.Shared keeps its Starlark value. Frozen
+// Starlark values may be read from any goroutine, so every interpreter
+// can use the one conversion.
+type sharedKey struct{}
+
+// sharedFromGo is a script.Shared's value, converted on first use and
+// frozen: a script that tries to change it gets Starlark's error about a
+// frozen value, as for any value it did not make itself.
+func sharedFromGo(s *script.Shared) (star.Value, error) {
+	if v, ok := s.Load(sharedKey{}); ok {
+		return v.(star.Value), nil
+	}
+	// A fresh walk: the value is converted on its own, whatever path and
+	// depth it first appears at, so that every use sees the same value.
+	v, err := fromGo(s.V)
+	if err != nil {
+		return nil, err
+	}
+	v.Freeze()
+	s.Store(sharedKey{}, v)
+	return v, nil
+}
+
+// sharedList is what Starlark made of a script.SharedList so far: the
+// values of its items, which each later, longer list extends.
+type sharedList struct {
+	mu    sync.Mutex
+	items []*script.Shared
+	vals  []star.Value
+}
+
+// sharedListFromGo is a frozen list of l's values, converting only the
+// items appended since the last list of the same Grows. The lists share
+// one array of values, which only grows: each is frozen, and an append
+// past its end does not show in it.
+func sharedListFromGo(l script.SharedList) (star.Value, error) {
+	c, _ := l.Grows.Load(sharedKey{})
+	sl, ok := c.(*sharedList)
+	if !ok {
+		sl = &sharedList{}
+		l.Grows.Store(sharedKey{}, sl)
+	}
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	if k := len(sl.items); k > len(l.Items) || k > 0 && sl.items[k-1] != l.Items[k-1] {
+		// Not the last list extended, whatever its maker said: start over
+		// in a new array, as the lists made already keep theirs.
+		sl.items, sl.vals = nil, nil
+	}
+	for _, s := range l.Items[len(sl.items):] {
+		v, err := sharedFromGo(s)
+		if err != nil {
+			return nil, err
+		}
+		sl.items = append(sl.items, s)
+		sl.vals = append(sl.vals, v)
+	}
+	n := len(sl.vals)
+	list := star.NewList(sl.vals[:n:n])
+	list.Freeze()
+	return list, nil
 }

@@ -75,7 +75,9 @@ func (in *Interp) rawJSONToLua(L *lua.LState, w *script.Walk, raw script.RawJSON
 			return nil, derr
 		}
 		if w == nil {
-			w = script.NewWalk(raw.Root)
+			// As when arguments were decoded first and converted
+			// after: the path starts at the value, not at Root.
+			w = script.NewWalk("")
 			defer w.Done()
 		}
 		return in.valueToLua(L, w, g)

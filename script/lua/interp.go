@@ -181,12 +181,16 @@ func (in *Interp) unlocked(L *lua.LState, fn func()) {
 		return
 	}
 	in.release()
+	// The lock is taken back even when fn raises a Lua error (a panic
+	// that unwinds to the pcall below), which expects it held.
+	defer func() {
+		if b, ok := callContext(L).(*budget); ok && b.quiet {
+			in.gil <- struct{}{}
+		} else {
+			in.lock()
+		}
+	}()
 	fn()
-	if b, ok := callContext(L).(*budget); ok && b.quiet {
-		in.gil <- struct{}{}
-	} else {
-		in.lock()
-	}
 }
 
 // thread returns an idle thread (or a new one) bound to ctx. Call it with

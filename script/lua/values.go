@@ -313,6 +313,9 @@ func (in *Interp) sharedToLua(L *lua.LState, w *script.Walk, s *script.Shared) (
 // not a conversion. The array itself is new every call, since a Lua table
 // cannot be frozen and a function may well append to the list it got.
 func (in *Interp) sharedListToLua(L *lua.LState, w *script.Walk, l script.SharedList) (lua.LValue, error) {
+	if err := w.Enter(nil); err != nil {
+		return nil, err
+	}
 	t := L.CreateTable(len(l.Items), 0)
 	for i, s := range l.Items {
 		w.Index(i + 1)
@@ -322,6 +325,7 @@ func (in *Interp) sharedListToLua(L *lua.LState, w *script.Walk, l script.Shared
 		}
 		t.Append(lv)
 	}
+	w.Leave()
 	t.Metatable = in.stateOf(L).arrayMeta
 	return t, nil
 }

@@ -65,6 +65,9 @@ func newGrepPlan(req GrepRequest) (*grepPlan, error) {
 	if p.filter, err = newFileFilter(req.Type, req.Glob); err != nil {
 		return nil, err
 	}
+	if req.Mode < ModeContent || req.Mode > ModeCount {
+		return nil, fmt.Errorf("search: unknown grep mode %d (want ModeContent, ModeFiles or ModeCount)", req.Mode)
+	}
 	if req.Before < 0 || req.After < 0 {
 		return nil, fmt.Errorf("search: negative context (Before %d, After %d)", req.Before, req.After)
 	}

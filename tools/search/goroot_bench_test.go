@@ -41,6 +41,11 @@ func BenchmarkNativeGrepGoSource(b *testing.B) {
 		{"func/files/limit100", GrepRequest{Pattern: "func", Mode: ModeFiles, Limit: 100}},
 		{"commonfirst", GrepRequest{Pattern: `atomic\.AddInt64\(&`}},
 		{"rarefirst", GrepRequest{Pattern: `ZZZ_no_such_thing_QQQ`}},
+		// Nothing matches: a Limit's small jobs cost what they cost.
+		{"none/files", GrepRequest{Pattern: `ZZZ_no_such_thing_QQQ`, Mode: ModeFiles}},
+		{"none/files/limit1", GrepRequest{Pattern: `ZZZ_no_such_thing_QQQ`, Mode: ModeFiles, Limit: 1}},
+		{"func/files/limit1", GrepRequest{Pattern: "func", Mode: ModeFiles, Limit: 1}},
+		{"func/files/limit10", GrepRequest{Pattern: "func", Mode: ModeFiles, Limit: 10}},
 		{"ignorecase", GrepRequest{Pattern: `unicode\.`, IgnoreCase: true}},
 		{"required", GrepRequest{Pattern: `func \w+\(ctx context\.Context`}},
 		{"noliteral", GrepRequest{Pattern: `[A-Z][a-z]+Error\b`}},

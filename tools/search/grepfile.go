@@ -87,8 +87,12 @@ func (m *matcher) matchLines(buf []byte, first int, spans []lineSpan) ([]lineSpa
 				break
 			}
 			c += pos
-			ls = pos + bytes.LastIndexByte(buf[pos:c], '\n') + 1
 			le = lineEnd(buf, c)
+			if m.exact && m.mode != ModeContent {
+				ls = c // where the line starts is not reported
+			} else {
+				ls = pos + bytes.LastIndexByte(buf[pos:c], '\n') + 1
+			}
 			if !m.exact && !m.re.Match(buf[ls:le]) {
 				pos = le + 1
 				continue

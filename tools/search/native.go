@@ -23,12 +23,13 @@ import (
 // text.
 //
 // Memory: a search holds what is in flight, never what it has emitted.
-// That is, for each worker, its buffers: a window of the file of 64 KiB
-// (up to a MiB and 64 KiB while a line is longer than the window), 64
-// KiB to stream a longer line through, and 24 bytes for each matching
-// line of the piece it is matching (a piece is at most a MiB); and the
-// results of the files searched but not yet emitted, at most the runs
-// queued ahead of emit (three per worker, of 16 files). A file's result
+// That is, for each worker, the buffers it reuses from file to file: a
+// window of 64 KiB (grown, once a line is longer, up to a MiB and 64
+// KiB), 64 KiB to stream a longer line through and 64 KiB for its text,
+// and 24 bytes for each matching line of the piece it is matching (a
+// piece is at most a MiB); and the results of the files searched but not
+// yet emitted, at most the runs queued ahead of emit (three per worker,
+// of 16 files). A file's result
 // is made whole before it is emitted: with ModeContent it holds every
 // matching and context line of the file, each of at most MaxLineBytes
 // bytes of text and 32 bytes more, so one file in which millions of lines

@@ -61,8 +61,9 @@ func newNativeSearcher(ctx context.Context, plan *grepPlan) *nativeSearcher {
 	return &nativeSearcher{ctx: ctx, plan: plan, size: scanSizes{plan.m.piece, maxPiece, slack}, col: collector{mode: plan.m.mode}}
 }
 
-// search searches an open file, the file rel. A file that cannot be read
-// to its end, or is binary, has no result; so has every file once ctx is
+// search searches an open file, the file rel, in the plan's mode. A file
+// that cannot be read to its end (with ModeFiles, to its first match), or
+// is binary, has no result; so has every file once ctx is
 // done, which the caller must check.
 func (s *nativeSearcher) search(rel string, f io.ReaderAt) FileResult {
 	m := s.plan.m

@@ -91,20 +91,22 @@ func BenchmarkNativeGrep(b *testing.B) {
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
-			for b.Loop() {
-				lines, files := 0, 0
-				err := n.Grep(context.Background(), c.req, func(r FileResult) bool {
-					lines += len(r.Lines)
-					files++
-					if c.req.Limit > 0 {
-						return files < c.limit
+			reportCPU(b, func() {
+				for b.Loop() {
+					lines, files := 0, 0
+					err := n.Grep(context.Background(), c.req, func(r FileResult) bool {
+						lines += len(r.Lines)
+						files++
+						if c.req.Limit > 0 {
+							return files < c.limit
+						}
+						return c.limit == 0 || lines < c.limit
+					})
+					if err != nil {
+						b.Fatal(err)
 					}
-					return c.limit == 0 || lines < c.limit
-				})
-				if err != nil {
-					b.Fatal(err)
 				}
-			}
+			})
 		})
 	}
 }

@@ -53,16 +53,18 @@ func BenchmarkNativeGrepGoSource(b *testing.B) {
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
-			for b.Loop() {
-				files := 0
-				err := n.Grep(context.Background(), c.req, func(FileResult) bool {
-					files++
-					return c.req.Limit == 0 || files < c.req.Limit
-				})
-				if err != nil {
-					b.Fatal(err)
+			reportCPU(b, func() {
+				for b.Loop() {
+					files := 0
+					err := n.Grep(context.Background(), c.req, func(FileResult) bool {
+						files++
+						return c.req.Limit == 0 || files < c.req.Limit
+					})
+					if err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
+			})
 		})
 	}
 }

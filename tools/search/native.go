@@ -36,7 +36,7 @@ import (
 // match takes hundreds of MiB; ModeFiles and ModeCount results are a few
 // bytes. Over the Go source tree and copies of it at 4 and 16 times its
 // size, a content search for "func" (135,000 lines at 1×) whose caller
-// discards what it is given peaks at 10, 13 and 13 MiB of RSS.
+// discards what it is given peaks at 10, 12 and 14 MiB of RSS.
 //
 // When ctx is done, a search returns ctx.Err() promptly: the walk checks
 // it for every directory entry and while it sorts a large directory, and

@@ -76,20 +76,36 @@ func BenchmarkNativeGrep(b *testing.B) {
 		{"context", GrepRequest{Pattern: "needle", Before: 2, After: 2}, 0},
 		{"multiline", GrepRequest{Pattern: `needle\nfunc`, Multiline: true}, 0},
 		{"limit100", GrepRequest{Pattern: "return"}, 100},
+		// A literal whose first byte is the commonest of the tree and
+		// whose rarest never occurs in it.
+		{"commonfirst", GrepRequest{Pattern: `e Context\(&`}, 0},
+		{"files", GrepRequest{Pattern: "return err", Mode: ModeFiles}, 0},
+		{"count", GrepRequest{Pattern: "return err", Mode: ModeCount}, 0},
+		{"files/regex", GrepRequest{Pattern: `func \w+ context`, Mode: ModeFiles}, 0},
+		{"count/regex", GrepRequest{Pattern: `func \w+ context`, Mode: ModeCount}, 0},
+		// limit counts files in these: the caller takes so many.
+		{"files/limit1", GrepRequest{Pattern: "needle", Mode: ModeFiles, Limit: 1}, 1},
+		{"files/limit10", GrepRequest{Pattern: "needle", Mode: ModeFiles, Limit: 10}, 10},
 	}
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
-			for b.Loop() {
-				lines := 0
-				err := n.Grep(context.Background(), c.req, func(r FileResult) bool {
-					lines += len(r.Lines)
-					return c.limit == 0 || lines < c.limit
-				})
-				if err != nil {
-					b.Fatal(err)
+			reportCPU(b, func() {
+				for b.Loop() {
+					lines, files := 0, 0
+					err := n.Grep(context.Background(), c.req, func(r FileResult) bool {
+						lines += len(r.Lines)
+						files++
+						if c.req.Limit > 0 {
+							return files < c.limit
+						}
+						return c.limit == 0 || lines < c.limit
+					})
+					if err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
+			})
 		})
 	}
 }

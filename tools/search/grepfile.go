@@ -70,7 +70,9 @@ func (c *lineCounter) lineOf(buf []byte, start int) int {
 
 // matchLines appends the matching lines of buf, whole lines of a file
 // whose first is line number first, to spans. The counter it returns has
-// counted the lines up to the last match.
+// counted the lines up to the last match. Unless m.mode is ModeContent,
+// the spans are not numbered (num 0) and the counter counts nothing; with
+// ModeFiles, it stops at the first matching line.
 func (m *matcher) matchLines(buf []byte, first int, spans []lineSpan) ([]lineSpan, lineCounter) {
 	lc := lineCounter{num: first}
 	if m.never {
@@ -85,8 +87,12 @@ func (m *matcher) matchLines(buf []byte, first int, spans []lineSpan) ([]lineSpa
 				break
 			}
 			c += pos
-			ls = pos + bytes.LastIndexByte(buf[pos:c], '\n') + 1
 			le = lineEnd(buf, c)
+			if m.exact && m.mode != ModeContent {
+				ls = c // where the line starts is not reported
+			} else {
+				ls = pos + bytes.LastIndexByte(buf[pos:c], '\n') + 1
+			}
 			if !m.exact && !m.re.Match(buf[ls:le]) {
 				pos = le + 1
 				continue
@@ -103,15 +109,23 @@ func (m *matcher) matchLines(buf []byte, first int, spans []lineSpan) ([]lineSpa
 			ls = pos + bytes.LastIndexByte(buf[pos:c], '\n') + 1
 			le = lineEnd(buf, c)
 		}
-		spans = append(spans, lineSpan{lc.lineOf(buf, ls), ls, le})
+		num := 0
+		if m.mode == ModeContent {
+			num = lc.lineOf(buf, ls)
+		}
+		spans = append(spans, lineSpan{num, ls, le})
+		if m.mode == ModeFiles {
+			break
+		}
 		pos = le + 1
 	}
 	return spans, lc
 }
 
-// matchMultiline appends the matching lines of a whole file to spans. It
-// checks ctx between matches, each of which runs the pattern once over
-// the rest of the file; it returns ctx's error if that is done.
+// matchMultiline appends the matching lines of a whole file to spans
+// (with ModeFiles, those of its first match). It checks ctx between
+// matches, each of which runs the pattern once over the rest of the
+// file; it returns ctx's error if that is done.
 func (m *matcher) matchMultiline(ctx context.Context, buf []byte, spans []lineSpan) ([]lineSpan, error) {
 	n := len(buf)
 	if m.lit != nil && m.lit.index(buf) < 0 {
@@ -146,6 +160,9 @@ func (m *matcher) matchMultiline(ctx context.Context, buf []byte, spans []lineSp
 			ls = le + 1
 			num = lc.lineOf(buf, ls)
 		}
+		if m.mode == ModeFiles {
+			break
+		}
 		pos = e
 		if e == s {
 			pos++
@@ -158,8 +175,10 @@ func (m *matcher) matchMultiline(ctx context.Context, buf []byte, spans []lineSp
 // a piece of whole lines at a time (a long line may come on its own):
 // the matching lines and, with context, up to before and after lines
 // around each, each line once. Lines of earlier pieces that a later
-// match may want as context are kept, as text, in ring.
+// match may want as context are kept, as text, in ring. Unless mode is
+// ModeContent it only counts the matching lines, and makes no text.
 type collector struct {
+	mode          Mode
 	before, after int
 	lines         []Line
 	count         int
@@ -169,14 +188,26 @@ type collector struct {
 	sel           []lineSpan
 }
 
+// reset readies c for a file, keeping its mode.
 func (c *collector) reset(before, after int) {
-	*c = collector{before: before, after: after, ring: c.ring[:0], sel: c.sel[:0]}
+	*c = collector{mode: c.mode, before: before, after: after, ring: c.ring[:0], sel: c.sel[:0]}
+}
+
+// done reports whether the result is complete before the file's end:
+// with ModeFiles, once a line matches.
+func (c *collector) done() bool {
+	return c.mode == ModeFiles && c.count > 0
 }
 
 // result returns the file's result.
 func (c *collector) result(rel string) FileResult {
-	if c.count == 0 {
+	switch {
+	case c.count == 0:
 		return FileResult{}
+	case c.mode == ModeFiles:
+		return FileResult{Path: rel, Count: 1}
+	case c.mode == ModeCount:
+		return FileResult{Path: rel, Count: c.count}
 	}
 	return FileResult{Path: rel, Lines: c.lines, Count: c.count}
 }
@@ -185,6 +216,9 @@ func (c *collector) result(rel string) FileResult {
 // and its matching lines; last says no line follows it.
 func (c *collector) piece(p []byte, first int, spans []lineSpan, last bool) {
 	c.count += len(spans)
+	if c.mode != ModeContent {
+		return
+	}
 	if c.before == 0 && c.after == 0 {
 		c.add(p, spans)
 		return
@@ -314,6 +348,12 @@ func (c *collector) keepTail(p []byte, first, cur int) {
 
 // held takes a line that comes on its own, as text.
 func (c *collector) held(num int, match bool, text func() string) {
+	if c.mode != ModeContent {
+		if match {
+			c.count++
+		}
+		return
+	}
 	if match {
 		c.count++
 		c.flushRing(num - c.before)

@@ -23,6 +23,9 @@ import (
 // matching line.
 type matcher struct {
 	multiline bool
+	// mode is what the caller reads (see Mode): lines are numbered only
+	// for ModeContent, and ModeFiles stops at a file's first match.
+	mode Mode
 	// re is the pattern as the user wrote it (with (?i) for IgnoreCase,
 	// and (?m) with Multiline). Line mode runs it on single lines.
 	re *regexp.Regexp
@@ -119,7 +122,7 @@ func compileMatcher(req GrepRequest) (*matcher, error) {
 	if err != nil {
 		return nil, fmt.Errorf("search: invalid pattern: %w", err)
 	}
-	m := &matcher{multiline: req.Multiline, re: re}
+	m := &matcher{multiline: req.Multiline, mode: req.Mode, re: re}
 	n, prefix := instructions(tree) // re's program
 	if prefix != "" {
 		m.prefix = newLiteral(prefix, false)

@@ -58,11 +58,12 @@ type nativeSearcher struct {
 }
 
 func newNativeSearcher(ctx context.Context, plan *grepPlan) *nativeSearcher {
-	return &nativeSearcher{ctx: ctx, plan: plan, size: scanSizes{plan.m.piece, maxPiece, slack}}
+	return &nativeSearcher{ctx: ctx, plan: plan, size: scanSizes{plan.m.piece, maxPiece, slack}, col: collector{mode: plan.m.mode}}
 }
 
-// search searches an open file, the file rel. A file that cannot be read
-// to its end, or is binary, has no result; so has every file once ctx is
+// search searches an open file, the file rel, in the plan's mode. A file
+// that cannot be read to its end (with ModeFiles, to its first match), or
+// is binary, has no result; so has every file once ctx is
 // done, which the caller must check.
 func (s *nativeSearcher) search(rel string, f io.ReaderAt) FileResult {
 	m := s.plan.m
@@ -118,12 +119,14 @@ type lineMatcher interface {
 
 // lines reads the file from its start a piece of whole lines at a time,
 // each at most piece bytes, and gives the collector its lines and the
-// matching ones. It returns false if the file could not be read or ctx
-// is done.
+// matching ones, until the collector is done (see collector.done). It
+// returns false if the file could not be read or ctx is done.
 func (s *nativeSearcher) lines(piece int, lm lineMatcher) bool {
 	w := &s.win
 	num := 1    // the number of the line at offset at
 	at := w.off // always the start of a line
+	// Only ModeContent reports line numbers: otherwise num is not kept.
+	numbered := s.plan.m.mode == ModeContent
 	for {
 		if s.ctx.Err() != nil {
 			return false
@@ -145,6 +148,9 @@ func (s *nativeSearcher) lines(piece int, lm lineMatcher) bool {
 				}
 				lineAt := at
 				s.col.held(num, match, func() string { return s.textAt(lineAt) })
+				if s.col.done() {
+					return true
+				}
 				num++
 				at = next
 				w.moveTo(at, false, 0)
@@ -162,7 +168,10 @@ func (s *nativeSearcher) lines(piece int, lm lineMatcher) bool {
 		s.spans = spans
 		at += int64(end)
 		s.col.piece(p, num, spans, w.eof && at == w.end())
-		if p[end-1] == '\n' {
+		if s.col.done() {
+			return true
+		}
+		if p[end-1] == '\n' && numbered {
 			num = lc.lineOf(p, end)
 		}
 	}
@@ -294,6 +303,10 @@ func (s *nativeSearcher) multiline() bool {
 			}
 		}
 		ext = append(ext, extent{start, max(start, e-1)})
+		if m.mode == ModeFiles {
+			s.col.held(0, true, nil) // it touches a line: the file matches
+			return true
+		}
 		pos = e
 		if e == start {
 			pos++

@@ -11,7 +11,7 @@
 // .gitignore rules, hidden files, .git, binary files, symbolic links,
 // context lines, counts, long lines, case folding, multiline patterns, the Type and
 // Glob filters, Path, patterns that look like flags, invalid patterns and
-// cancellation, and, for a backend that is both a Grepper and a Globber,
+// cancellation, the output modes and the Limit hint, and, for a backend that is both a Grepper and a Globber,
 // that Grep and Glob see the same files. It needs no git and no network.
 //
 // Each check is a subtest named after what it checks (Order, Limits,
@@ -288,6 +288,8 @@ func (s *grepTester) checks() []check {
 		{"Cancel", s.checkCancel},
 		{"Concurrent", s.checkConcurrent},
 		{"GlobAgrees", s.checkGlobAgrees},
+		{"Modes", s.checkModes},
+		{"LimitHint", s.checkLimitHint},
 	}
 }
 

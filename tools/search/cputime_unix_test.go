@@ -8,13 +8,17 @@ import (
 	"time"
 )
 
-// cpuTime returns the user and system CPU time this process has used.
+// cpuTime returns the user and system CPU time this process, and its
+// children that have ended (rg, fd), have used.
 func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
+	var total time.Duration
+	for _, who := range []int{syscall.RUSAGE_SELF, syscall.RUSAGE_CHILDREN} {
+		var ru syscall.Rusage
+		if err := syscall.Getrusage(who, &ru); err == nil {
+			total += time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		}
 	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return total
 }
 
 // reportCPU reports, as cpu-ns/op, the CPU time run takes per op: on a

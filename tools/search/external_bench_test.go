@@ -9,9 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 )
 
 // The benchmarks of the external backends run over a real tree: the one
@@ -56,25 +54,6 @@ func grepTaking(g Grepper, req GrepRequest) (files, lines int, err error) {
 	return files, lines, err
 }
 
-// cpuTime is the CPU time, user and system, this process and its
-// children that ended have used.
-func cpuTime() time.Duration {
-	var self, children syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &self)
-	syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)
-	var total time.Duration
-	for _, tv := range []syscall.Timeval{self.Utime, self.Stime, children.Utime, children.Stime} {
-		total += time.Duration(tv.Nano())
-	}
-	return total
-}
-
-// reportCPU reports the CPU time per op since start: on a busy machine a
-// steadier figure than the time it took.
-func reportCPU(b *testing.B, start time.Duration) {
-	b.ReportMetric(float64(cpuTime()-start)/float64(b.N)/1e6, "cpu-ms/op")
-}
-
 // BenchmarkRipgrepModes times the ripgrep backend on each mode.
 func BenchmarkRipgrepModes(b *testing.B) {
 	root := externalBenchRoot(b)
@@ -84,15 +63,15 @@ func BenchmarkRipgrepModes(b *testing.B) {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
 			files := 0
-			start := cpuTime()
-			for b.Loop() {
-				n, _, err := grepTaking(rg, c.req)
-				if err != nil {
-					b.Fatal(err)
+			reportCPU(b, func() {
+				for b.Loop() {
+					n, _, err := grepTaking(rg, c.req)
+					if err != nil {
+						b.Fatal(err)
+					}
+					files = n
 				}
-				files = n
-			}
-			reportCPU(b, start)
+			})
 			b.ReportMetric(float64(files), "files")
 		})
 	}
@@ -192,13 +171,13 @@ func BenchmarkFdGlob(b *testing.B) {
 	}
 	b.ReportAllocs()
 	n := 0
-	start := cpuTime()
-	for b.Loop() {
-		n = 0
-		if err := fd.Glob(context.Background(), GlobRequest{Pattern: "**/*.go"}, func(string) bool { n++; return true }); err != nil {
-			b.Fatal(err)
+	reportCPU(b, func() {
+		for b.Loop() {
+			n = 0
+			if err := fd.Glob(context.Background(), GlobRequest{Pattern: "**/*.go"}, func(string) bool { n++; return true }); err != nil {
+				b.Fatal(err)
+			}
 		}
-	}
-	reportCPU(b, start)
+	})
 	b.ReportMetric(float64(n), "files")
 }

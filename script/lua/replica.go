@@ -306,7 +306,7 @@ func (r *replica) update() error {
 // changed reports whether the last call changed a copied table.
 func (r *replica) changed() bool {
 	for _, tc := range r.tables {
-		if !samePairs(pairsOf(tc.dst), tc.snap) {
+		if !holdsPairs(tc.dst, tc.snap) {
 			return true
 		}
 	}

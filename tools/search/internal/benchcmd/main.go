@@ -1,8 +1,9 @@
 //go:build unix
 
 // Command benchcmd runs one search with one of the search backends and
-// prints the result the way rg -n and fd print theirs, for
-// scripts/bench-search.sh and for comparing backends by hand.
+// prints the result the way rg -n and fd print theirs, for comparing a
+// backend alone with rg and fd by hand (scripts/bench/all.sh measures
+// them through agentsh call).
 //
 //	benchcmd [-backend NAME] [-root DIR] [-limit N] [-stats] grep [-i] [-U] [-A N] [-B N] [-type T] [-glob G] [-path P] [-hidden] [-no-ignore] PATTERN
 //	benchcmd [-backend NAME] [-root DIR] [-limit N] [-stats] glob [-path P] [-hidden] [-no-ignore] PATTERN

@@ -313,19 +313,9 @@ func (in *Interp) sharedToLua(L *lua.LState, w *script.Walk, s *script.Shared) (
 // not a conversion. The array itself is new every call, since a Lua table
 // cannot be frozen and a function may well append to the list it got.
 func (in *Interp) sharedListToLua(L *lua.LState, w *script.Walk, l script.SharedList) (lua.LValue, error) {
-	if err := w.Enter(nil); err != nil {
-		return nil, err
-	}
-	t := L.CreateTable(len(l.Items), 0)
+	items := make([]any, len(l.Items))
 	for i, s := range l.Items {
-		w.Index(i + 1)
-		lv, err := in.sharedToLua(L, w, s)
-		if err != nil {
-			return nil, err
-		}
-		t.Append(lv)
+		items[i] = s
 	}
-	w.Leave()
-	t.Metatable = in.stateOf(L).arrayMeta
-	return t, nil
+	return in.valueToLua(L, w, items)
 }

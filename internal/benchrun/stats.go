@@ -55,7 +55,7 @@ func fmtDuration(sec float64) string {
 	}
 }
 
-// fmtBytes prints a size in MiB, the unit the memory figures use.
+// fmtBytes prints a size in MiB, the unit BENCHMARKS.md's memory figures use.
 func fmtBytes(b float64) string {
 	return fmt.Sprintf("%.1f MiB", b/(1<<20))
 }

@@ -165,25 +165,22 @@ func typeName(v lua.LValue) string {
 // tables JSON null is agentsh.null. A value nested deeper than
 // script.MaxDepth, or one that contains itself, is an error.
 func (in *Interp) toLua(L *lua.LState, v any) (lua.LValue, error) {
-	switch v.(type) {
+	switch x := v.(type) {
 	case nil:
 		return lua.LNil, nil
-	case []any, map[string]any, script.Record, script.Tuple, script.Results, script.SharedList:
-		w := script.NewWalk("")
-		defer w.Done()
-		return in.valueToLua(L, w, v)
 	case script.RawJSON:
-		return in.rawJSONToLua(L, nil, v.(script.RawJSON), true)
-	}
-	if s, ok := v.(*script.Shared); ok {
-		if s.V == nil {
+		return in.rawJSONToLua(L, nil, x, true)
+	case *script.Shared:
+		if x.V == nil {
 			return lua.LNil, nil
 		}
-		w := script.NewWalk("")
-		defer w.Done()
-		return in.sharedToLua(L, w, s)
+	case []any, map[string]any, script.Record, script.Tuple, script.Results, script.SharedList:
+	default:
+		return in.valueToLua(L, nil, v) // no container: no walk to keep
 	}
-	return in.valueToLua(L, nil, v) // no container: no walk to keep
+	w := script.NewWalk("")
+	defer w.Done()
+	return in.valueToLua(L, w, v)
 }
 
 func (in *Interp) valueToLua(L *lua.LState, w *script.Walk, v any) (lua.LValue, error) {

@@ -16,10 +16,12 @@ type Event struct {
 	Tools    int `json:"tools,omitempty"`
 	// model_response: the number of tool calls, why the model stopped,
 	// and token counts.
-	ToolCalls    int    `json:"tool_calls,omitempty"`
-	StopReason   string `json:"stop_reason,omitempty"`
-	InputTokens  int    `json:"input_tokens,omitempty"`
-	OutputTokens int    `json:"output_tokens,omitempty"`
+	ToolCalls        int    `json:"tool_calls,omitempty"`
+	StopReason       string `json:"stop_reason,omitempty"`
+	InputTokens      int    `json:"input_tokens,omitempty"`
+	OutputTokens     int    `json:"output_tokens,omitempty"`
+	CacheReadTokens  int    `json:"cache_read_tokens,omitempty"`
+	CacheWriteTokens int    `json:"cache_write_tokens,omitempty"`
 	// text, tool_output, tool_error: the text.
 	Text string `json:"text,omitempty"`
 	// tool_output, tool_error: the call.

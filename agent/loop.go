@@ -30,6 +30,23 @@ type Reply struct {
 	// Denials are the model's calls that did not run because a policy,
 	// the permissions or the person refused them, in call order.
 	Denials []Denial
+	// Usage sums the token usage of the run's model requests, as the
+	// providers reported it.
+	Usage provider.Usage
+	// Cost is what Usage cost in US dollars by the price table, and
+	// CostKnown whether the table priced every request (an unknown model
+	// gives usage without cost).
+	Cost      float64
+	CostKnown bool
+	// Data is the final answer decoded as JSON when the run asked for a
+	// schema (WithSchema) and the answer validated.
+	Data any
+	// SessionID names the session the conversation is saved in, if any.
+	SessionID string
+	// AgentID names the agent that ran; ParentID its parent's, for a
+	// subagent.
+	AgentID  string
+	ParentID string
 }
 
 // Denial is one refused call of a Reply.
@@ -39,6 +56,9 @@ type Denial struct {
 	// Hook names who refused: a hook, "permissions", "approver", ...
 	Hook   string `json:"hook"`
 	Reason string `json:"reason"`
+	// Agent is the id of the agent whose call it was: a subagent's
+	// denials appear in its parent's reply too.
+	Agent string `json:"agent,omitempty"`
 }
 
 // Stop reasons of a Reply.
@@ -47,6 +67,9 @@ const (
 	StopMaxTokens = "max_tokens"
 	StopMaxTurns  = "max_turns"
 	StopCanceled  = "canceled"
+	// StopBudget: a budget (tool calls, tokens, cost, wall time) would be
+	// exceeded by the next model or tool call, which was not made.
+	StopBudget = "budget"
 )
 
 // RunOption adjusts one Run.
@@ -55,6 +78,7 @@ type RunOption func(*runConfig)
 type runConfig struct {
 	maxTurns int
 	quiet    bool
+	schema   *core.Schema // WithSchema: the final answer must validate
 }
 
 // MaxTurns bounds this Run's model turns (n <= 0 keeps the agent's bound).
@@ -108,11 +132,12 @@ func (a *Agent) Run(ctx context.Context, prompt string, opts ...RunOption) (*Rep
 	}
 	defer func() { <-a.running }()
 	ctx = context.WithValue(ctx, runKey{}, a)
+	ctx = a.agentContext(ctx)
 	rc := runConfig{maxTurns: a.cfg.maxTurns}
 	for _, o := range opts {
 		o(&rc)
 	}
-	reply := &Reply{}
+	reply := a.newReply()
 	p := a.Provider()
 	if p == nil {
 		return reply, ErrNoProvider
@@ -129,10 +154,19 @@ func (a *Agent) Run(ctx context.Context, prompt string, opts ...RunOption) (*Rep
 	for turn := 1; ; turn++ {
 		if turn > rc.maxTurns {
 			reply.Stop = StopMaxTurns
-			return reply, nil
+			return reply, a.endRun(ctx, reply)
 		}
 		if err := ctx.Err(); err != nil {
 			reply.Stop = StopCanceled
+			return reply, err
+		}
+		// Budgets and compaction come before the request: a request that
+		// would exceed a budget is not made.
+		if err := a.beforeRequest(ctx, p, turn, reply); err != nil {
+			if errors.Is(err, ErrBudget) {
+				reply.Stop = StopBudget
+				return reply, a.endRun(ctx, reply)
+			}
 			return reply, err
 		}
 		resp, err := a.ask(ctx, p, turn, rc.quiet)
@@ -144,6 +178,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, opts ...RunOption) (*Rep
 			}
 			return reply, err
 		}
+		a.charge(resp, reply)
 		reply.Text = resp.Content
 		cut := resp.CutOff()
 		if cut {
@@ -153,17 +188,34 @@ func (a *Agent) Run(ctx context.Context, prompt string, opts ...RunOption) (*Rep
 			reply.Stop = StopFinal
 			if cut {
 				reply.Stop = StopMaxTokens
+			} else if again, err := a.checkFinal(ctx, &rc, resp, reply); err != nil {
+				return reply, err
+			} else if again {
+				// The answer did not validate: the model was told why and
+				// gets another turn.
+				if err := a.endTurn(ctx, turn, resp, reply); err != nil {
+					return reply, err
+				}
+				continue
 			}
-			return reply, a.endTurn(ctx, turn, resp, reply)
+			if err := a.endTurn(ctx, turn, resp, reply); err != nil {
+				return reply, err
+			}
+			return reply, a.endRun(ctx, reply)
 		}
 		reply.ToolCalls += len(resp.ToolCalls)
-		reply.Denials = append(reply.Denials, a.runTools(ctx, turn, resp.ToolCalls)...)
+		denials, exhausted := a.runTools(ctx, turn, resp.ToolCalls)
+		reply.Denials = append(reply.Denials, denials...)
 		if err := a.endTurn(ctx, turn, resp, reply); err != nil {
 			return reply, err
 		}
+		if exhausted {
+			reply.Stop = StopBudget
+			return reply, a.endRun(ctx, reply)
+		}
 		if cut {
 			reply.Stop = StopMaxTokens
-			return reply, nil
+			return reply, a.endRun(ctx, reply)
 		}
 	}
 }
@@ -198,7 +250,8 @@ func (a *Agent) ask(ctx context.Context, p provider.Provider, turn int, quiet bo
 		return nil, err
 	}
 	a.emit(Event{Type: "model_response", Turn: turn, ToolCalls: len(resp.ToolCalls), StopReason: resp.StopReason,
-		InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens})
+		InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens,
+		CacheReadTokens: resp.Usage.CacheReadTokens, CacheWriteTokens: resp.Usage.CacheWriteTokens})
 	if !resp.CutOff() {
 		resp.Incomplete = nil // only a cut-off answer has a call it could not finish
 	}
@@ -224,7 +277,9 @@ func (a *Agent) ask(ctx context.Context, p provider.Provider, turn int, quiet bo
 // still get their (canceled) results, so every call is answered. The
 // calls are the model's (core.OriginModel): the defaults ask before a tool
 // that is not read-only runs. It returns the calls that were refused.
-func (a *Agent) runTools(ctx context.Context, turn int, tcs []provider.ToolCall) (denials []Denial) {
+// exhausted reports that a call was refused because a budget would be
+// exceeded (the run stops with StopBudget).
+func (a *Agent) runTools(ctx context.Context, turn int, tcs []provider.ToolCall) (denials []Denial, exhausted bool) {
 	calls := make([]core.Call, len(tcs))
 	for i, tc := range tcs {
 		calls[i] = core.Call{ID: tc.ID, Name: tc.Name, Args: tc.Args, Origin: core.OriginModel}
@@ -249,7 +304,8 @@ func (a *Agent) runTools(ctx context.Context, turn int, tcs []provider.ToolCall)
 			msg.IsError = true
 			msg.Blocks = nil
 			if res.Kind() == core.KindRejected {
-				denials = append(denials, denialOf(res))
+				denials = append(denials, a.denialOf(res))
+				exhausted = exhausted || isBudgetRefusal(res)
 			}
 			// A refused or failed call is shown to the person too: a denial
 			// by a policy must not pass unseen.
@@ -262,11 +318,11 @@ func (a *Agent) runTools(ctx context.Context, turn int, tcs []provider.ToolCall)
 		}
 		a.append(msg)
 	}
-	return denials
+	return denials, exhausted
 }
 
-func denialOf(res *core.Result) Denial {
-	d := Denial{CallID: res.CallID, Tool: res.Tool, Reason: res.Err.Error()}
+func (a *Agent) denialOf(res *core.Result) Denial {
+	d := Denial{CallID: res.CallID, Tool: res.Tool, Reason: res.Err.Error(), Agent: a.ID()}
 	var e *core.Error
 	if errors.As(res.Err, &e) {
 		d.Hook = e.Hook

@@ -59,11 +59,14 @@ func (h *Host) coreAPI() []Builtin {
 		{Name: "allow", Doc: "A verdict: the call runs unless another before hook asks or denies; args = {...} rewrites too. An approver's allow(always = True) approves the tool for the session.",
 			Params: append(verdictParams(true), Param{Name: "always", Kind: Bool, Optional: true, Default: false}),
 			Fn:     newVerdict(core.VerdictAllow)},
-		{Name: "ask", Doc: "In a before hook, ask(reason, args = {...}) is the verdict: the call runs only if the approver consents. Elsewhere ask(prompt, max_turns = N, stream = False) asks the model and returns its reply.",
+		{Name: "ask", Doc: "In a before hook, ask(reason, args = {...}) is the verdict: the call runs only if the approver consents. Elsewhere ask(prompt, max_turns = N, stream = False, schema = {...}) asks the model and returns its reply.",
 			Params: []Param{{Name: "prompt", Kind: String}, {Name: "args", Kind: Dict, Optional: true},
 				{Name: "max_turns", Kind: Int, Optional: true},
 				// stream = False keeps the reply's text off the transcript.
-				{Name: "stream", Kind: Bool, Optional: true, Default: true}},
+				{Name: "stream", Kind: Bool, Optional: true, Default: true},
+				// schema = {...}: the final answer must be JSON valid
+				// against it; the reply carries it decoded as .data.
+				{Name: "schema", Kind: Dict, Optional: true}},
 			Fn: h.apiAsk},
 		{Name: "deny", Doc: "A verdict: the call does not run (from a before hook, middleware, a lifecycle hook or an approver); args = {...} is accepted as for allow and ask, but a denied call keeps its arguments.",
 			Params: verdictParams(false), Fn: newVerdict(core.VerdictDeny)},

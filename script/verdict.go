@@ -144,10 +144,22 @@ func LeaveBeforeHook(ctx context.Context) context.Context {
 	return context.WithValue(ctx, beforeHookKey{}, false)
 }
 
-// AskFunc asks the model prompt and returns the reply as scripts see it:
-// what ask(prompt) does outside a before hook. maxTurns 0 is the default;
-// stream false keeps the reply's text off the transcript.
-type AskFunc func(ctx context.Context, prompt string, maxTurns int, stream bool) (any, error)
+// AskFunc asks the model and returns the reply as scripts see it: what
+// ask(prompt) does outside a before hook.
+type AskFunc func(ctx context.Context, req AskRequest) (any, error)
+
+// AskRequest is what ask(prompt, max_turns = N, stream = B, schema = {...})
+// asks outside a before hook.
+type AskRequest struct {
+	Prompt string
+	// MaxTurns 0 is the agent's bound.
+	MaxTurns int
+	// Stream false keeps the reply's text off the transcript.
+	Stream bool
+	// Schema, when not nil, is the JSON schema (a JSON shape) the final
+	// answer must validate against.
+	Schema any
+}
 
 // SetAsk sets what ask(prompt) does outside before hooks (the agent sets
 // it); nil leaves ask there an error that says no model is set up.
@@ -160,10 +172,11 @@ func (h *Host) SetAsk(f AskFunc) {
 // apiAsk is ask: the verdict in a before hook, the model elsewhere.
 func (h *Host) apiAsk(ctx context.Context, a Args) (any, error) {
 	_, turns := a["max_turns"]
+	_, schema := a["schema"]
 	stream := a["stream"].(bool)
 	if inBeforeHook(ctx) {
-		if turns || !stream {
-			return nil, fmt.Errorf("ask: max_turns and stream are for asking the model; in a before hook ask(reason, args = {...}) is the verdict")
+		if turns || schema || !stream {
+			return nil, fmt.Errorf("ask: max_turns, stream and schema are for asking the model; in a before hook ask(reason, args = {...}) is the verdict")
 		}
 		return newVerdict(core.VerdictAsk)(ctx, a)
 	}
@@ -177,7 +190,7 @@ func (h *Host) apiAsk(ctx context.Context, a Args) (any, error) {
 		return nil, fmt.Errorf("ask: no model is set up to ask; outside a before hook ask(prompt) asks the model (pass --model SPEC, or set one with model(fn) or provider(spec)), inside one ask(reason) asks for approval")
 	}
 	n, _ := a["max_turns"].(int)
-	return ask(ctx, a["prompt"].(string), n, stream)
+	return ask(ctx, AskRequest{Prompt: a["prompt"].(string), MaxTurns: n, Stream: stream, Schema: a["schema"]})
 }
 
 // Verdicts from a hook function's return value.

@@ -54,6 +54,21 @@ type options struct {
 	fetchPrivate bool
 
 	mcp mcpOptions // agentsh mcp serve and agentsh mcp pins
+
+	// Long and unattended runs.
+	session       string        // --session NAME: save the conversation as session NAME (or resume it)
+	resume        bool          // --resume [ID]: resume a saved session
+	resumeID      string        // its ID; "" with resume: the latest session of any workdir
+	continueLast  bool          // --continue: resume the latest session of this workdir
+	maxToolCalls  int           // --max-tool-calls N (0: no bound)
+	maxTokens     int           // --max-tokens N (0: no bound)
+	maxCost       float64       // --max-cost USD (0: no bound)
+	maxWall       time.Duration // --max-wall D (0: no bound)
+	prices        string        // --prices FILE: the price table that overrides the built-in one
+	contextWindow int           // --context-window N: the model's context window in tokens (0: known default)
+	outputSchema  string        // --output-schema FILE: the final answer must be JSON valid against it
+	printOnly     bool          // --print: only the final answer (or its data) on stdout, progress on stderr
+	failOnDeny    bool          // --fail-on-deny: exit with exitDenied when a call was denied
 }
 
 // isScript reports whether arg names a script to run: a file of a
@@ -75,7 +90,7 @@ func usagef(format string, args ...any) error {
 	return &usageError{fmt.Sprintf(format, args...)}
 }
 
-var commands = map[string]bool{"run": true, "call": true, "explain": true, "tools": true, "test": true, "help": true, "version": true, "hook": true, "mcp": true}
+var commands = map[string]bool{"run": true, "call": true, "explain": true, "tools": true, "test": true, "help": true, "version": true, "hook": true, "mcp": true, "ask": true}
 
 // valueFlags are the flags that take a value (--flag V or --flag=V).
 var valueFlags = map[string]func(o *options, v string) error{
@@ -205,6 +220,40 @@ var valueFlags = map[string]func(o *options, v string) error{
 		o.as = origin
 		return nil
 	},
+	"session": func(o *options, v string) error {
+		if err := checkSessionName(v); err != nil {
+			return usagef("--session: %v", err)
+		}
+		o.session = v
+		return nil
+	},
+	"max-tool-calls": positiveInt("--max-tool-calls", func(o *options, n int) { o.maxToolCalls = n }),
+	"max-tokens":     positiveInt("--max-tokens", func(o *options, n int) { o.maxTokens = n }),
+	"max-cost": func(o *options, v string) error {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(f > 0) || f > 1e9 {
+			return usagef("--max-cost: got %q, want an amount in US dollars such as 0.50", v)
+		}
+		o.maxCost = f
+		return nil
+	},
+	"max-wall": func(o *options, v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return usagef("--max-wall: got %q, want a duration such as 10m or 1h", v)
+		}
+		o.maxWall = d
+		return nil
+	},
+	"prices": func(o *options, v string) error {
+		o.prices = v
+		return nil
+	},
+	"context-window": positiveInt("--context-window", func(o *options, n int) { o.contextWindow = n }),
+	"output-schema": func(o *options, v string) error {
+		o.outputSchema = v
+		return nil
+	},
 	"max-steps": func(o *options, v string) error {
 		n, err := strconv.ParseUint(v, 10, 64)
 		if err != nil || n == 0 {
@@ -213,6 +262,18 @@ var valueFlags = map[string]func(o *options, v string) error{
 		o.maxSteps = n
 		return nil
 	},
+}
+
+// positiveInt parses a flag whose value is a count of 1 or more.
+func positiveInt(flag string, set func(o *options, n int)) func(o *options, v string) error {
+	return func(o *options, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return usagef("%s: got %q, want a positive number", flag, v)
+		}
+		set(o, n)
+		return nil
+	}
 }
 
 func init() {
@@ -253,6 +314,24 @@ func parseArgs(args []string) (*options, error) {
 			continue
 		}
 		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if name == "resume" {
+			// --resume [ID]: the next word is the ID unless it is a flag,
+			// a command or a script.
+			o.resume = true
+			switch {
+			case hasValue:
+				o.resumeID = value
+			case i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") && !commands[args[i+1]] && !isScriptFile(args[i+1]):
+				i++
+				o.resumeID = args[i]
+			}
+			if o.resumeID != "" {
+				if err := checkSessionName(o.resumeID); err != nil {
+					return nil, usagef("--resume: %v", err)
+				}
+			}
+			continue
+		}
 		if set, ok := valueFlags[name]; ok {
 			if !hasValue {
 				if i+1 >= len(args) {
@@ -285,6 +364,12 @@ func parseArgs(args []string) (*options, error) {
 			o.noBuiltins = true
 		case "fetch-allow-private":
 			o.fetchPrivate = true
+		case "continue":
+			o.continueLast = true
+		case "print", "p":
+			o.printOnly = true
+		case "fail-on-deny":
+			o.failOnDeny = true
 		case "project", "user":
 			o.hookScope = name
 		case "h", "help":
@@ -307,10 +392,42 @@ func parseArgs(args []string) (*options, error) {
 	if o.command == "hook" && o.jsonOut {
 		return nil, usagef("agentsh hook answers in the agent's protocol; --json does not apply")
 	}
+	if boolCount(o.session != "", o.resume, o.continueLast) > 1 {
+		return nil, usagef("--session, --resume and --continue each choose the session; give one of them: --session NAME (new, or saved under that name), --resume [ID] or --continue")
+	}
+	if o.command == "ask" && len(o.positional) == 0 {
+		return nil, usagef("ask needs a prompt: agentsh ask \"find the TODOs\" (or - to read it from stdin)")
+	}
 	if o.runTests != nil && o.command != "test" {
 		return nil, usagef("-run selects the tests of agentsh test: agentsh test -run REGEXP [PATHS...]")
 	}
 	return o, nil
+}
+
+// boolCount counts the true values.
+func boolCount(bs ...bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
+	}
+	return n
+}
+
+// checkSessionName accepts a session name or ID: letters, digits, '.',
+// '_' and '-', not starting with '.', at most 128 bytes, so it is a safe
+// file name.
+func checkSessionName(s string) error {
+	if s == "" || len(s) > 128 || s[0] == '.' {
+		return fmt.Errorf("got %q, want a name of 1 to 128 letters, digits, '.', '_' or '-' that does not start with '.'", s)
+	}
+	for _, r := range s {
+		if !(r == '.' || r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			return fmt.Errorf("got %q, want a name of 1 to 128 letters, digits, '.', '_' or '-' that does not start with '.'", s)
+		}
+	}
+	return nil
 }
 
 // usage is the help text, with the search backends that are registered.
@@ -331,6 +448,8 @@ Usage:
                                           --json: the whole ruling); exit 0 when the call
                                           would run, 1 when it would not (an ask counts as
                                           not running: explain asks nobody), 2 on usage
+  agentsh ask PROMPT                      ask the model once, with the tools ("-" reads
+                                          the prompt from stdin); the answer on stdout
   agentsh tools [--json]                  list the registered tools
   agentsh hook AGENT [--load F]           one hook event of claude-code, gemini or codex
                                           on stdin, answered in that agent's protocol;
@@ -364,6 +483,21 @@ Flags:
   --model-timeout D   how long a model's server may send nothing before the
                       request fails (default 10m; a response may also take
                       at most 1h, or D when longer)
+  --session NAME      save the conversation as session NAME, or go on with it
+  --resume [ID]       go on with a saved session (without ID: the latest one)
+  --continue          go on with the latest session of this workdir
+  --max-tool-calls N  budget: at most N tool calls in the run (subagents' count)
+  --max-tokens N      budget: at most N tokens (input, output and cache)
+  --max-cost USD      budget: at most USD dollars by the price table
+  --max-wall D        budget: at most D of wall time, e.g. 10m
+                      (a model or tool call that would exceed a budget is
+                      not made: the run stops with exit code 4)
+  --prices FILE       a JSON price table over the built-in one, for cost
+  --context-window N  the model's context window in tokens (default: known per
+                      model); the conversation is compacted before it fills
+  --output-schema FILE  the final answer must be JSON valid against FILE's schema
+  --print, -p         only the final answer (or its data) on stdout, progress on stderr
+  --fail-on-deny      exit 6 when a call was denied
   --mcp NAME=CMD      connect an MCP server (a command, or an http URL); its tools
                       register as mcp__NAME__TOOL (repeatable)
   --listen ADDR       mcp serve: streamable HTTP on ADDR (loopback unless --token-file)
@@ -391,8 +525,10 @@ Flags:
   -i                  interactive REPL even when stdin is not a terminal
 
 Exit codes: 0 ok, 1 script error, failed call or a call explain would not run,
-2 usage, 128+N stopped by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP;
-agentsh exits within 2 s).
+2 usage, 3 an ask stopped at its turn limit, 4 a budget was exhausted, 5 a
+replay left its recording, 6 a call was denied (with --fail-on-deny),
+128+N stopped by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP; agentsh
+exits within 2 s).
 REPL commands: :help, :tools, :load FILE, :star, :lua, :ask PROMPT, :model [SPEC],
-:new, :quit (exit(), quit() and Ctrl-D also exit).
+:new, :sessions, :resume ID, :compact, :quit (exit(), quit() and Ctrl-D also exit).
 `

@@ -243,7 +243,10 @@ expression is printed and kept in _.
                replay:FILE
   :tools       list the registered tools
   :load FILE   run FILE (.star or .lua) and keep its globals
-  :new         start a new conversation with the model
+  :new         start a new conversation with the model (a new session)
+  :sessions    list the saved sessions of this workdir
+  :resume ID   go on with a saved session
+  :compact     compact the conversation now (a summary, with pinned text kept)
   :help        this text
   :quit        leave (exit(), quit() and Ctrl-D also leave)
 Defining a tool again replaces it. Tab completes names, members after a
@@ -309,6 +312,12 @@ func (s *replSession) command(line string) bool {
 			fmt.Fprintln(s.a.io.err, detail(err))
 		}
 		fmt.Fprintln(s.a.io.err, "new conversation")
+	case ":sessions":
+		s.cmdSessions(arg)
+	case ":resume":
+		s.cmdResume(arg)
+	case ":compact":
+		s.cmdCompact(arg)
 	case ":star", ":starlark", ":lua":
 		s.lang = "starlark"
 		if name == ":lua" {

@@ -99,6 +99,12 @@ func Install(h *script.Host, cfg Config) (*Session, error) {
 	for _, ev := range agent.LifecycleEvents {
 		h.AddEvent(script.Event{Name: string(ev), On: s.onEvent(ev)})
 	}
+	// The parts of long and unattended runs, each in its own file.
+	for _, install := range []func(*script.Host) error{s.installSessionAPI, s.installBudgetAPI, s.installCompactAPI, s.installSubagentAPI} {
+		if err := install(h); err != nil {
+			return nil, err
+		}
+	}
 	if cfg.MCP != nil {
 		h.AddBuiltin(script.Builtin{Name: "mcp_server", Doc: "Connects an MCP server and registers its tools.",
 			Params: []script.Param{{Name: "name", Kind: script.String}, {Name: "command", Optional: true}, {Name: "url", Kind: script.String, Optional: true}, {Name: "env", Optional: true}}, Fn: s.builtinMCP})
@@ -182,12 +188,19 @@ func (s *Session) builtinProvider(ctx context.Context, args script.Args) (any, e
 }
 
 // scriptAsk is ask(prompt) outside before hooks.
-func (s *Session) scriptAsk(ctx context.Context, prompt string, maxTurns int, stream bool) (any, error) {
-	opts := []agent.RunOption{agent.MaxTurns(maxTurns)}
-	if !stream {
+func (s *Session) scriptAsk(ctx context.Context, req script.AskRequest) (any, error) {
+	opts := []agent.RunOption{agent.MaxTurns(req.MaxTurns)}
+	if !req.Stream {
 		opts = append(opts, agent.WithoutTextEvents())
 	}
-	reply, err := s.agent.Run(ctx, prompt, opts...)
+	schemaOpt, err := askSchema(req.Schema)
+	if err != nil {
+		return nil, fmt.Errorf("ask: %w", err)
+	}
+	if schemaOpt != nil {
+		opts = append(opts, schemaOpt)
+	}
+	reply, err := s.agent.Run(ctx, req.Prompt, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("ask: %w", err)
 	}
@@ -196,8 +209,12 @@ func (s *Session) scriptAsk(ctx context.Context, prompt string, maxTurns int, st
 
 // replyValue is what ask() returns: the reply's text, turns, tool_calls
 // (the number run), stop, dropped (the calls cut off by the token limit,
-// which did not run: [{"id", "name"}]) and denials (the calls that were
-// refused: [{"call_id", "tool", "hook", "reason"}]).
+// which did not run: [{"id", "name"}]), denials (the calls that were
+// refused: [{"call_id", "tool", "hook", "reason", "agent"}]), usage
+// ({"input_tokens", "output_tokens", "cache_read_tokens",
+// "cache_write_tokens"}), cost (US dollars, None when the price table does
+// not know the model), data (the answer decoded, with a schema; else
+// None), session (the session id, or "") and agent (the agent's id).
 func replyValue(r *agent.Reply) script.Record {
 	dropped := make([]any, len(r.Dropped))
 	for i, c := range r.Dropped {
@@ -205,10 +222,21 @@ func replyValue(r *agent.Reply) script.Record {
 	}
 	denials := make([]any, len(r.Denials))
 	for i, d := range r.Denials {
-		denials[i] = map[string]any{"call_id": d.CallID, "tool": d.Tool, "hook": d.Hook, "reason": d.Reason}
+		denials[i] = map[string]any{"call_id": d.CallID, "tool": d.Tool, "hook": d.Hook, "reason": d.Reason, "agent": d.Agent}
+	}
+	var cost any
+	if r.CostKnown {
+		cost = r.Cost
 	}
 	return script.Record{"text": r.Text, "turns": int64(r.Turns), "tool_calls": int64(r.ToolCalls), "stop": r.Stop,
-		"dropped": dropped, "denials": denials}
+		"dropped": dropped, "denials": denials, "usage": usageValue(r.Usage), "cost": cost, "data": r.Data,
+		"session": r.SessionID, "agent": r.AgentID}
+}
+
+// usageValue is token usage as scripts see it.
+func usageValue(u provider.Usage) map[string]any {
+	return map[string]any{"input_tokens": int64(u.InputTokens), "output_tokens": int64(u.OutputTokens),
+		"cache_read_tokens": int64(u.CacheReadTokens), "cache_write_tokens": int64(u.CacheWriteTokens)}
 }
 
 // onEvent installs on(ev, fn): fn(event) runs at the lifecycle event.

@@ -165,7 +165,7 @@ print(invoke_tool("t", {"turns": True}).error)
 `)
 	out := strings.Join(e.lines(), "\n")
 	wantContains(t, out, `ask: reason is empty; say why the call needs approval`,
-		"ask: max_turns and stream are for asking the model; in a before hook ask(reason, args = {...}) is the verdict")
+		"ask: max_turns, stream and schema are for asking the model; in a before hook ask(reason, args = {...}) is the verdict")
 	wantErr(t, "args outside a hook", e.execStar(context.Background(), `ask("hi", args = {})`),
 		"ask: args is for the ask verdict, which a before hook returns")
 }

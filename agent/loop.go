@@ -335,8 +335,19 @@ func (a *Agent) endTurn(ctx context.Context, turn int, resp *provider.Response, 
 	return a.fire(ctx, &LifecycleData{Event: TurnEnd, Turn: turn, Response: resp, Reply: reply})
 }
 
+// append adds m to the conversation (and the session journal).
 func (a *Agent) append(m provider.Message) {
 	a.mu.Lock()
-	defer a.mu.Unlock()
 	a.messages = append(a.messages, m)
+	a.mu.Unlock()
+	a.journalAppend(m)
+}
+
+// replaceConversation replaces the conversation with msgs (compaction,
+// resume), recording why in the session journal.
+func (a *Agent) replaceConversation(msgs []provider.Message, why string) {
+	a.mu.Lock()
+	a.messages = msgs
+	a.mu.Unlock()
+	a.journalReplace(msgs, why)
 }

@@ -138,11 +138,11 @@ func (p *Player) Complete(ctx context.Context, req provider.Request, stream func
 	defer p.mu.Unlock()
 	turn := p.next + 1
 	if p.next >= len(p.entries) {
-		return provider.Response{}, p.diverged(fmt.Sprintf("request %d is past the end of the recording (%d requests)", turn, len(p.entries)))
+		return provider.Response{}, p.diverged(fmt.Sprintf("request %d is past the end of the recording (%d requests)%s", turn, len(p.entries), p.against(req, -1)))
 	}
 	e := p.entries[p.next]
-	if why := difference(e.Request, req); why != "" {
-		return provider.Response{}, p.diverged(fmt.Sprintf("request %d differs from the recording: %s", turn, why))
+	if !equalJSON(e.Request, req) {
+		return provider.Response{}, p.diverged(fmt.Sprintf("request %d differs from the recording%s", turn, p.against(req, p.next)))
 	}
 	p.next++
 	if e.Error != nil {
@@ -166,32 +166,23 @@ func (p *Player) diverged(msg string) error {
 		Message: msg + "; the conversation has left the recording (record it again with --record)"}
 }
 
-// difference names the first part of got that differs from want, or "".
-func difference(want, got provider.Request) string {
-	if equalJSON(want, got) {
+// against explains a request that left the recording by the recorded
+// request nearest to it (see nearest): where they first differ, and which
+// recorded request that is when it is not the one expected (want; -1
+// past the end).
+func (p *Player) against(req provider.Request, want int) string {
+	if len(p.entries) == 0 {
 		return ""
 	}
-	switch {
-	case want.Model != got.Model:
-		return fmt.Sprintf("model %q, recorded %q", got.Model, want.Model)
-	case want.System != got.System:
-		return fmt.Sprintf("the system prompt differs (%s)", firstDiff(want.System, got.System))
-	case !equalJSON(want.Tools, got.Tools):
-		return "the tool definitions differ"
+	near := p.nearest(req, want)
+	where := firstField(p.entries[near].Request, req)
+	if where == "" {
+		return fmt.Sprintf("; it equals recorded request %d of %d, so the requests came in another order (one was repeated or skipped)", near+1, len(p.entries))
 	}
-	for i := 0; i < max(len(want.Messages), len(got.Messages)); i++ {
-		switch {
-		case i >= len(want.Messages):
-			return fmt.Sprintf("message %d (%s) is not in the recording", i+1, got.Messages[i].Role)
-		case i >= len(got.Messages):
-			return fmt.Sprintf("message %d (%s) of the recording is missing", i+1, want.Messages[i].Role)
-		case !equalJSON(want.Messages[i], got.Messages[i]):
-			w, _ := json.Marshal(want.Messages[i])
-			g, _ := json.Marshal(got.Messages[i])
-			return fmt.Sprintf("message %d (%s): %s", i+1, got.Messages[i].Role, firstDiff(string(w), string(g)))
-		}
+	if near == want {
+		return " at " + where
 	}
-	return "the request options differ"
+	return fmt.Sprintf("; the nearest recorded request, %d of %d, differs at %s", near+1, len(p.entries), where)
 }
 
 func equalJSON(a, b any) bool {

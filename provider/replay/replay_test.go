@@ -91,13 +91,21 @@ func TestReplayDivergence(t *testing.T) {
 		edit func(*provider.Request)
 		want string
 	}{
-		{"message", func(r *provider.Request) { r.Messages[1].Content = "word" }, `request 2 differs from the recording: message 2 (user): at byte`},
+		{"message", func(r *provider.Request) { r.Messages[1].Content = "word" },
+			`request 2 differs from the recording at messages[1].content: at byte 3: got "word", recorded "world";`},
 		{"extra message", func(r *provider.Request) {
 			r.Messages = append(r.Messages, provider.Message{Role: "user", Content: "more"})
-		}, "message 3 (user) is not in the recording"},
-		{"model", func(r *provider.Request) { r.Model = "other" }, `model "other", recorded "m"`},
-		{"system", func(r *provider.Request) { r.System = "be long" }, "the system prompt differs"},
-		{"tools", func(r *provider.Request) { r.Tools = nil }, "the tool definitions differ"},
+		}, `request 2 differs from the recording at messages[2]: got {"role":"user","content":"more"}, which the recording does not have;`},
+		{"missing message", func(r *provider.Request) { r.Messages = r.Messages[:1] },
+			// The first request of the recording is equal to it.
+			`request 2 differs from the recording; it equals recorded request 1 of 2, so the requests came in another order`},
+		{"nearer elsewhere", func(r *provider.Request) { r.Messages = append(r.Messages[:1:1], provider.Message{Role: "user", Content: "hello"}) },
+			`request 2 differs from the recording at messages[1].content: at byte 0: got "hello", recorded "world"`},
+		{"model", func(r *provider.Request) { r.Model = "other" }, `request 2 differs from the recording at model: at byte 0: got "other", recorded "m"`},
+		{"system", func(r *provider.Request) { r.System = "be long" }, `at system: at byte 3: got "be long", recorded "be brief"`},
+		{"tools", func(r *provider.Request) { r.Tools = nil }, `at tools: missing; recorded [{"name":"t","parameters":{"type":"object"}}]`},
+		{"tool parameters", func(r *provider.Request) { r.Tools[0].Parameters = json.RawMessage(`{"type":"array"}`) },
+			`at tools[0].parameters.type: at byte 0: got "array", recorded "object"`},
 	} {
 		p, err := Load(strings.NewReader(buf.String()), "run.jsonl")
 		if err != nil {
@@ -167,5 +175,56 @@ func TestReplayedAuthErrorKeepsItsHint(t *testing.T) {
 	msg := err.Error()
 	if strings.Count(msg, "set MYCO_KEY") != 1 || strings.Contains(msg, "check the provider's API key") || !strings.Contains(msg, "--record") {
 		t.Errorf("got %q, want the recorded hint once, no general key advice, and how to record again", msg)
+	}
+}
+
+// TestDivergenceNamesTheNearestRequest: a request that skips ahead is
+// explained against the recorded request it is nearest to, not the one
+// the replay expected, and past the end too.
+func TestDivergenceNamesTheNearestRequest(t *testing.T) {
+	var buf bytes.Buffer
+	rec := Record(echo, &buf)
+	reqs := conversation("a", "b", "c")
+	for _, req := range reqs {
+		rec.Complete(context.Background(), req, nil)
+	}
+	p, err := Load(strings.NewReader(buf.String()), "run.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	skip := reqs[2]
+	skip.Messages = append(append([]provider.Message(nil), skip.Messages...), provider.Message{Role: "user", Content: "d"})
+	_, err = p.Complete(context.Background(), skip, nil)
+	want := `request 1 differs from the recording; the nearest recorded request, 3 of 3, differs at messages[3]: got {"role":"user","content":"d"}, which the recording does not have`
+	if !errors.Is(err, provider.ErrDiverged) || !strings.Contains(err.Error(), want) {
+		t.Errorf("skipping ahead: %v\nwant it to contain %s", err, want)
+	}
+	for _, req := range reqs {
+		if _, err := p.Complete(context.Background(), req, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = p.Complete(context.Background(), reqs[1], nil)
+	want = "request 4 is past the end of the recording (3 requests); it equals recorded request 2 of 3"
+	if !strings.Contains(err.Error(), want) {
+		t.Errorf("past the end: %v\nwant it to contain %s", err, want)
+	}
+}
+
+// TestFirstFieldPaths: the path of the first difference walks objects in
+// their order and arrays by index, down to the differing scalar.
+func TestFirstFieldPaths(t *testing.T) {
+	for _, tc := range []struct{ want, got, path string }{
+		{`{"a":1,"b":[1,{"c":"x"}]}`, `{"a":1,"b":[1,{"c":"y"}]}`, `b[1].c: at byte 0: got "y", recorded "x"`},
+		{`{"a":1,"b":2}`, `{"b":2,"a":1}`, ""},
+		{`{"a":1}`, `{"a":1,"z":true}`, `z: got true, which the recording does not have`},
+		{`{"a":[1,2]}`, `{"a":[1]}`, `a[1]: missing; recorded 2`},
+		{`{"a":{"b":1}}`, `{"a":"b"}`, `a: got "b", recorded {"b":1}`},
+		{`[1]`, `[2]`, `[0]: got 2, recorded 1`},
+		{`"x"`, `"y"`, `the request: at byte 0: got "y", recorded "x"`},
+	} {
+		if got := firstField(json.RawMessage(tc.want), json.RawMessage(tc.got)); got != tc.path {
+			t.Errorf("firstField(%s, %s) = %q, want %q", tc.want, tc.got, got, tc.path)
+		}
 	}
 }

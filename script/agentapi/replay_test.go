@@ -138,7 +138,7 @@ func TestProviderReplayDiverges(t *testing.T) {
 	e := newEnv(t, agentapi.Config{SystemPrompt: "sys"})
 	e.runStar(replayTools["star"] + `provider("` + spec + `")`)
 	err := e.execStar(context.Background(), `ask("echo three times")`)
-	wantErr(t, "prompt", err, "request 1 differs from the recording: message 1 (user)", "left the recording", "--record")
+	wantErr(t, "prompt", err, `request 1 differs from the recording at messages[0].content: at byte 6: got "echo three times", recorded "echo twice"`, "left the recording", "--record")
 	// From Go, the error is a provider error of kind diverged.
 	_, err = e.sess.Ask(context.Background(), "something else", 0)
 	if !errors.Is(err, provider.ErrDiverged) {
@@ -148,12 +148,12 @@ func TestProviderReplayDiverges(t *testing.T) {
 	// Without the tools the requests differ too.
 	e = newEnv(t, agentapi.Config{SystemPrompt: "sys"})
 	e.runLua(`provider("` + spec + `")`)
-	wantErr(t, "tools", e.execLua(context.Background(), `ask("echo twice")`), "the tool definitions differ", "left the recording")
+	wantErr(t, "tools", e.execLua(context.Background(), `ask("echo twice")`), "request 1 differs from the recording at tools: missing; recorded [{\"name\":\"echo\"", "left the recording")
 
 	// A different system prompt.
 	e = newEnv(t, agentapi.Config{SystemPrompt: "other"})
 	e.runStar(replayTools["star"] + `provider("` + spec + `")`)
-	wantErr(t, "system", e.execStar(context.Background(), `ask("echo twice")`), "the system prompt differs", "left the recording")
+	wantErr(t, "system", e.execStar(context.Background(), `ask("echo twice")`), `request 1 differs from the recording at system: at byte 0: got "other", recorded "sys"`, "left the recording")
 }
 
 // TestProviderErrors: provider() reports bad specs clearly; Config.Open

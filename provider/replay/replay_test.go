@@ -99,7 +99,9 @@ func TestReplayDivergence(t *testing.T) {
 		{"missing message", func(r *provider.Request) { r.Messages = r.Messages[:1] },
 			// The first request of the recording is equal to it.
 			`request 2 differs from the recording; it equals recorded request 1 of 2, so the requests came in another order`},
-		{"nearer elsewhere", func(r *provider.Request) { r.Messages = append(r.Messages[:1:1], provider.Message{Role: "user", Content: "hello"}) },
+		{"nearer elsewhere", func(r *provider.Request) {
+			r.Messages = append(r.Messages[:1:1], provider.Message{Role: "user", Content: "hello"})
+		},
 			`request 2 differs from the recording at messages[1].content: at byte 0: got "hello", recorded "world"`},
 		{"model", func(r *provider.Request) { r.Model = "other" }, `request 2 differs from the recording at model: at byte 0: got "other", recorded "m"`},
 		{"system", func(r *provider.Request) { r.System = "be long" }, `at system: at byte 3: got "be long", recorded "be brief"`},

@@ -244,6 +244,12 @@ func agentsh(args []string, std stdio) int {
 	defer stop()
 	a.runCtx = ctx
 	code := a.dispatch(ctx)
+	if stop := stopCause(ctx); stop != nil && code == 0 {
+		// A script may end normally after a signal cancelled its last
+		// call (invoke_tool returns the canceled result): the run was
+		// still interrupted.
+		code = a.report(stop, stop)
+	}
 	if code == 0 && a.events != nil && o.command != "call" && o.command != "explain" && o.command != "tools" && o.command != "test" {
 		a.events.exit(0)
 	}

@@ -45,6 +45,11 @@ func (a *app) askCommand(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("ask: %w", err)
 	}
+	if reply.Stop == agent.StopMaxTokens && a.events == nil {
+		// Not an exit code of its own: the run ended, but the answer is
+		// incomplete, and --print leaves stdout empty.
+		fmt.Fprintln(a.io.err, "agentsh: the answer was cut off at the model's token limit (stop max_tokens)")
+	}
 	if !o.printOnly || reply.Stop != agent.StopFinal {
 		return nil
 	}

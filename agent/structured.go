@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/agentsh/agentsh/core"
@@ -231,20 +232,22 @@ func decodeData(raw json.RawMessage) (any, []core.Violation) {
 		return nil, []core.Violation{{Message: "not valid JSON: " + err.Error()}}
 	}
 	var vs []core.Violation
-	v = numbers(v, "", &vs)
+	v = numbers(v, nil, &vs)
 	sort.Slice(vs, func(i, j int) bool { return vs[i].Pointer < vs[j].Pointer })
 	return v, vs
 }
 
-func numbers(v any, ptr string, vs *[]core.Violation) any {
+// numbers replaces json.Numbers in v; path is v's place, joined into a
+// JSON pointer only for a violation.
+func numbers(v any, path []string, vs *[]core.Violation) any {
 	switch x := v.(type) {
 	case map[string]any:
 		for k, e := range x {
-			x[k] = numbers(e, ptr+"/"+strings.NewReplacer("~", "~0", "/", "~1").Replace(k), vs)
+			x[k] = numbers(e, append(path, k), vs)
 		}
 	case []any:
 		for i, e := range x {
-			x[i] = numbers(e, fmt.Sprintf("%s/%d", ptr, i), vs)
+			x[i] = numbers(e, append(path, strconv.Itoa(i)), vs)
 		}
 	case json.Number:
 		if n, err := x.Int64(); err == nil {
@@ -256,12 +259,24 @@ func numbers(v any, ptr string, vs *[]core.Violation) any {
 			if len(s) > 40 {
 				s = s[:40] + "…"
 			}
-			*vs = append(*vs, core.Violation{Pointer: ptr, Message: "number " + s + " is out of range"})
+			*vs = append(*vs, core.Violation{Pointer: jsonPointer(path), Message: "number " + s + " is out of range"})
 			return nil
 		}
 		return f
 	}
 	return v
+}
+
+var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")
+
+// jsonPointer joins path into a JSON pointer (RFC 6901).
+func jsonPointer(path []string) string {
+	var b strings.Builder
+	for _, p := range path {
+		b.WriteByte('/')
+		b.WriteString(pointerEscaper.Replace(p))
+	}
+	return b.String()
 }
 
 func jsonKindOfRaw(raw json.RawMessage) string {

@@ -175,3 +175,13 @@ func TestFencedJSON(t *testing.T) {
 		t.Errorf("fencedJSON: %q", got)
 	}
 }
+
+func TestJSONPointer(t *testing.T) {
+	if got := jsonPointer([]string{"a/b", "c~d", "0"}); got != "/a~1b/c~0d/0" {
+		t.Errorf("jsonPointer: %q", got)
+	}
+	_, vs := decodeData([]byte(`{"x": {"a/b": [1, 1e999]}}`))
+	if len(vs) != 1 || vs[0].Pointer != "/x/a~1b/1" {
+		t.Errorf("violations %v, want one at /x/a~1b/1", vs)
+	}
+}

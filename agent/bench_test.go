@@ -95,3 +95,25 @@ func BenchmarkConversation50x3(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkSchemaFinal: a one-turn run whose answer is checked against a
+// schema (WithSchema), to compare with BenchmarkTurn/final: the cost of
+// finding, validating and decoding a structured answer.
+func BenchmarkSchemaFinal(b *testing.B) {
+	answer := `{"name": "Ada", "age": 36, "tags": ["a", "b", "c"]}`
+	a := benchAgent(b, provider.Func{Fn: func(ctx context.Context, req provider.Request) (provider.Response, error) {
+		return provider.Response{Content: answer}, nil
+	}})
+	s, err := CompileOutputSchema(json.RawMessage(`{"type":"object","properties":{"name":{"type":"string"},"age":{"type":"integer"},"tags":{"type":"array","items":{"type":"string"}}},"required":["name","age"]}`))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		a.Reset(ctx)
+		if r, err := a.Run(ctx, "go", WithSchema(s)); err != nil || r.Data == nil {
+			b.Fatalf("reply %+v, err %v", r, err)
+		}
+	}
+}

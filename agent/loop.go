@@ -21,7 +21,8 @@ type Reply struct {
 	ToolCalls int
 	// Stop says why the run ended: "final" (an answer without tool
 	// calls), "max_tokens" (an answer cut off by the model's token limit),
-	// "max_turns" or "canceled".
+	// "max_turns", "canceled", "budget" or "schema" (StopSchema: the
+	// answers never validated against the run's schema).
 	Stop string
 	// Dropped are the tool calls the model had begun when its last answer
 	// was cut off by the token limit: they were not run, and are not in the
@@ -41,6 +42,9 @@ type Reply struct {
 	// Data is the final answer decoded as JSON when the run asked for a
 	// schema (WithSchema) and the answer validated.
 	Data any
+	// Violations say what was wrong with the last final answer when it
+	// did not validate against the run's schema (Stop "schema").
+	Violations []core.Violation
 	// SessionID names the session the conversation is saved in, if any.
 	SessionID string
 	// AgentID names the agent that ran; ParentID its parent's, for a
@@ -79,6 +83,9 @@ type runConfig struct {
 	maxTurns int
 	quiet    bool
 	schema   *core.Schema // WithSchema: the final answer must validate
+	// SchemaAttempts (0: DefaultSchemaAttempts), and the final answers
+	// that did not validate so far.
+	schemaAttempts, schemaFailures int
 }
 
 // MaxTurns bounds this Run's model turns (n <= 0 keeps the agent's bound).

@@ -53,7 +53,7 @@ func (a *app) installAgent(h *script.Host, out io.Writer, main bool) (*agentSetu
 		Extensions:   exts,
 		MaxTurns:     o.maxTurns,
 		MCP:          mcpConnector{setup.mcp},
-		Observer:     newDisplay(out).event,
+		Observer:     newDisplay(progressOut(o, out, a.io.err)).event,
 		Open: func(spec string) (provider.Provider, error) {
 			p, err := provider.Open(spec)
 			if err != nil {

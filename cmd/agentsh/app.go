@@ -60,6 +60,10 @@ func newApp(o *options, std stdio, argv []string) (*app, error) {
 		if o.jsonOut {
 			a.events = newEvents(std.out)
 		}
+	case o.command == "ask" && o.printOnly:
+		// stdout is the answer alone: what the --load files print goes to
+		// stderr with the progress.
+		out = std.err
 	case o.jsonOut:
 		a.events = newEvents(std.out)
 		out = a.events.printer()
@@ -170,6 +174,12 @@ func (a *app) report(err error, stop *stopped) int {
 		a.events.error(err, code)
 		return code
 	}
+	a.printError(err, stop, code)
+	return code
+}
+
+// printError prints err on stderr for a run that ends with exit code code.
+func (a *app) printError(err error, stop *stopped, code int) {
 	switch {
 	case stop != nil && code != 2:
 		fmt.Fprintln(a.io.err, "agentsh: interrupted")
@@ -181,7 +191,6 @@ func (a *app) report(err error, stop *stopped) int {
 			fmt.Fprintln(a.io.err, "run 'agentsh help' for usage")
 		}
 	}
-	return code
 }
 
 // detail renders an error for a terminal: script errors with their
@@ -228,7 +237,11 @@ func agentsh(args []string, std stdio) int {
 	a, err := newApp(o, std, argv)
 	if err != nil {
 		if o.jsonOut {
-			newEvents(std.out).error(err, 2)
+			ev := newEvents(std.out)
+			ev.error(err, 2)
+			if o.headlessCommand() {
+				ev.result(resultEvent(nil, 2))
+			}
 			return 2
 		}
 		fmt.Fprintf(std.err, "agentsh: %v\n", err)
@@ -244,13 +257,9 @@ func agentsh(args []string, std stdio) int {
 	defer stop()
 	a.runCtx = ctx
 	code := a.dispatch(ctx)
-	if stop := stopCause(ctx); stop != nil && code == 0 {
-		// A script may end normally after a signal cancelled its last
-		// call (invoke_tool returns the canceled result): the run was
-		// still interrupted.
-		code = a.report(stop, stop)
-	}
-	if code == 0 && a.events != nil && o.command != "call" && o.command != "explain" && o.command != "tools" && o.command != "test" {
+	if code == 0 && a.events != nil && o.command == "mcp" {
+		// mcp serve ends its event stream with exit; the runs of scripts
+		// and asks end theirs with result (finish).
 		a.events.exit(0)
 	}
 	return code
@@ -269,16 +278,15 @@ func (a *app) dispatch(ctx context.Context) int {
 		return a.mcp(ctx) // it loads the --load files itself
 	}
 	if err := a.loadPolicies(ctx); err != nil {
-		return a.fail(err)
+		return a.finish(err)
 	}
 	switch {
 	case o.hasCode:
 		return a.runSnippet(ctx, "<command-line>", o.code)
 	case o.command == "run":
-		if err := a.interp(a.langOf(o.positional[0])).LoadFile(ctx, o.positional[0]); err != nil {
-			return a.fail(err)
-		}
-		return 0
+		return a.finish(a.interp(a.langOf(o.positional[0])).LoadFile(ctx, o.positional[0]))
+	case o.command == "ask":
+		return a.finish(a.askCommand(ctx))
 	case o.command == "call":
 		return a.call(ctx)
 	case o.command == "explain":
@@ -288,12 +296,9 @@ func (a *app) dispatch(ctx context.Context) int {
 	}
 	src, err := io.ReadAll(a.io.in)
 	if err != nil {
-		return a.fail(fmt.Errorf("read stdin: %w", err))
+		return a.finish(fmt.Errorf("read stdin: %w", err))
 	}
-	if err := a.interp(a.opts.lang).Run(ctx, "<stdin>", src); err != nil {
-		return a.fail(err)
-	}
-	return 0
+	return a.finish(a.interp(a.opts.lang).Run(ctx, "<stdin>", src))
 }
 
 // fail reports err and returns its exit code.

@@ -398,6 +398,9 @@ func parseArgs(args []string) (*options, error) {
 	if o.command == "ask" && len(o.positional) == 0 {
 		return nil, usagef("ask needs a prompt: agentsh ask \"find the TODOs\" (or - to read it from stdin)")
 	}
+	if err := checkHeadlessFlags(o); err != nil {
+		return nil, err
+	}
 	if o.runTests != nil && o.command != "test" {
 		return nil, usagef("-run selects the tests of agentsh test: agentsh test -run REGEXP [PATHS...]")
 	}
@@ -448,8 +451,9 @@ Usage:
                                           --json: the whole ruling); exit 0 when the call
                                           would run, 1 when it would not (an ask counts as
                                           not running: explain asks nobody), 2 on usage
-  agentsh ask PROMPT                      ask the model once, with the tools ("-" reads
-                                          the prompt from stdin); the answer on stdout
+  agentsh ask PROMPT                      ask the model once, with the tools and the
+                                          --load files ("-" reads the prompt from stdin);
+                                          the answer on stdout (--print: it alone)
   agentsh tools [--json]                  list the registered tools
   agentsh hook AGENT [--load F]           one hook event of claude-code, gemini or codex
                                           on stdin, answered in that agent's protocol;
@@ -495,9 +499,14 @@ Flags:
   --prices FILE       a JSON price table over the built-in one, for cost
   --context-window N  the model's context window in tokens (default: known per
                       model); the conversation is compacted before it fills
-  --output-schema FILE  the final answer must be JSON valid against FILE's schema
-  --print, -p         only the final answer (or its data) on stdout, progress on stderr
-  --fail-on-deny      exit 6 when a call was denied
+  --output-schema FILE  agentsh ask: the final answer must be a JSON object valid
+                      against FILE's JSON Schema; the model is told what is wrong
+                      and tries again (3 answers in all); in scripts give
+                      ask(prompt, schema = {...}) instead
+  --print, -p         ask: only the final answer (with --output-schema its data, as
+                      JSON) on stdout; run, -c: the script's prints on stdout; the
+                      agent's progress (text, tool output, refusals) on stderr
+  --fail-on-deny      run, -c, ask: exit 6 when a call of the model was denied
   --mcp NAME=CMD      connect an MCP server (a command, or an http URL); its tools
                       register as mcp__NAME__TOOL (repeatable)
   --listen ADDR       mcp serve: streamable HTTP on ADDR (loopback unless --token-file)
@@ -519,7 +528,8 @@ Flags:
   --as WHO            call and explain: person (default) or model, whose defaults apply
   --mode MODE         execution mode of invoke_all: serial, parallel or mixed
   --concurrency N     bound parallel calls (default and 0: 64)
-  --json              JSONL events on stdout (call: the whole result as JSON)
+  --json              JSONL events on stdout, ending with a result event (call: the
+                      whole result as JSON); see docs/events.md
   --timeout DURATION  bound the whole run, e.g. 30s
   --max-steps N       step budget per run and per call
   -i                  interactive REPL even when stdin is not a terminal
@@ -528,7 +538,10 @@ Exit codes: 0 ok, 1 script error, failed call or a call explain would not run,
 2 usage, 3 an ask stopped at its turn limit, 4 a budget was exhausted, 5 a
 replay left its recording, 6 a call was denied (with --fail-on-deny),
 128+N stopped by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP; agentsh
-exits within 2 s).
+exits within 2 s). For run, -c, piped stdin and ask every top-level ask()
+counts, handled by the script or not; the first that applies wins: 2,
+128+N, 5, 1 (an error, or an answer that never matched its schema), 4,
+3, 6, 0.
 REPL commands: :help, :tools, :load FILE, :star, :lua, :ask PROMPT, :model [SPEC],
 :new, :sessions, :resume ID, :compact, :quit (exit(), quit() and Ctrl-D also exit).
 `

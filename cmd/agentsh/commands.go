@@ -20,10 +20,10 @@ import (
 func (a *app) runSnippet(ctx context.Context, name, code string) int {
 	v, err := a.interp(a.opts.lang).Eval(ctx, name, []byte(code))
 	if err != nil {
-		return a.fail(err)
+		return a.finish(err)
 	}
 	a.printValue(v)
-	return 0
+	return a.finish(nil)
 }
 
 // printValue prints a REPL or snippet value (nothing for none).

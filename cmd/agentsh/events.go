@@ -12,7 +12,8 @@ import (
 
 // events writes --json output: one JSON object per line, with an "event"
 // field. Lines from concurrent calls never interleave. No timestamps or
-// durations, so runs can be compared byte for byte.
+// durations, so runs can be compared byte for byte. docs/events.md
+// documents every event; TestEventsDoc keeps it true.
 type events struct {
 	mu sync.Mutex
 	w  io.Writer

@@ -30,7 +30,7 @@ func exitCode(t *testing.T, err error) int {
 }
 
 // TestExitCodes checks DESIGN §8: 0 ok, 1 script error or failed call,
-// 2 usage.
+// 2 usage, and a few of the headless codes (headless.txtar has them all).
 func TestExitCodes(t *testing.T) {
 	tests := []struct {
 		name string
@@ -49,6 +49,10 @@ func TestExitCodes(t *testing.T) {
 		{"run without file", []string{"run"}, 2},
 		{"bad mode", []string{"--mode", "x", "-c", "1"}, 2},
 		{"call without tool", []string{"call"}, 2},
+		{"ask without prompt", []string{"ask"}, 2},
+		{"ask without a model", []string{"ask", "hi"}, 1},
+		{"ask at its turn limit", []string{"--max-turns", "1", "-c", `model(lambda m, t: {"tool_calls": [{"name": "nope"}]}); ask("go")`}, 3},
+		{"output schema outside ask", []string{"--output-schema", "s.json", "-c", "1"}, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,6 +8,7 @@
 //	agentsh -c CODE                  run a snippet (a sole expression is printed)
 //	agentsh call TOOL [JSON]         one call through the pipeline
 //	agentsh explain TOOL [JSON]      what the policies would decide, running nothing
+//	agentsh ask PROMPT               ask the model once; the answer on stdout
 //	agentsh tools [--json]           list the registered tools
 //	agentsh test [-run RE] [PATHS]   run *_test.star and *_test.lua files
 //
@@ -23,8 +24,11 @@
 // --approve never (the default) rejects it and --approve always allows it.
 //
 // Run "agentsh help" for the flags. Exit codes: 0 ok, 1 script error or
-// failed call or test, 2 usage, 128+N stopped by signal N (130 for Ctrl-C,
-// 143 for SIGTERM, 129 for SIGHUP).
+// failed call or test, 2 usage, 3 an ask stopped at its turn limit, 4 a
+// budget was exhausted, 5 a replay left its recording, 6 a call was denied
+// (--fail-on-deny), 128+N stopped by signal N (130 for Ctrl-C, 143 for
+// SIGTERM, 129 for SIGHUP); see outcome.go for how a run with several asks
+// chooses one. With --json, runs end with a result event (docs/events.md).
 package main
 
 import (

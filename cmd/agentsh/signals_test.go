@@ -96,6 +96,14 @@ var signalCases = []signalCase{
 		readyFile: "child.pid",
 	},
 	{
+		// agentsh ask: the model's bash call is the work the signal stops.
+		name: "ask with a bash child that ignores SIGTERM",
+		args: []string{"--approve", "always", "--load", "model.star", "ask", "--print", "go"},
+		files: map[string]string{"model.star": fmt.Sprintf(
+			"model(lambda messages, tools: {'tool_calls': [{'name': 'bash', 'args': {'command': %q}}]})\n", childPIDCommand)},
+		readyFile: "child.pid",
+	},
+	{
 		name:      "call bash child that ignores SIGTERM",
 		args:      []string{"call", "bash", fmt.Sprintf(`{"command": %q}`, childPIDCommand)},
 		readyFile: "child.pid",

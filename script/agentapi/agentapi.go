@@ -62,6 +62,8 @@ type Session struct {
 
 	mu   sync.Mutex
 	name string // the provider's name, for :model
+
+	outcomes outcomes // how the top-level runs ended (outcome.go)
 }
 
 // Install creates the host's agent on its executor and adds model,
@@ -201,6 +203,7 @@ func (s *Session) scriptAsk(ctx context.Context, req script.AskRequest) (any, er
 		opts = append(opts, schemaOpt)
 	}
 	reply, err := s.agent.Run(ctx, req.Prompt, opts...)
+	s.outcomes.add(reply, err, schemaOpt != nil)
 	if err != nil {
 		return nil, fmt.Errorf("ask: %w", err)
 	}
@@ -214,7 +217,9 @@ func (s *Session) scriptAsk(ctx context.Context, req script.AskRequest) (any, er
 // ({"input_tokens", "output_tokens", "cache_read_tokens",
 // "cache_write_tokens"}), cost (US dollars, None when the price table does
 // not know the model), data (the answer decoded, with a schema; else
-// None), session (the session id, or "") and agent (the agent's id).
+// None), violations (why the last answer did not validate against the
+// schema: [{"pointer", "message"}]), session (the session id, or "") and
+// agent (the agent's id).
 func replyValue(r *agent.Reply) script.Record {
 	dropped := make([]any, len(r.Dropped))
 	for i, c := range r.Dropped {
@@ -230,7 +235,7 @@ func replyValue(r *agent.Reply) script.Record {
 	}
 	return script.Record{"text": r.Text, "turns": int64(r.Turns), "tool_calls": int64(r.ToolCalls), "stop": r.Stop,
 		"dropped": dropped, "denials": denials, "usage": usageValue(r.Usage), "cost": cost, "data": r.Data,
-		"session": r.SessionID, "agent": r.AgentID}
+		"violations": violationsValue(r.Violations), "session": r.SessionID, "agent": r.AgentID}
 }
 
 // usageValue is token usage as scripts see it.

@@ -5,6 +5,9 @@
 //	provider("openai:MODEL")   a live or replayed provider (anthropic:, ollama:, replay:FILE)
 //	reply = ask(prompt, max_turns = 10)   reply.text .turns .tool_calls .stop .dropped .denials
 //	ask(prompt, stream = False)           the same, without showing the text as it streams
+//	ask(prompt, schema = {...})           the answer must be a JSON object valid against the
+//	                           schema (the model is told the violations and tries again);
+//	                           reply.data is it decoded, reply.violations what was wrong
 //	on(event, fn)              lifecycle hooks: session_start, user_prompt,
 //	                           before_model, after_model, turn_end, session_end
 //	mcp_server(name, command = [...])     remote MCP tools as mcp__NAME__TOOL

@@ -53,6 +53,7 @@ func (a *app) installAgent(h *script.Host, out io.Writer, main bool) (*agentSetu
 		Extensions:   exts,
 		MaxTurns:     o.maxTurns,
 		MCP:          mcpConnector{setup.mcp},
+		NoTask:       o.noBuiltins, // task is a built-in tool
 		Observer:     newDisplay(out).event,
 		Open: func(spec string) (provider.Provider, error) {
 			p, err := provider.Open(spec)

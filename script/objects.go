@@ -93,7 +93,7 @@ var (
 	_ Truther  = (*ResultInfo)(nil)
 )
 
-func (c *CallInfo) TypeName() string    { return "call" }
+func (c *CallInfo) TypeName() string { return "call" }
 func (c *CallInfo) AttrNames() []string {
 	return []string{"agent", "args", "id", "name", "parent_agent", "raw"}
 }

@@ -103,8 +103,10 @@ type subagent struct {
 
 	// observe serializes the events of the tree's agents: children
 	// running at once report from their own goroutines. Shared by the
-	// tree; nil until the first child.
-	observe *sync.Mutex
+	// tree; nil until the first child. observer is the top-level agent's
+	// observer, which every child's wraps.
+	observe  *sync.Mutex
+	observer func(Event)
 }
 
 // ID names the agent in hook calls, decision records and replies:
@@ -315,10 +317,14 @@ func (a *Agent) newChild(tools []string) *Agent {
 		a.sub.observe = &sync.Mutex{}
 	}
 	c.sub.observe = a.sub.observe
+	c.sub.observer = a.sub.observer
+	if a.sub.up == nil {
+		c.sub.observer = a.cfg.observer
+	}
 	c.hooks = append([]LifecycleHook(nil), a.hooks...)
 	c.prompts = append([]core.PromptProvider(nil), a.prompts...)
 	a.mu.Unlock()
-	if obs := c.cfg.observer; obs != nil {
+	if obs := c.sub.observer; obs != nil {
 		id, parent, mu := c.sub.id, c.sub.parent, c.sub.observe
 		c.cfg.observer = func(e Event) {
 			if e.Agent == "" {

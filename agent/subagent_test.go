@@ -277,7 +277,12 @@ func TestSubagentDepth(t *testing.T) {
 		on("top", calls(task("t", "d1")), answer("top done")).
 		on("d1", calls(task("t", "d2")), answer("d1 done")).
 		on("d2", calls(task("t", "d3")), answer("d2 done"))
-	e := newSubagentEnv(t, r, WithSubagentLimits(SubagentLimits{MaxDepth: 2}))
+	var starts []string
+	e := newSubagentEnv(t, r, WithSubagentLimits(SubagentLimits{MaxDepth: 2}), WithObserver(func(ev Event) {
+		if ev.Type == "subagent_start" || ev.Type == "tool_error" {
+			starts = append(starts, ev.Type+" "+ev.Agent)
+		}
+	}))
 	reply, err := e.a.Run(context.Background(), "top")
 	if err != nil {
 		t.Fatal(err)
@@ -290,6 +295,9 @@ func TestSubagentDepth(t *testing.T) {
 	}
 	if len(reply.Denials) != 1 || reply.Denials[0].Agent != "main/1/1" || reply.Denials[0].Tool != TaskToolName || reply.Denials[0].Hook != SubagentHook {
 		t.Errorf("denials %+v", reply.Denials)
+	}
+	if got := strings.Join(starts, ", "); got != "subagent_start main/1, subagent_start main/1/1, tool_error main/1/1" {
+		t.Errorf("events: %s", got)
 	}
 	if len(r.requests("d3")) != 0 {
 		t.Error("a subagent past the depth limit ran")

@@ -49,6 +49,7 @@ var conformancePairs = []string{
 	"offload",        // config(offload = N) and artifact_read
 	"pipeline_order", // tool-specific and global before/after hooks, two middleware
 	"reject_rewrite", // deny and rewrite from hooks and middleware, fail-closed hooks
+	"subagents",      // task and spawn(): a child under the parent's policies, its denials in the parent's reply
 	"verdicts",       // every pair of verdicts from two hooks: outcome, records, decide agrees
 }
 

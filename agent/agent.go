@@ -29,6 +29,7 @@ type config struct {
 	system     string
 	observer   func(Event)
 	offload    *offload
+	subagents  SubagentLimits
 }
 
 type offload struct {
@@ -110,6 +111,8 @@ type Agent struct {
 	prompts  []core.PromptProvider
 	started  bool
 	closed   bool
+
+	sub subagent // the agent's id and place among subagents
 }
 
 // New returns an agent. Extensions are installed into the executor; if one
@@ -258,7 +261,8 @@ func (a *Agent) systemPrompt() string {
 	return strings.Join(kept, "\n\n")
 }
 
-// toolDefs describes the registered tools to the model, sorted by name.
+// toolDefs describes the registered tools to the model, sorted by name
+// (a subagent's: its subset of them).
 func (a *Agent) toolDefs() []provider.ToolDef {
 	reg := a.exec.Registry()
 	names := reg.ToolNames()
@@ -266,8 +270,8 @@ func (a *Agent) toolDefs() []provider.ToolDef {
 	defs := make([]provider.ToolDef, 0, len(names))
 	for _, n := range names {
 		t := reg.GetTool(n)
-		if t == nil {
-			continue // removed meanwhile
+		if t == nil || !a.mayUse(n) {
+			continue // removed meanwhile, or not a subagent's
 		}
 		defs = append(defs, provider.ToolDef{Name: t.Name, Description: t.Description, Parameters: t.Schema().JSON()})
 	}

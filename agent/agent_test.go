@@ -97,7 +97,7 @@ func TestRunLoop(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(*reply, Reply{Text: "42, done", Turns: 3, ToolCalls: 4, Stop: StopFinal}) {
+	if !reflect.DeepEqual(*reply, Reply{Text: "42, done", Turns: 3, ToolCalls: 4, Stop: StopFinal, AgentID: MainAgentID}) {
 		t.Errorf("reply %+v", *reply)
 	}
 	msgs := a.Messages()

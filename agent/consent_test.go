@@ -40,7 +40,7 @@ func TestModelCallsNeedConsent(t *testing.T) {
 		t.Fatal("the model's call of change ran without consent")
 	}
 	want := []Denial{{CallID: "b", Tool: "change", Hook: "default",
-		Reason: "needs approval: the model called change, which is not read-only; no approver is set"}}
+		Reason: "needs approval: the model called change, which is not read-only; no approver is set", Agent: MainAgentID}}
 	if !reflect.DeepEqual(reply.Denials, want) {
 		t.Errorf("denials:\n got %+v\nwant %+v", reply.Denials, want)
 	}

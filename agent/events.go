@@ -8,7 +8,8 @@ type Event struct {
 	// that was refused or failed: Tool, CallID, ErrorKind and the message
 	// in Text), tool_call_dropped (a
 	// call the model could not finish before its token limit: Tool,
-	// CallID, StopReason, and Text saying so) or turn_end.
+	// CallID, StopReason, and Text saying so), turn_end, subagent_start
+	// or subagent_end.
 	Type string `json:"event"`
 	Turn int    `json:"turn,omitempty"`
 	// model_request: the conversation length and the number of tools.
@@ -29,6 +30,16 @@ type Event struct {
 	CallID string `json:"call_id,omitempty"`
 	// tool_error: the error's kind (rejected, failed, timeout, ...).
 	ErrorKind string `json:"error_kind,omitempty"`
+	// Agent and ParentAgent name the subagent an event is about and its
+	// parent: set on every event of a subagent (a top-level agent's
+	// events leave them out), and on subagent_start (a child begins:
+	// Text is its prompt, Tools the number of tools it may use) and
+	// subagent_end (it ended: Stop and Turns are its reply's, Text its
+	// error if it failed).
+	Agent       string `json:"agent,omitempty"`
+	ParentAgent string `json:"parent_agent,omitempty"`
+	Stop        string `json:"stop,omitempty"`
+	Turns       int    `json:"turns,omitempty"`
 }
 
 func (a *Agent) emit(e Event) {

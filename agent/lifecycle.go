@@ -50,6 +50,10 @@ func ParseLifecycleEvent(s string) (LifecycleEvent, error) {
 type LifecycleData struct {
 	Event LifecycleEvent
 	Turn  int // the model turn of this Run, from 1; 0 outside turns
+	// Agent is the id of the agent the event is about, and ParentAgent
+	// its parent's ("" for a top-level agent): a subagent fires its
+	// parent's hooks (see Agent.Spawn).
+	Agent, ParentAgent string
 	// Prompt is the user's prompt (user_prompt may rewrite it).
 	Prompt string
 	// Request is the request about to be sent (before_model may edit it)
@@ -95,6 +99,7 @@ func (a *Agent) On(h LifecycleHook) error {
 // fire runs the hooks of d.Event. A gating event stops at the first error
 // (the step is refused); the others run every hook and join the errors.
 func (a *Agent) fire(ctx context.Context, d *LifecycleData) error {
+	d.Agent, d.ParentAgent = a.ID(), a.ParentID()
 	a.mu.Lock()
 	var hooks []LifecycleHook
 	for _, h := range a.hooks {

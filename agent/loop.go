@@ -145,6 +145,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, opts ...RunOption) (*Rep
 		o(&rc)
 	}
 	reply := a.newReply()
+	defer a.collectChildDenials(ctx, reply)
 	p := a.Provider()
 	if p == nil {
 		return reply, ErrNoProvider
@@ -213,6 +214,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, opts ...RunOption) (*Rep
 		reply.ToolCalls += len(resp.ToolCalls)
 		denials, exhausted := a.runTools(ctx, turn, resp.ToolCalls)
 		reply.Denials = append(reply.Denials, denials...)
+		reply.Denials = append(reply.Denials, a.childDenials(ctx)...) // the subagents' of this turn
 		if err := a.endTurn(ctx, turn, resp, reply); err != nil {
 			return reply, err
 		}
@@ -303,7 +305,7 @@ func (a *Agent) runTools(ctx context.Context, turn int, tcs []provider.ToolCall)
 	if a.cfg.limit > 0 {
 		opts = append(opts, executor.WithLimit(a.cfg.limit))
 	}
-	results := a.exec.ExecuteAll(ctx, calls, opts...)
+	results := a.executeAll(ctx, calls, opts)
 	for i, res := range results {
 		msg := provider.Message{Role: provider.RoleTool, ToolCallID: tcs[i].ID, Name: tcs[i].Name, Content: res.ForLLM, Blocks: res.Blocks}
 		if !res.OK() {

@@ -1,12 +1,397 @@
 package agent
 
-import "context"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
 
-// ID names the agent in hook calls, decision records and replies.
-func (a *Agent) ID() string { return "" }
+	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/executor"
+)
+
+// Subagents: an agent's identity, and the children it runs.
+//
+// Every agent has an id: a top-level agent is MainAgentID, a subagent is
+// its parent's id, a slash and its number among the parent's children
+// ("main/1", "main/1/2"), counted from 1 in the order they are spawned,
+// so a run under a scripted model names them the same way every time. (A
+// batch run in parallel mode starts its task calls in an order the
+// scheduler picks; serial and mixed modes start them in call order.)
+//
+// A child runs on the parent's executor — the same registry, hooks,
+// middleware, policies, approvals and session state — with the parent's
+// provider, model, system prompt and extensions' prompt sections. The
+// parent's lifecycle hooks fire for the child too (LifecycleData.Agent
+// names it), all six events: a before_model redaction holds for children,
+// and a child's conversation is a session of its own, from session_start
+// at its first request to session_end when it ends. Its tool calls are
+// the model's (core.OriginModel) and carry its id (core.Call.Agent), so a
+// policy can tell them from the parent's: on a call, call.agent and
+// call.parent_agent in scripts.
+
+// MainAgentID is the id of a top-level agent.
+const MainAgentID = "main"
+
+// The default bounds of SubagentLimits.
+const (
+	DefaultSubagentDepth       = 3 // subagents of subagents of subagents
+	DefaultSubagentsPerRun     = 8 // children one Run may start
+	DefaultConcurrentSubagents = 4 // children of one agent running at once
+)
+
+// SubagentLimits bounds the subagents of an agent and of its descendants;
+// a zero field is its default.
+type SubagentLimits struct {
+	// MaxDepth is how deep subagents nest: a top-level agent is depth 0,
+	// its children 1. An agent at MaxDepth cannot spawn; its default
+	// tools leave out task.
+	MaxDepth int
+	// PerRun bounds the children one Run of an agent starts.
+	PerRun int
+	// Concurrent bounds the children of one agent running at once; more
+	// wait for a slot (or their context).
+	Concurrent int
+}
+
+func (l SubagentLimits) withDefaults() SubagentLimits {
+	if l.MaxDepth <= 0 {
+		l.MaxDepth = DefaultSubagentDepth
+	}
+	if l.PerRun <= 0 {
+		l.PerRun = DefaultSubagentsPerRun
+	}
+	if l.Concurrent <= 0 {
+		l.Concurrent = DefaultConcurrentSubagents
+	}
+	return l
+}
+
+// WithSubagentLimits bounds the agent's subagents (see SubagentLimits);
+// its children inherit the bounds.
+func WithSubagentLimits(l SubagentLimits) Option { return func(c *config) { c.subagents = l } }
+
+// SubagentOptions adjusts one Spawn; the zero value is the default.
+type SubagentOptions struct {
+	// Tools names the tools the child may use, a subset of its parent's;
+	// nil means all of the parent's (without task for a child at the depth
+	// limit). The child's model is shown only these, and a call it makes
+	// to any other tool is refused (rejected, hook "subagent").
+	Tools []string
+	// MaxTurns bounds the child's model turns; 0 means its parent's bound.
+	MaxTurns int
+}
+
+// subagent is an agent's place in its tree.
+type subagent struct {
+	id, parent string
+	depth      int
+	up         *Agent // the parent; nil for a top-level agent
+	// tools is the sorted subset a child may use, and allowed the same as
+	// a set; nil for a top-level agent, which may use every tool.
+	tools   []string
+	allowed map[string]bool
+
+	spawned atomic.Int64 // children spawned so far, for their ids
+
+	semOnce sync.Once
+	sem     chan struct{} // the running children; see SubagentLimits.Concurrent
+
+	// observe serializes the events of the tree's agents: children
+	// running at once report from their own goroutines. Shared by the
+	// tree; nil until the first child. observer is the top-level agent's
+	// observer, which every child's wraps.
+	observe  *sync.Mutex
+	observer func(Event)
+}
+
+// ID names the agent in hook calls, decision records and replies:
+// MainAgentID for a top-level agent, "main/1" for its first child, and so
+// on.
+func (a *Agent) ID() string {
+	if a.sub.id == "" {
+		return MainAgentID
+	}
+	return a.sub.id
+}
 
 // ParentID names the agent's parent, or "" for a top-level agent.
-func (a *Agent) ParentID() string { return "" }
+func (a *Agent) ParentID() string { return a.sub.parent }
 
-// agentContext marks ctx as this agent's, for the calls it makes.
-func (a *Agent) agentContext(ctx context.Context) context.Context { return ctx }
+// Depth is 0 for a top-level agent, 1 for its children, and so on.
+func (a *Agent) Depth() int { return a.sub.depth }
+
+// runState is what one Run shares with the calls made under it: who runs,
+// the children it started, and their denials, which join its reply.
+type runState struct {
+	agent    *Agent
+	children atomic.Int64
+
+	mu      sync.Mutex
+	denials []Denial
+}
+
+type runStateKey struct{}
+
+func runOf(ctx context.Context) *runState {
+	rs, _ := ctx.Value(runStateKey{}).(*runState)
+	return rs
+}
+
+// agentContext marks ctx as this agent's, for the calls it makes: the
+// executor gives them the agent's id (core.WithAgent), and a spawn under
+// it counts as this Run's child.
+func (a *Agent) agentContext(ctx context.Context) context.Context {
+	ctx = context.WithValue(ctx, runStateKey{}, &runState{agent: a})
+	return core.WithAgent(ctx, a.ID(), a.ParentID())
+}
+
+// childDenials takes the denials of the children this Run started that
+// ended since the last take.
+func (a *Agent) childDenials(ctx context.Context) []Denial {
+	rs := runOf(ctx)
+	if rs == nil || rs.agent != a {
+		return nil
+	}
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	d := rs.denials
+	rs.denials = nil
+	return d
+}
+
+// collectChildDenials adds to reply the children's denials not taken yet
+// (children a lifecycle hook started, say); Run defers it.
+func (a *Agent) collectChildDenials(ctx context.Context, reply *Reply) {
+	reply.Denials = append(reply.Denials, a.childDenials(ctx)...)
+}
+
+// mayUse reports whether the agent may use the tool called name.
+func (a *Agent) mayUse(name string) bool { return a.sub.allowed == nil || a.sub.allowed[name] }
+
+// toolSet is the tools the agent may use, sorted.
+func (a *Agent) toolSet() []string {
+	if a.sub.allowed != nil {
+		return a.sub.tools
+	}
+	names := a.exec.Registry().ToolNames()
+	sort.Strings(names)
+	return names
+}
+
+// ErrSubagentLimit is wrapped by the error of a Spawn refused by a bound
+// of SubagentLimits.
+var ErrSubagentLimit = errors.New("subagent limit")
+
+// Spawn runs prompt in a child agent with a conversation of its own and
+// returns its reply (Reply.AgentID is the child's). The child's denials
+// are in its reply and, when ctx is a Run's, in that Run's reply too.
+//
+// The parent is the agent whose Run ctx belongs to when that is a or one
+// of its descendants (a tool the model called, a hook), else a; so a
+// spawn from inside a subagent's run nests, and counts toward the depth.
+// Spawn fails (ErrSubagentLimit) at the depth limit, when the Run has
+// started its share of children, and for a tool the parent may not use.
+// Cancelling ctx cancels the child. Spawn is safe for concurrent use.
+func (a *Agent) Spawn(ctx context.Context, prompt string, opts SubagentOptions) (*Reply, error) {
+	parent, rs := a, runOf(ctx)
+	if rs != nil && rs.agent.root() == a.root() {
+		parent = rs.agent
+	} else {
+		rs = nil // a Run of another agent: its reply is not ours to add to
+	}
+	return parent.spawn(ctx, rs, prompt, opts)
+}
+
+func (a *Agent) root() *Agent {
+	for a.sub.up != nil {
+		a = a.sub.up
+	}
+	return a
+}
+
+func (a *Agent) spawn(ctx context.Context, rs *runState, prompt string, opts SubagentOptions) (*Reply, error) {
+	lim := a.cfg.subagents.withDefaults()
+	if a.sub.depth >= lim.MaxDepth {
+		return &Reply{AgentID: a.ID()}, fmt.Errorf("%w: agent %s is %d deep, the limit (%d): it cannot start a subagent; do this part of the work itself",
+			ErrSubagentLimit, a.ID(), a.sub.depth, lim.MaxDepth)
+	}
+	tools, err := a.childTools(opts.Tools, a.sub.depth+1 >= lim.MaxDepth)
+	if err != nil {
+		return &Reply{AgentID: a.ID()}, err
+	}
+	if rs != nil {
+		if n := rs.children.Add(1); n > int64(lim.PerRun) {
+			return &Reply{AgentID: a.ID()}, fmt.Errorf("%w: agent %s has started %d subagents in this run, the limit; finish with the answers it has, or split the work differently",
+				ErrSubagentLimit, a.ID(), lim.PerRun)
+		}
+	}
+	a.sub.semOnce.Do(func() { a.sub.sem = make(chan struct{}, lim.Concurrent) })
+	select {
+	case a.sub.sem <- struct{}{}:
+	case <-ctx.Done():
+		return &Reply{Stop: StopCanceled, AgentID: a.ID()}, ctx.Err()
+	}
+	defer func() { <-a.sub.sem }()
+
+	child := a.newChild(tools)
+	a.emit(Event{Type: "subagent_start", Agent: child.ID(), ParentAgent: a.ID(), Tools: len(tools), Text: prompt})
+	reply, err := child.Run(ctx, prompt, MaxTurns(opts.MaxTurns), WithoutTextEvents())
+	err = errors.Join(err, child.Close())
+	end := Event{Type: "subagent_end", Agent: child.ID(), ParentAgent: a.ID(), Stop: reply.Stop, Turns: reply.Turns}
+	if err != nil {
+		end.Text = err.Error()
+	}
+	a.emit(end)
+	if rs != nil && len(reply.Denials) > 0 {
+		rs.mu.Lock()
+		rs.denials = append(rs.denials, reply.Denials...)
+		rs.mu.Unlock()
+	}
+	if err != nil {
+		return reply, fmt.Errorf("subagent %s: %w", child.ID(), err)
+	}
+	return reply, nil
+}
+
+// childTools checks a child's tools against the parent's: nil asks for
+// all of them (without task at the depth limit).
+func (a *Agent) childTools(want []string, atLimit bool) ([]string, error) {
+	have := a.toolSet()
+	if want == nil {
+		out := make([]string, 0, len(have))
+		for _, n := range have {
+			if !(atLimit && n == TaskToolName) {
+				out = append(out, n)
+			}
+		}
+		return out, nil
+	}
+	out := make([]string, 0, len(want))
+	seen := map[string]bool{}
+	for _, n := range want {
+		if seen[n] {
+			continue
+		}
+		seen[n] = true
+		i := sort.SearchStrings(have, n)
+		if i == len(have) || have[i] != n {
+			return nil, fmt.Errorf("agent %s has no tool %q to give a subagent; its tools are %s", a.ID(), n, nameList(have))
+		}
+		if atLimit && n == TaskToolName {
+			return nil, fmt.Errorf("%w: a subagent of agent %s would be at the depth limit and cannot start subagents; leave %s out of its tools",
+				ErrSubagentLimit, a.ID(), TaskToolName)
+		}
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+func nameList(names []string) string {
+	if len(names) == 0 {
+		return "none"
+	}
+	return strings.Join(names, ", ")
+}
+
+// newChild makes a child of a that may use tools.
+func (a *Agent) newChild(tools []string) *Agent {
+	n := a.sub.spawned.Add(1)
+	c := &Agent{cfg: a.childConfig(), exec: a.exec, running: make(chan struct{}, 1)}
+	c.sub.id = a.ID() + "/" + strconv.FormatInt(n, 10)
+	c.sub.parent = a.ID()
+	c.sub.depth = a.sub.depth + 1
+	c.sub.up = a
+	c.sub.tools = tools
+	c.sub.allowed = make(map[string]bool, len(tools))
+	for _, t := range tools {
+		c.sub.allowed[t] = true
+	}
+	a.mu.Lock()
+	if a.sub.observe == nil {
+		a.sub.observe = &sync.Mutex{}
+	}
+	c.sub.observe = a.sub.observe
+	c.sub.observer = a.sub.observer
+	if a.sub.up == nil {
+		c.sub.observer = a.cfg.observer
+	}
+	c.hooks = append([]LifecycleHook(nil), a.hooks...)
+	c.prompts = append([]core.PromptProvider(nil), a.prompts...)
+	a.mu.Unlock()
+	if obs := c.sub.observer; obs != nil {
+		id, parent, mu := c.sub.id, c.sub.parent, c.sub.observe
+		c.cfg.observer = func(e Event) {
+			if e.Agent == "" {
+				e.Agent, e.ParentAgent = id, parent
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			obs(e)
+		}
+	}
+	return c
+}
+
+// childConfig is what a child inherits of a's configuration: everything
+// (the provider, model, system prompt, max turns, execution mode,
+// concurrency, observer, subagent limits, and whatever a later option
+// adds, a budget shared by pointer so that children draw on it) but what
+// belongs to a's own conversation or was installed into the executor
+// once: the extensions and artifact offload. The executor is a's, so
+// the child's Close leaves it open.
+func (a *Agent) childConfig() config {
+	a.mu.Lock()
+	c := a.cfg
+	a.mu.Unlock()
+	c.exec = a.exec
+	c.extensions = nil
+	c.execOpts = nil
+	c.offload = nil
+	return c
+}
+
+// executeAll runs one turn's calls. A subagent's calls of tools outside
+// its subset are refused without running: rejected by hook "subagent",
+// with a decision record saying so, and seen by the after hooks (an audit
+// misses nothing), as any refused call is.
+func (a *Agent) executeAll(ctx context.Context, calls []core.Call, opts []executor.BatchOption) []*core.Result {
+	if a.sub.allowed == nil {
+		return a.exec.ExecuteAll(ctx, calls, opts...)
+	}
+	results := make([]*core.Result, len(calls))
+	run := make([]core.Call, 0, len(calls))
+	at := make([]int, 0, len(calls))
+	for i, c := range calls {
+		if a.mayUse(c.Name) {
+			run = append(run, c)
+			at = append(at, i)
+			continue
+		}
+		results[i] = a.refuse(ctx, c)
+	}
+	if len(run) > 0 {
+		for j, res := range a.exec.ExecuteAll(ctx, run, opts...) {
+			results[at[j]] = res
+		}
+	}
+	return results
+}
+
+// SubagentHook names the refusal of a call to a tool outside a subagent's
+// subset (core.Error.Hook, Denial.Hook).
+const SubagentHook = "subagent"
+
+func (a *Agent) refuse(ctx context.Context, call core.Call) *core.Result {
+	msg := fmt.Sprintf("subagent %s may use only %s; %s is not one of them (its parent chose its tools)", a.ID(), nameList(a.sub.tools), call.Name)
+	res := &core.Result{
+		Err:       &core.Error{Kind: core.KindRejected, Tool: call.Name, CallID: call.ID, Hook: SubagentHook, Message: msg},
+		Decisions: []core.Decision{{Stage: core.StageToolBefore, Hook: SubagentHook, Verdict: core.VerdictDeny, Reason: msg}},
+	}
+	return a.exec.Observe(ctx, call, res)
+}

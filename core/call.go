@@ -31,6 +31,14 @@ type Call struct {
 	// Origin is who made the call; the executor resolves OriginUnset
 	// before any hook runs, so hooks always see person or model.
 	Origin Origin
+	// Agent names the agent whose run made the call ("main" for a
+	// top-level agent, "main/1" for its first subagent, ...), and
+	// ParentAgent that agent's parent ("" for a top-level agent); both are
+	// "" for a call no agent made (a script's top level, agentsh call).
+	// The executor fills them from the context (see WithAgent) when the
+	// caller leaves Agent empty, and the calls nested in a call carry its
+	// agent, so a policy can tell a subagent's calls from its parent's.
+	Agent, ParentAgent string
 
 	trail *trail // the decision records; see Record
 }

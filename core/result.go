@@ -17,6 +17,9 @@ import (
 type Result struct {
 	CallID string
 	Tool   string
+	// Agent and ParentAgent are the call's (see Call.Agent): which agent's
+	// call the result and its decision records belong to.
+	Agent, ParentAgent string
 	// ForLLM is what the model sees.
 	ForLLM string
 	// ForUser is what a person sees; empty means the same as ForLLM.

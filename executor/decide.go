@@ -44,6 +44,7 @@ func (e *Executor) Decide(ctx context.Context, call core.Call) *Ruling {
 	p := e.pipe.Load()
 	e.startOutside(&call)
 	call.Session = e.session.Clone()
+	ctx = withAgent(ctx, &call)
 	ctx = withScope(ctx, scope{origin: call.Origin, session: call.Session, deciding: true})
 	r := &Ruling{Tool: call.Name, Origin: call.Origin, Session: call.Session}
 	defer func() { r.Args, r.Decisions = call.Args, call.Decisions() }()

@@ -317,6 +317,7 @@ func (e *Executor) invokeResolved(ctx context.Context, call *core.Call, tool *co
 		inner.origin = call.Origin
 		ctx = withScope(ctx, inner)
 	}
+	ctx = withAgent(ctx, call)
 	args, err := core.NormalizeArgs(call.Args)
 	if err == nil {
 		call.Args = args
@@ -344,6 +345,7 @@ func (e *Executor) invokeResolved(ctx context.Context, call *core.Call, tool *co
 		}
 	}
 	res.CallID, res.Tool = call.ID, call.Name
+	res.Agent, res.ParentAgent = call.Agent, call.ParentAgent
 	res.Decisions = call.Decisions()
 	res.Duration = time.Since(start)
 	if sc.deciding {

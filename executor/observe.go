@@ -23,10 +23,12 @@ func (e *Executor) Observe(ctx context.Context, call core.Call, res *core.Result
 		call.Args = args
 	}
 	ctx = withScope(ctx, scope{origin: call.Origin, session: e.session})
+	ctx = withAgent(ctx, &call)
 	if res == nil {
 		res = &core.Result{}
 	}
 	res.CallID, res.Tool = call.ID, call.Name
+	res.Agent, res.ParentAgent = call.Agent, call.ParentAgent
 	res.Duration = e.runAfter(ctx, p, &call, res, start, 0)
 	return res
 }

@@ -68,7 +68,7 @@ func (h *Host) approveEvent() Event {
 
 // scriptApprover asks a script function whether a call may run:
 // fn(request) with request .tool .args .reason .hook .source .call_id
-// .origin, answering allow(reason?, always = True?), deny(reason), True
+// .origin .agent .parent_agent (see core.Call.Agent), answering allow(reason?, always = True?), deny(reason), True
 // or False. Anything else, or an error, denies the call. fn may run on
 // several goroutines at once (parallel batches); script functions can.
 type scriptApprover struct{ fn Func }
@@ -85,7 +85,7 @@ func (a *scriptApprover) Approve(ctx context.Context, req *core.ApprovalRequest)
 		args = map[string]any{}
 	}
 	rec := Record{"tool": call.Name, "args": args, "reason": req.Reason, "hook": req.Hook, "source": req.Source,
-		"call_id": call.ID, "origin": call.Origin.String()}
+		"call_id": call.ID, "origin": call.Origin.String(), "agent": call.Agent, "parent_agent": call.ParentAgent}
 	out, err := a.fn.Call(LeaveBeforeHook(ctx), rec)
 	if err != nil {
 		return core.Approval{}, fmt.Errorf("%s: %w", a.fn.Name(), boundError(err))

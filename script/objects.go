@@ -11,19 +11,23 @@ import (
 )
 
 // CallInfo is what a hook or middleware sees of a call: .id .name .args
-// (decoded, see Arguments) .raw (the JSON text). It belongs to the
-// goroutine of its call.
+// (decoded, see Arguments) .raw (the JSON text) .agent .parent_agent (the
+// agent whose run made the call and its parent, see core.Call.Agent; ""
+// when none did). It belongs to the goroutine of its call.
 type CallInfo struct {
 	ID   string
 	Name string
 	Raw  string
+	// Agent and ParentAgent are the call's core.Call.Agent and
+	// ParentAgent.
+	Agent, ParentAgent string
 
 	args    map[string]any // decoded on first use: most hooks never look
 	argsErr error
 }
 
 func newCallInfo(call *core.Call) *CallInfo {
-	return &CallInfo{ID: call.ID, Name: call.Name, Raw: string(call.Args)}
+	return &CallInfo{ID: call.ID, Name: call.Name, Raw: string(call.Args), Agent: call.Agent, ParentAgent: call.ParentAgent}
 }
 
 // Arguments returns the decoded arguments object. Arguments that were never
@@ -89,12 +93,19 @@ var (
 	_ Truther  = (*ResultInfo)(nil)
 )
 
-func (c *CallInfo) TypeName() string    { return "call" }
-func (c *CallInfo) AttrNames() []string { return []string{"args", "id", "name", "raw"} }
+func (c *CallInfo) TypeName() string { return "call" }
+func (c *CallInfo) AttrNames() []string {
+	return []string{"agent", "args", "id", "name", "parent_agent", "raw"}
+}
 
-// Attr returns id, name, raw, or args (decoded, see Arguments).
+// Attr returns id, name, raw, agent, parent_agent, or args (decoded, see
+// Arguments).
 func (c *CallInfo) Attr(name string) (any, bool, error) {
 	switch name {
+	case "agent":
+		return c.Agent, true, nil
+	case "parent_agent":
+		return c.ParentAgent, true, nil
 	case "id":
 		return c.ID, true, nil
 	case "name":

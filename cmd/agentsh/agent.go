@@ -53,6 +53,7 @@ func (a *app) installAgent(h *script.Host, out io.Writer, main bool) (*agentSetu
 		Extensions:   exts,
 		MaxTurns:     o.maxTurns,
 		MCP:          mcpConnector{setup.mcp},
+		NoTask:       o.noBuiltins, // task is a built-in tool
 		Observer:     newDisplay(progressOut(o, out, a.io.err)).event,
 		Open: func(spec string) (provider.Provider, error) {
 			p, err := provider.Open(spec)
@@ -128,8 +129,9 @@ func parseMCPFlag(v string) (mcp.ServerConfig, error) {
 }
 
 // display shows people what the agent does: the model's text as it
-// streams, what tools show (ForUser, unless silent), and the calls that
-// were refused or failed.
+// streams, what tools show (ForUser, unless silent), the calls that
+// were refused or failed, and the subagents that start and end (a
+// subagent's tool lines name it: [main/1 read]).
 type display struct {
 	mu      sync.Mutex
 	w       io.Writer
@@ -141,7 +143,14 @@ func newDisplay(w io.Writer) *display { return &display{w: w} }
 func (d *display) event(e agent.Event) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	tool := e.Tool
+	if e.Agent != "" {
+		tool = e.Agent + " " + tool
+	}
 	switch e.Type {
+	case "subagent_start", "subagent_end":
+		d.endLine()
+		d.subagent(e)
 	case "text":
 		io.WriteString(d.w, e.Text)
 		d.midLine = !strings.HasSuffix(e.Text, "\n")
@@ -150,12 +159,27 @@ func (d *display) event(e agent.Event) {
 	case "tool_output":
 		d.endLine()
 		text := strings.TrimSuffix(e.Text, "\n")
-		fmt.Fprintf(d.w, "[%s] %s\n", e.Tool, strings.ReplaceAll(text, "\n", "\n    "))
+		fmt.Fprintf(d.w, "[%s] %s\n", tool, strings.ReplaceAll(text, "\n", "\n    "))
 	case "tool_error":
 		d.endLine()
 		text := strings.TrimSuffix(e.Text, "\n")
-		fmt.Fprintf(d.w, "[%s] error (%s): %s\n", e.Tool, e.ErrorKind, strings.ReplaceAll(text, "\n", "\n    "))
+		fmt.Fprintf(d.w, "[%s] error (%s): %s\n", tool, e.ErrorKind, strings.ReplaceAll(text, "\n", "\n    "))
 	}
+}
+
+// subagent shows a subagent starting (with the first line of its
+// prompt) or ending.
+func (d *display) subagent(e agent.Event) {
+	if e.Type == "subagent_start" {
+		prompt, _, _ := strings.Cut(e.Text, "\n")
+		fmt.Fprintf(d.w, "[%s] subagent started: %s\n", e.Agent, prompt)
+		return
+	}
+	if e.Text != "" {
+		fmt.Fprintf(d.w, "[%s] subagent failed: %s\n", e.Agent, e.Text)
+		return
+	}
+	fmt.Fprintf(d.w, "[%s] subagent ended: %s after %d turns\n", e.Agent, e.Stop, e.Turns)
 }
 
 func (d *display) endLine() {

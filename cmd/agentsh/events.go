@@ -50,12 +50,23 @@ func (e *events) toolStart(call *core.Call) {
 	if json.Valid(call.Args) {
 		args = json.RawMessage(call.Args)
 	}
-	e.emit(map[string]any{"event": "tool_start", "call_id": call.ID, "tool": call.Name, "args": args})
+	ev := map[string]any{"event": "tool_start", "call_id": call.ID, "tool": call.Name, "args": args}
+	subagentCall(ev, call)
+	e.emit(ev)
+}
+
+// subagentCall names the subagent that made call, and its parent, in
+// the call's events; a top-level agent's calls leave them out.
+func subagentCall(ev map[string]any, call *core.Call) {
+	if call.ParentAgent != "" {
+		ev["agent"], ev["parent_agent"] = call.Agent, call.ParentAgent
+	}
 }
 
 func (e *events) toolEnd(call *core.Call, res *core.Result) {
 	ev := resultJSON(res)
 	ev["event"] = "tool_end"
+	subagentCall(ev, call)
 	e.emit(ev)
 }
 

@@ -38,6 +38,9 @@ type Config struct {
 	Open func(spec string) (provider.Provider, error)
 	// MCP connects mcp_server(...); nil leaves mcp_server out.
 	MCP MCPConnector
+	// NoTask leaves out the task tool, which runs a subagent (agentsh
+	// --no-builtins); spawn() stays.
+	NoTask bool
 }
 
 // MCPConnector connects an MCP server and registers its tools, returning
@@ -218,8 +221,9 @@ func (s *Session) scriptAsk(ctx context.Context, req script.AskRequest) (any, er
 // "cache_write_tokens"}), cost (US dollars, None when the price table does
 // not know the model), data (the answer decoded, with a schema; else
 // None), violations (why the last answer did not validate against the
-// schema: [{"pointer", "message"}]), session (the session id, or "") and
-// agent (the agent's id).
+// schema: [{"pointer", "message"}]), session (the session id, or ""),
+// agent (the agent's id) and parent_agent (its parent's, for a
+// subagent's reply from spawn()).
 func replyValue(r *agent.Reply) script.Record {
 	dropped := make([]any, len(r.Dropped))
 	for i, c := range r.Dropped {
@@ -235,7 +239,7 @@ func replyValue(r *agent.Reply) script.Record {
 	}
 	return script.Record{"text": r.Text, "turns": int64(r.Turns), "tool_calls": int64(r.ToolCalls), "stop": r.Stop,
 		"dropped": dropped, "denials": denials, "usage": usageValue(r.Usage), "cost": cost, "data": r.Data,
-		"violations": violationsValue(r.Violations), "session": r.SessionID, "agent": r.AgentID}
+		"violations": violationsValue(r.Violations), "session": r.SessionID, "agent": r.AgentID, "parent_agent": r.ParentID}
 }
 
 // usageValue is token usage as scripts see it.
@@ -437,7 +441,7 @@ func toolCallOf(v any, i int) (provider.ToolCall, error) {
 
 // eventValue is what an on() hook receives.
 func eventValue(d *agent.LifecycleData) map[string]any {
-	v := map[string]any{"event": string(d.Event), "turn": int64(d.Turn)}
+	v := map[string]any{"event": string(d.Event), "turn": int64(d.Turn), "agent": d.Agent, "parent_agent": d.ParentAgent}
 	if d.Event == agent.UserPrompt {
 		v["prompt"] = d.Prompt
 	}

@@ -11,6 +11,15 @@
 //	on(event, fn)              lifecycle hooks: session_start, user_prompt,
 //	                           before_model, after_model, turn_end, session_end
 //	mcp_server(name, command = [...])     remote MCP tools as mcp__NAME__TOOL
+//	spawn(prompt, tools = [...], max_turns = N)   a subagent's reply (.agent is its id)
+//
+// Subagents: the task tool (registered unless Config.NoTask) lets the
+// model run one, spawn() a script. A subagent has a conversation of its
+// own and a subset of the agent's tools, on the same executor: every
+// policy, approver and lifecycle hook applies to it, and its calls carry
+// its id, call.agent ("main/1") and call.parent_agent ("main"), so a
+// policy can tell them apart. Its denials are in its reply and in the
+// reply of the run it was started from.
 //
 // Messages are plain dicts (tables in Lua): {"role", "content",
 // "tool_calls": [{"id", "name", "args"}], "tool_call_id", "name",
@@ -33,8 +42,9 @@
 // level, tools, middleware, after hooks, lifecycle hooks) ask(prompt) asks
 // the model.
 //
-// A lifecycle hook fn(event) receives {"event", "turn", and "prompt",
-// "request" or "response" where they apply}. It returns None for no
+// A lifecycle hook fn(event) receives {"event", "turn", "agent",
+// "parent_agent", and "prompt", "request" or "response" where they
+// apply}. It returns None for no
 // change, deny(reason) (or raises) to refuse a gating step, a string to
 // rewrite the prompt (user_prompt), or {"system": ..., "messages": [...]}
 // to edit the request (before_model).

@@ -110,7 +110,7 @@ local function show(ev)
     local roles, names = {}, {}
     for _, m in ipairs(ev.request.messages) do roles[#roles + 1] = m.role end
     for _, t in ipairs(ev.request.tools) do names[#names + 1] = t.name end
-    print("  request " .. ev.request.system .. " " .. json.encode(roles):gsub(",", ", ") .. " " .. json.encode(names))
+    print("  request " .. ev.request.system .. " " .. json.encode(roles):gsub(",", ", ") .. " " .. (json.encode(names):gsub(",", ", ")))
   end
   if ev.response then print("  response " .. json.encode(ev.response)) end
   if ev.reply then print("  reply " .. json.encode(ev.reply)) end
@@ -122,23 +122,23 @@ print(ask("hi").text)
 `)
 			}
 			wantLines(t, e.lines(),
-				`session_start 0 ["event", "turn"]`,
-				`user_prompt 0 ["event", "prompt", "turn"]`,
+				`session_start 0 ["agent", "event", "parent_agent", "turn"]`,
+				`user_prompt 0 ["agent", "event", "parent_agent", "prompt", "turn"]`,
 				`  prompt hi`,
-				`before_model 1 ["event", "request", "turn"]`,
-				`  request sys ["user"] ["noop"]`,
-				`after_model 1 ["event", "request", "response", "turn"]`,
-				`  request sys ["user"] ["noop"]`,
+				`before_model 1 ["agent", "event", "parent_agent", "request", "turn"]`,
+				`  request sys ["user"] ["noop", "task"]`,
+				`after_model 1 ["agent", "event", "parent_agent", "request", "response", "turn"]`,
+				`  request sys ["user"] ["noop", "task"]`,
 				`  response {"content":"calling","tool_calls":[{"args":{"a":1},"id":"call_1_1","name":"noop"}]}`,
-				`turn_end 1 ["event", "reply", "response", "turn"]`,
+				`turn_end 1 ["agent", "event", "parent_agent", "reply", "response", "turn"]`,
 				`  response {"content":"calling","tool_calls":[{"args":{"a":1},"id":"call_1_1","name":"noop"}]}`,
 				`  reply {"text":"calling","tool_calls":1,"turns":1}`,
-				`before_model 2 ["event", "request", "turn"]`,
-				`  request sys ["user", "assistant", "tool"] ["noop"]`,
-				`after_model 2 ["event", "request", "response", "turn"]`,
-				`  request sys ["user", "assistant", "tool"] ["noop"]`,
+				`before_model 2 ["agent", "event", "parent_agent", "request", "turn"]`,
+				`  request sys ["user", "assistant", "tool"] ["noop", "task"]`,
+				`after_model 2 ["agent", "event", "parent_agent", "request", "response", "turn"]`,
+				`  request sys ["user", "assistant", "tool"] ["noop", "task"]`,
 				`  response {"content":"ok","tool_calls":[]}`,
-				`turn_end 2 ["event", "reply", "response", "turn"]`,
+				`turn_end 2 ["agent", "event", "parent_agent", "reply", "response", "turn"]`,
 				`  response {"content":"ok","tool_calls":[]}`,
 				`  reply {"text":"ok","tool_calls":1,"turns":2}`,
 				`ok`)

@@ -107,7 +107,7 @@ var wantModelTranscript = []string{
 func TestModel(t *testing.T) {
 	for _, lang := range langs {
 		t.Run(lang, func(t *testing.T) {
-			e := newEnv(t, agentapi.Config{SystemPrompt: "Be brief."})
+			e := newEnv(t, agentapi.Config{SystemPrompt: "Be brief.", NoTask: true})
 			s := modelScripts[lang]
 			e.run(lang, s.tools+s.model)
 			e.run(other(lang), modelScripts[other(lang)].deny)
@@ -142,7 +142,7 @@ func TestModel(t *testing.T) {
 // TestModelWithoutSystemPrompt: with no system prompt the conversation
 // starts with the user's message.
 func TestModelWithoutSystemPrompt(t *testing.T) {
-	e := newEnv(t, agentapi.Config{})
+	e := newEnv(t, agentapi.Config{NoTask: true})
 	e.runStar(`
 def m(messages, tools):
     print([x["role"] for x in messages], len(tools))

@@ -18,7 +18,9 @@
 // registered is an error: import its binding.
 //
 // Every program runs on a fresh executor whose registry holds the Go
-// tools of Fixtures, with argument validation on, printing to a buffer.
+// tools of Fixtures, with argument validation on, printing to a buffer,
+// with an agent (package agentapi: model, ask, spawn, on's lifecycle
+// events and the task tool) and no model until the program sets one.
 //
 // # Concurrency
 //
@@ -42,6 +44,7 @@ import (
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/executor"
 	"github.com/agentsh/agentsh/script"
+	"github.com/agentsh/agentsh/script/agentapi"
 	shared "github.com/agentsh/agentsh/script/internal/scripttest"
 )
 
@@ -177,6 +180,13 @@ func Run(dir, name, lang string, mode executor.Mode) (string, error) {
 	// broken binding might) must not race with the test.
 	var out shared.Buffer
 	host := script.NewHost(ex, &out)
+	// The agent, as agentsh has one: model(fn), ask(), spawn(), the
+	// lifecycle events and the task tool.
+	sess, err := agentapi.Install(host, agentapi.Config{})
+	if err != nil {
+		return "", err
+	}
+	defer sess.Close()
 
 	ctx, cancel := context.WithTimeout(context.Background(), Watchdog)
 	defer cancel()

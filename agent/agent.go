@@ -29,6 +29,9 @@ type config struct {
 	system     string
 	observer   func(Event)
 	offload    *offload
+
+	contextWindow    int     // WithContextWindow (window.go)
+	compactThreshold float64 // WithCompactThreshold
 }
 
 type offload struct {
@@ -110,6 +113,8 @@ type Agent struct {
 	prompts  []core.PromptProvider
 	started  bool
 	closed   bool
+	usage    usageBase // the last response's usage (window.go)
+	pins     []string  // Pin (compact.go)
 }
 
 // New returns an agent. Extensions are installed into the executor; if one
@@ -121,6 +126,9 @@ func New(opts ...Option) (*Agent, error) {
 	}
 	if c.maxTurns <= 0 {
 		return nil, fmt.Errorf("agent: max turns got %d, want 1 or more", c.maxTurns)
+	}
+	if err := checkWindowConfig(&c); err != nil {
+		return nil, err
 	}
 	a := &Agent{cfg: c, exec: c.exec, running: make(chan struct{}, 1)}
 	if a.exec == nil {
@@ -221,6 +229,7 @@ func (a *Agent) Reset(ctx context.Context) error {
 	err := a.endSession(ctx)
 	a.mu.Lock()
 	a.messages = nil
+	a.usage = usageBase{}
 	a.mu.Unlock()
 	return err
 }

@@ -49,7 +49,7 @@ var knownWindows = map[string]map[string]int{
 //   - openai:MODEL and anthropic:MODEL are looked up in a table of common
 //     models (GPT-5, GPT-4.1, GPT-4o, o1, o3, o4-mini; Claude 3 to 4.5):
 //     the name itself, or a listed name followed by a dated snapshot
-//     ("-2024-08-06" or "-20241022") or "-latest";
+//     ("-2024-08-06", "-20241022", or OpenAI's older "-0613") or "-latest";
 //   - anything else (a scripted model, a replay, an unlisted model) is
 //     unknown: no automatic compaction unless WithContextWindow sets one.
 //
@@ -75,13 +75,17 @@ func KnownContextWindow(providerName, model string) int {
 }
 
 // snapshotSuffix reports whether s is what vendors append to a model's
-// name for one of its versions: "latest", "YYYYMMDD" or "YYYY-MM-DD".
+// name for one of its versions: "latest", "YYYYMMDD", "YYYY-MM-DD" or
+// "MMDD".
 func snapshotSuffix(s string) bool {
 	if s == "latest" {
 		return true
 	}
-	digits := strings.ReplaceAll(s, "-", "")
-	if len(digits) != 8 || (len(s) != 8 && (len(s) != 10 || s[4] != '-' || s[7] != '-')) {
+	digits := s
+	if len(s) == 10 && s[4] == '-' && s[7] == '-' {
+		digits = s[:4] + s[5:7] + s[8:]
+	}
+	if len(digits) != 8 && len(digits) != 4 {
 		return false
 	}
 	for _, r := range digits {

@@ -614,3 +614,77 @@ func checkPairs(msgs []provider.Message) error {
 	}
 	return nil
 }
+
+// TestCompactConcurrent: Compact from other goroutines while Runs
+// compact on their own waits its turn; the conversation stays whole.
+func TestCompactConcurrent(t *testing.T) {
+	w := &worker{calls: 15}
+	a, _ := compactAgent(t, w, WithContextWindow(2500))
+	a.Pin(pinText)
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for i := 0; i < 2; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := a.Run(context.Background(), "read"); err != nil {
+				errs <- err
+			}
+		}()
+	}
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := a.Compact(context.Background()); err != nil {
+				errs <- err
+			}
+			a.Pins()
+			a.EstimateTokens()
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	msgs := a.Messages()
+	if !isSummary(&msgs[0]) || !strings.Contains(msgs[0].Content, pinText) {
+		t.Errorf("first message %q", msgs[0].Content)
+	}
+	if err := checkPairs(msgs); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestCompactCanceled: a Run canceled during compaction's summary request
+// stops with "canceled" and keeps its conversation as it was.
+func TestCompactCanceled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	w := &worker{calls: 30}
+	w.summary = func(provider.Request) provider.Response {
+		cancel()
+		return provider.Response{Content: "too late"}
+	}
+	var before []provider.Message
+	a, _ := compactAgent(t, w, WithContextWindow(2500))
+	p := a.Provider()
+	a.SetProvider(provider.Func{Fn: func(ctx context.Context, req provider.Request) (provider.Response, error) {
+		if req.System == SummaryInstruction {
+			before = a.Messages()
+		}
+		resp, err := p.Complete(ctx, req, nil)
+		if err == nil && ctx.Err() != nil {
+			return provider.Response{}, ctx.Err()
+		}
+		return resp, err
+	}}, "")
+	reply, err := a.Run(ctx, "read")
+	if !errors.Is(err, context.Canceled) || reply.Stop != StopCanceled {
+		t.Fatalf("Run() = %+v, %v; want canceled", reply, err)
+	}
+	if before == nil || !reflect.DeepEqual(a.Messages(), before) {
+		t.Error("the canceled compaction changed the conversation")
+	}
+}

@@ -167,6 +167,9 @@ func (a *Agent) Run(ctx context.Context, prompt string, opts ...RunOption) (*Rep
 				reply.Stop = StopBudget
 				return reply, a.endRun(ctx, reply)
 			}
+			if ctx.Err() != nil { // during compaction's summary request
+				reply.Stop = StopCanceled
+			}
 			return reply, err
 		}
 		resp, err := a.ask(ctx, p, turn, rc.quiet)

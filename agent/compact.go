@@ -34,7 +34,7 @@ import (
 //   - the messages a before_compact hook pins, with their groups.
 //
 // The other messages are replaced by a summary: a before_compact hook's
-// (LifecycleData.Summary), or else the model's answer to a separate
+// (CompactData.Summary), or else the model's answer to a separate
 // request (SummaryInstruction as its system prompt, the messages as a
 // transcript in one user message, and no tools: a transcript needs none,
 // and some providers refuse tool calls in a request without tool
@@ -257,14 +257,14 @@ func (a *Agent) compact(ctx context.Context, p provider.Provider, turn int, repl
 		return c, nil // nothing new to summarise
 	}
 
-	d := &LifecycleData{Event: BeforeCompact, Turn: turn, Messages: make([]provider.Message, len(pl.cand))}
+	cd := &CompactData{Messages: make([]provider.Message, len(pl.cand))}
 	for k, i := range pl.cand {
-		d.Messages[k] = msgs[i]
+		cd.Messages[k] = msgs[i]
 	}
-	if err := a.fire(ctx, d); err != nil {
+	if err := a.fire(ctx, &LifecycleData{Event: BeforeCompact, Turn: turn, Compact: cd}); err != nil {
 		return nil, err
 	}
-	for _, k := range d.Pin {
+	for _, k := range cd.Pin {
 		if k < 0 || k >= len(pl.cand) {
 			return nil, fmt.Errorf("before_compact: a hook pinned message %d, but there are %d messages to compact (indexes 0 to %d); the conversation was not compacted", k, len(pl.cand), len(pl.cand)-1)
 		}
@@ -287,7 +287,7 @@ func (a *Agent) compact(ctx context.Context, p provider.Provider, turn int, repl
 		return c, nil // the hooks pinned everything
 	}
 
-	summary := strings.TrimSpace(d.Summary)
+	summary := strings.TrimSpace(cd.Summary)
 	if summary == "" {
 		var err error
 		if summary, c.Usage, err = a.summarise(ctx, p, turn, reply, gone); err != nil {

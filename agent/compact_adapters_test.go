@@ -39,12 +39,12 @@ func TestCompactedOverAnthropic(t *testing.T) {
 		seed := rng.Int63()
 		a.On(LifecycleHook{Name: "pins", Event: BeforeCompact, Func: func(_ context.Context, d *LifecycleData) error {
 			r := rand.New(rand.NewSource(seed))
-			for i := range d.Messages {
+			for i := range d.Compact.Messages {
 				if r.Intn(4) == 0 {
-					d.Pin = append(d.Pin, i)
+					d.Compact.Pin = append(d.Compact.Pin, i)
 				}
 			}
-			d.Summary = "summary"
+			d.Compact.Summary = "summary"
 			return nil
 		}})
 		if c, err := a.Compact(context.Background()); err != nil {

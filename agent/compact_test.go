@@ -260,18 +260,18 @@ func TestCompactHookSummaryAndPin(t *testing.T) {
 	before := a.Messages()
 	var seen []provider.Message
 	a.On(LifecycleHook{Name: "mine", Event: BeforeCompact, Func: func(_ context.Context, d *LifecycleData) error {
-		seen = d.Messages
-		d.Summary = "the hook's summary"
-		for i, m := range d.Messages {
+		seen = d.Compact.Messages
+		d.Compact.Summary = "the hook's summary"
+		for i, m := range d.Compact.Messages {
 			if m.Role == provider.RoleTool && m.ToolCallID == "c3" {
-				d.Pin = append(d.Pin, i)
+				d.Compact.Pin = append(d.Compact.Pin, i)
 			}
 		}
 		return nil
 	}})
 	a.On(LifecycleHook{Name: "later", Event: BeforeCompact, Func: func(_ context.Context, d *LifecycleData) error {
-		if d.Summary != "the hook's summary" || len(d.Pin) != 1 {
-			return fmt.Errorf("a later hook sees summary %q and pins %v", d.Summary, d.Pin)
+		if d.Compact.Summary != "the hook's summary" || len(d.Compact.Pin) != 1 {
+			return fmt.Errorf("a later hook sees summary %q and pins %v", d.Compact.Summary, d.Compact.Pin)
 		}
 		return nil
 	}})
@@ -337,8 +337,11 @@ func TestCompactHookFailures(t *testing.T) {
 	}{
 		{"error", func(context.Context, *LifecycleData) error { return errors.New("not now") }, `before_compact hook "h" refused the compaction: not now`},
 		{"panic", func(context.Context, *LifecycleData) error { panic("boom") }, `before_compact hook "h" refused the compaction: panic: boom`},
-		{"bad pin", func(_ context.Context, d *LifecycleData) error { d.Pin = []int{len(d.Messages)}; return nil }, "pinned message"},
-		{"negative pin", func(_ context.Context, d *LifecycleData) error { d.Pin = []int{-1}; return nil }, "pinned message -1"},
+		{"bad pin", func(_ context.Context, d *LifecycleData) error {
+			d.Compact.Pin = []int{len(d.Compact.Messages)}
+			return nil
+		}, "pinned message"},
+		{"negative pin", func(_ context.Context, d *LifecycleData) error { d.Compact.Pin = []int{-1}; return nil }, "pinned message -1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a, w, _ := buildConversation(t, 6)
@@ -443,7 +446,7 @@ func TestCompactNested(t *testing.T) {
 	var inHook error
 	a.On(LifecycleHook{Name: "h", Event: BeforeCompact, Func: func(ctx context.Context, d *LifecycleData) error {
 		_, inHook = a.Run(ctx, "nested")
-		d.Summary = "s"
+		d.Compact.Summary = "s"
 		return nil
 	}})
 	a.Run(context.Background(), "more")
@@ -475,8 +478,8 @@ func TestCompactNothingToDo(t *testing.T) {
 	// A hook that pins everything leaves it alone too.
 	b, w2, _ := buildConversation(t, 6)
 	b.On(LifecycleHook{Name: "all", Event: BeforeCompact, Func: func(_ context.Context, d *LifecycleData) error {
-		for i := range d.Messages {
-			d.Pin = append(d.Pin, i)
+		for i := range d.Compact.Messages {
+			d.Compact.Pin = append(d.Compact.Pin, i)
 		}
 		return nil
 	}})
@@ -502,13 +505,13 @@ func TestCompactPairsProperty(t *testing.T) {
 		pinSeed := rng.Int63()
 		a.On(LifecycleHook{Name: "pins", Event: BeforeCompact, Func: func(_ context.Context, d *LifecycleData) error {
 			r := rand.New(rand.NewSource(pinSeed))
-			for i := range d.Messages {
+			for i := range d.Compact.Messages {
 				if r.Intn(5) == 0 {
-					d.Pin = append(d.Pin, i)
+					d.Compact.Pin = append(d.Compact.Pin, i)
 				}
 			}
 			if hookSummary {
-				d.Summary = "hook"
+				d.Compact.Summary = "hook"
 			}
 			return nil
 		}})

@@ -16,7 +16,7 @@ const (
 	SessionStart LifecycleEvent = "session_start" // before the first prompt of a session
 	UserPrompt   LifecycleEvent = "user_prompt"   // a prompt arrives: rewrite Prompt, or refuse with an error
 	// BeforeCompact: the conversation is about to be compacted (compact.go):
-	// read Messages, set Summary, add to Pin, or refuse with an error.
+	// read Compact.Messages, set its Summary, add to its Pin, or refuse with an error.
 	BeforeCompact LifecycleEvent = "before_compact"
 	BeforeModel   LifecycleEvent = "before_model" // a request is about to go: edit Request, or refuse
 	AfterModel    LifecycleEvent = "after_model"  // a response came: read Response, or refuse it
@@ -66,17 +66,24 @@ type LifecycleData struct {
 	Response *provider.Response
 	// Reply is the Run's outcome so far (turn_end).
 	Reply *Reply
-	// Messages are the messages a compaction would replace by a summary
-	// (before_compact), oldest first: the conversation without what is
-	// kept anyway (the latest user request and the recent tail). A hook
-	// reads them and leaves them unchanged.
+	// Compact is what a before_compact hook sees and may change; nil at
+	// the other events.
+	Compact *CompactData
+}
+
+// CompactData is a compaction as a before_compact hook sees it.
+type CompactData struct {
+	// Messages are the messages the compaction would replace by a
+	// summary, oldest first: the conversation without what is kept anyway
+	// (the latest user request and the recent tail). A hook reads them and
+	// leaves them unchanged.
 	Messages []provider.Message
-	// Summary, when a before_compact hook sets it, is the summary of the
-	// compacted messages: the default summary request is not made.
+	// Summary, when a hook sets it, is the summary of the compacted
+	// messages: the default summary request is not made.
 	Summary string
-	// Pin lists indexes into Messages that a before_compact hook keeps
-	// word for word in this compaction (with the rest of their tool
-	// call's group); later hooks see earlier hooks' Summary and Pin.
+	// Pin lists indexes into Messages that a hook keeps word for word in
+	// this compaction (with the rest of their tool call's group); later
+	// hooks see earlier hooks' Summary and Pin.
 	Pin []int
 }
 

@@ -45,21 +45,25 @@ func (s *Session) builtinCompact(ctx context.Context, args script.Args) (any, er
 // compactEventValue adds what a before_compact hook sees: "messages" (the
 // messages to compact) and "summary" (an earlier hook's, or "").
 func compactEventValue(d *agent.LifecycleData, v map[string]any) {
-	if d.Event != agent.BeforeCompact {
+	if d.Compact == nil {
 		return
 	}
-	msgs := make([]any, len(d.Messages))
-	for i, m := range d.Messages {
+	msgs := make([]any, len(d.Compact.Messages))
+	for i, m := range d.Compact.Messages {
 		msgs[i] = messageValue(m)
 	}
 	v["messages"] = msgs
-	v["summary"] = d.Summary
+	v["summary"] = d.Compact.Summary
 }
 
 // applyCompact carries out a before_compact hook's {"summary": text,
 // "pin": [...]}. A pin is one of event.messages (the dict itself) or its
 // position in the list counted from 0, in every language.
 func applyCompact(d *agent.LifecycleData, out map[string]any) error {
+	if d.Compact == nil {
+		return fmt.Errorf("before_compact: no compaction to change")
+	}
+	c := d.Compact
 	keys := make([]string, 0, len(out))
 	for k := range out {
 		keys = append(keys, k)
@@ -72,18 +76,18 @@ func applyCompact(d *agent.LifecycleData, out map[string]any) error {
 			if !ok {
 				return fmt.Errorf("before_compact: summary must be a string, got %s", script.Quote(out[k]))
 			}
-			d.Summary = s
+			c.Summary = s
 		case "pin":
 			list, ok := asList(out[k])
 			if !ok {
 				return fmt.Errorf("before_compact: pin must be a list of messages or positions, got %s", script.Quote(out[k]))
 			}
 			for i, e := range list {
-				n, err := pinIndex(d.Messages, e)
+				n, err := pinIndex(c.Messages, e)
 				if err != nil {
 					return fmt.Errorf("before_compact: pin[%d]: %w", i, err)
 				}
-				d.Pin = append(d.Pin, n)
+				c.Pin = append(c.Pin, n)
 			}
 		default:
 			return fmt.Errorf("before_compact: unexpected key %q; want summary and pin", k)

@@ -30,6 +30,9 @@ type config struct {
 	observer   func(Event)
 	offload    *offload
 	subagents  SubagentLimits
+
+	contextWindow    int     // WithContextWindow (window.go)
+	compactThreshold float64 // WithCompactThreshold
 }
 
 type offload struct {
@@ -112,7 +115,9 @@ type Agent struct {
 	started  bool
 	closed   bool
 
-	sub subagent // the agent's id and place among subagents
+	sub   subagent  // the agent's id and place among subagents
+	usage usageBase // the last response's usage (window.go)
+	pins  []string  // Pin (compact.go)
 }
 
 // New returns an agent. Extensions are installed into the executor; if one
@@ -124,6 +129,9 @@ func New(opts ...Option) (*Agent, error) {
 	}
 	if c.maxTurns <= 0 {
 		return nil, fmt.Errorf("agent: max turns got %d, want 1 or more", c.maxTurns)
+	}
+	if err := checkWindowConfig(&c); err != nil {
+		return nil, err
 	}
 	a := &Agent{cfg: c, exec: c.exec, running: make(chan struct{}, 1)}
 	if a.exec == nil {
@@ -224,6 +232,7 @@ func (a *Agent) Reset(ctx context.Context) error {
 	err := a.endSession(ctx)
 	a.mu.Lock()
 	a.messages = nil
+	a.usage = usageBase{}
 	a.mu.Unlock()
 	return err
 }

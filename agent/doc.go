@@ -9,11 +9,16 @@
 // invalid_arguments result the model can correct.
 //
 // Lifecycle hooks see and may change each step: session_start,
-// user_prompt (may rewrite or refuse the prompt), before_model (may edit
-// the request), after_model (may refuse the response), turn_end and
-// session_end. Hooks for the first three run in registration order, the
-// others in reverse; an error from session_start, user_prompt,
-// before_model or after_model stops the run (they fail closed).
+// user_prompt (may rewrite or refuse the prompt), before_compact (may
+// supply the summary or pin messages when the conversation is compacted),
+// before_model (may edit the request), after_model (may refuse the
+// response), turn_end and session_end. Hooks for the first four run in
+// registration order, the others in reverse; an error from session_start,
+// user_prompt, before_compact, before_model or after_model stops the run
+// (they fail closed).
+//
+// Compaction keeps a long conversation within the model's context window:
+// see Agent.Compact, KnownContextWindow and WithContextWindow.
 //
 // Extensions (core.Extension) contribute system-prompt sections, tools,
 // hooks and middleware as they do to an executor, and lifecycle hooks

@@ -8,7 +8,9 @@ type Event struct {
 	// that was refused or failed: Tool, CallID, ErrorKind and the message
 	// in Text), tool_call_dropped (a
 	// call the model could not finish before its token limit: Tool,
-	// CallID, StopReason, and Text saying so), turn_end, subagent_start
+	// CallID, StopReason, and Text saying so), compaction (the
+	// conversation was compacted: the fields below, and the summary
+	// request's token counts when one was made), turn_end, subagent_start
 	// or subagent_end.
 	Type string `json:"event"`
 	Turn int    `json:"turn,omitempty"`
@@ -40,6 +42,18 @@ type Event struct {
 	ParentAgent string `json:"parent_agent,omitempty"`
 	Stop        string `json:"stop,omitempty"`
 	Turns       int    `json:"turns,omitempty"`
+	// compaction: why ("threshold": the next request would pass the
+	// threshold of the context window; "asked": Compact), the
+	// conversation's length and the next request's estimated tokens
+	// before and after, how many messages the summary replaced and how
+	// many were kept because they were pinned.
+	Reason         string `json:"reason,omitempty"`
+	MessagesBefore int    `json:"messages_before,omitempty"`
+	MessagesAfter  int    `json:"messages_after,omitempty"`
+	TokensBefore   int    `json:"tokens_before,omitempty"`
+	TokensAfter    int    `json:"tokens_after,omitempty"`
+	Summarised     int    `json:"summarised,omitempty"`
+	Pinned         int    `json:"pinned,omitempty"`
 }
 
 func (a *Agent) emit(e Event) {

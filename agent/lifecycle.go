@@ -15,24 +15,27 @@ type LifecycleEvent string
 const (
 	SessionStart LifecycleEvent = "session_start" // before the first prompt of a session
 	UserPrompt   LifecycleEvent = "user_prompt"   // a prompt arrives: rewrite Prompt, or refuse with an error
-	BeforeModel  LifecycleEvent = "before_model"  // a request is about to go: edit Request, or refuse
-	AfterModel   LifecycleEvent = "after_model"   // a response came: read Response, or refuse it
-	TurnEnd      LifecycleEvent = "turn_end"      // a model turn (and its tool calls) ended
-	SessionEnd   LifecycleEvent = "session_end"   // Reset or Close ended the session
+	// BeforeCompact: the conversation is about to be compacted (compact.go):
+	// read Compact.Messages, set its Summary, add to its Pin, or refuse with an error.
+	BeforeCompact LifecycleEvent = "before_compact"
+	BeforeModel   LifecycleEvent = "before_model" // a request is about to go: edit Request, or refuse
+	AfterModel    LifecycleEvent = "after_model"  // a response came: read Response, or refuse it
+	TurnEnd       LifecycleEvent = "turn_end"     // a model turn (and its tool calls) ended
+	SessionEnd    LifecycleEvent = "session_end"  // Reset or Close ended the session
 )
 
 // LifecycleEvents lists every event, in order.
-var LifecycleEvents = []LifecycleEvent{SessionStart, UserPrompt, BeforeModel, AfterModel, TurnEnd, SessionEnd}
+var LifecycleEvents = []LifecycleEvent{SessionStart, UserPrompt, BeforeCompact, BeforeModel, AfterModel, TurnEnd, SessionEnd}
 
 // gating reports whether an error from the event's hooks stops the run,
 // and whether its hooks run in registration order (the others run in
 // reverse, so a hook pair nests like middleware).
 func (e LifecycleEvent) gating() bool {
-	return e == SessionStart || e == UserPrompt || e == BeforeModel || e == AfterModel
+	return e == SessionStart || e == UserPrompt || e == BeforeCompact || e == BeforeModel || e == AfterModel
 }
 
 func (e LifecycleEvent) inOrder() bool {
-	return e == SessionStart || e == UserPrompt || e == BeforeModel
+	return e == SessionStart || e == UserPrompt || e == BeforeCompact || e == BeforeModel
 }
 
 // ParseLifecycleEvent checks an event name.
@@ -42,7 +45,7 @@ func ParseLifecycleEvent(s string) (LifecycleEvent, error) {
 			return e, nil
 		}
 	}
-	return "", fmt.Errorf("unknown lifecycle event %q; the events are session_start, user_prompt, before_model, after_model, turn_end, session_end", s)
+	return "", fmt.Errorf("unknown lifecycle event %q; the events are session_start, user_prompt, before_compact, before_model, after_model, turn_end, session_end", s)
 }
 
 // LifecycleData is what a lifecycle hook sees, and may change where the
@@ -67,6 +70,25 @@ type LifecycleData struct {
 	Response *provider.Response
 	// Reply is the Run's outcome so far (turn_end).
 	Reply *Reply
+	// Compact is what a before_compact hook sees and may change; nil at
+	// the other events.
+	Compact *CompactData
+}
+
+// CompactData is a compaction as a before_compact hook sees it.
+type CompactData struct {
+	// Messages are the messages the compaction would replace by a
+	// summary, oldest first: the conversation without what is kept anyway
+	// (the latest user request and the recent tail). A hook reads them and
+	// leaves them unchanged.
+	Messages []provider.Message
+	// Summary, when a hook sets it, is the summary of the compacted
+	// messages: the default summary request is not made.
+	Summary string
+	// Pin lists indexes into Messages that a hook keeps word for word in
+	// this compaction (with the rest of their tool call's group); later
+	// hooks see earlier hooks' Summary and Pin.
+	Pin []int
 }
 
 // LifecycleHook is a function run at one lifecycle event.
@@ -148,6 +170,8 @@ func (e *HookError) Error() string {
 	switch e.Event {
 	case UserPrompt:
 		verb = "refused the prompt"
+	case BeforeCompact:
+		verb = "refused the compaction"
 	case BeforeModel:
 		verb = "refused the request"
 	case AfterModel:

@@ -175,6 +175,9 @@ func (a *Agent) Run(ctx context.Context, prompt string, opts ...RunOption) (*Rep
 				reply.Stop = StopBudget
 				return reply, a.endRun(ctx, reply)
 			}
+			if ctx.Err() != nil { // during compaction's summary request
+				reply.Stop = StopCanceled
+			}
 			return reply, err
 		}
 		resp, err := a.ask(ctx, p, turn, rc.quiet)
@@ -258,6 +261,7 @@ func (a *Agent) ask(ctx context.Context, p provider.Provider, turn int, quiet bo
 	if err != nil {
 		return nil, err
 	}
+	a.noteUsage(n, resp.Usage) // for the next request's size (window.go)
 	a.emit(Event{Type: "model_response", Turn: turn, ToolCalls: len(resp.ToolCalls), StopReason: resp.StopReason,
 		InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens,
 		CacheReadTokens: resp.Usage.CacheReadTokens, CacheWriteTokens: resp.Usage.CacheWriteTokens})
@@ -357,6 +361,7 @@ func (a *Agent) append(m provider.Message) {
 func (a *Agent) replaceConversation(msgs []provider.Message, why string) {
 	a.mu.Lock()
 	a.messages = msgs
+	a.usage = usageBase{} // the last usage no longer describes it
 	a.mu.Unlock()
 	a.journalReplace(msgs, why)
 }

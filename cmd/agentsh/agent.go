@@ -49,12 +49,13 @@ func (a *app) installAgent(h *script.Host, out io.Writer, main bool) (*agentSetu
 	}
 	setup := &agentSetup{mcp: mcp.NewClient(h.Executor().Registry())}
 	cfg := agentapi.Config{
-		SystemPrompt: systemPrompt,
-		Extensions:   exts,
-		MaxTurns:     o.maxTurns,
-		MCP:          mcpConnector{setup.mcp},
-		NoTask:       o.noBuiltins, // task is a built-in tool
-		Observer:     newDisplay(progressOut(o, out, a.io.err)).event,
+		SystemPrompt:  systemPrompt,
+		Extensions:    exts,
+		MaxTurns:      o.maxTurns,
+		ContextWindow: o.contextWindow,
+		MCP:           mcpConnector{setup.mcp},
+		NoTask:        o.noBuiltins, // task is a built-in tool
+		Observer:      newDisplay(progressOut(o, out, a.io.err)).event,
 		Open: func(spec string) (provider.Provider, error) {
 			p, err := provider.Open(spec)
 			if err != nil {
@@ -164,6 +165,9 @@ func (d *display) event(e agent.Event) {
 		d.endLine()
 		text := strings.TrimSuffix(e.Text, "\n")
 		fmt.Fprintf(d.w, "[%s] error (%s): %s\n", tool, e.ErrorKind, strings.ReplaceAll(text, "\n", "\n    "))
+	case "compaction":
+		d.endLine()
+		fmt.Fprintln(d.w, compactionLine(e))
 	}
 }
 

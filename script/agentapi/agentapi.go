@@ -33,6 +33,9 @@ type Config struct {
 	Extensions []core.Extension
 	// MaxTurns bounds each ask(); 0 means agent.DefaultMaxTurns.
 	MaxTurns int
+	// ContextWindow is the model's context window in tokens
+	// (--context-window); 0 means the known default (agent.KnownContextWindow).
+	ContextWindow int
 	// Open opens provider("SPEC"); nil means provider.Open, which reaches
 	// the adapters the program imports (see provider/all).
 	Open func(spec string) (provider.Provider, error)
@@ -77,7 +80,7 @@ func Install(h *script.Host, cfg Config) (*Session, error) {
 		cfg.Open = provider.Open
 	}
 	opts := []agent.Option{agent.WithExecutor(h.Executor()), agent.WithExtensions(cfg.Extensions...),
-		agent.WithSystemPrompt(cfg.SystemPrompt)}
+		agent.WithSystemPrompt(cfg.SystemPrompt), agent.WithContextWindow(cfg.ContextWindow)}
 	if cfg.MaxTurns > 0 {
 		opts = append(opts, agent.WithMaxTurns(cfg.MaxTurns))
 	}
@@ -455,6 +458,7 @@ func eventValue(d *agent.LifecycleData) map[string]any {
 	if d.Reply != nil {
 		v["reply"] = map[string]any{"text": d.Reply.Text, "turns": int64(d.Reply.Turns), "tool_calls": int64(d.Reply.ToolCalls)}
 	}
+	compactEventValue(d, v)
 	return v
 }
 
@@ -485,6 +489,9 @@ func apply(d *agent.LifecycleData, out any) error {
 		if d.Event == agent.BeforeModel {
 			return editRequest(d.Request, x)
 		}
+		if d.Event == agent.BeforeCompact {
+			return applyCompact(d, x)
+		}
 	}
 	return fmt.Errorf("%s hook returned %s; want None, deny(reason)%s", d.Event, script.Quote(out), allowed(d.Event))
 }
@@ -495,6 +502,8 @@ func allowed(ev agent.LifecycleEvent) string {
 		return " or a new prompt"
 	case agent.BeforeModel:
 		return ` or {"system": ..., "messages": [...]}`
+	case agent.BeforeCompact:
+		return ` or {"summary": ..., "pin": [...]}`
 	}
 	return ""
 }

@@ -9,7 +9,11 @@
 //	                           schema (the model is told the violations and tries again);
 //	                           reply.data is it decoded, reply.violations what was wrong
 //	on(event, fn)              lifecycle hooks: session_start, user_prompt,
-//	                           before_model, after_model, turn_end, session_end
+//	                           before_compact, before_model, after_model,
+//	                           turn_end, session_end
+//	pin(text)                  text kept word for word in every compaction
+//	c = compact()              compacts now: c.summarised .pinned .summary
+//	                           .messages_before/after .tokens_before/after
 //	mcp_server(name, command = [...])     remote MCP tools as mcp__NAME__TOOL
 //	spawn(prompt, tools = [...], max_turns = N)   a subagent's reply (.agent is its id)
 //
@@ -43,9 +47,19 @@
 // the model.
 //
 // A lifecycle hook fn(event) receives {"event", "turn", "agent",
-// "parent_agent", and "prompt", "request" or "response" where they
-// apply}. It returns None for no
-// change, deny(reason) (or raises) to refuse a gating step, a string to
-// rewrite the prompt (user_prompt), or {"system": ..., "messages": [...]}
-// to edit the request (before_model).
+// "parent_agent", and "prompt", "request", "response" or "messages" and
+// "summary" where they apply}. It returns None for no change,
+// deny(reason) (or raises) to refuse a gating step, a string to rewrite
+// the prompt (user_prompt), {"system": ..., "messages": [...]} to edit the
+// request (before_model), or {"summary": text, "pin": [...]} to give the
+// summary of event.messages and keep some of them word for word
+// (before_compact; a pin is one of event.messages, or its position
+// counted from 0 in every language).
+//
+// The conversation is compacted automatically when the model's context
+// window is known (agent.KnownContextWindow, Config.ContextWindow), and
+// by compact() whenever asked. The default summary is the model's answer
+// to a request whose system prompt is agent.SummaryInstruction, with one
+// user message (the transcript) and no tools: a model(fn) that will be
+// asked for summaries answers such a request with text.
 package agentapi

@@ -285,7 +285,7 @@ func TestOnBadReturn(t *testing.T) {
 
 // TestOnErrors: on() checks its arguments; an unknown event names them all.
 func TestOnErrors(t *testing.T) {
-	const events = "the events are approve, session_start, user_prompt, before_model, after_model, turn_end, session_end"
+	const events = "the events are approve, session_start, user_prompt, before_compact, before_model, after_model, turn_end, session_end"
 	e := newEnv(t, agentapi.Config{})
 	wantErr(t, "star", e.execStar(context.Background(), `on("before_tool", lambda ev: None)`),
 		`on: unknown event "before_tool"`, events)

@@ -29,6 +29,7 @@ type config struct {
 	system     string
 	observer   func(Event)
 	offload    *offload
+	journal    func(providerName string) (Journal, error) // WithJournal
 }
 
 type offload struct {
@@ -110,6 +111,7 @@ type Agent struct {
 	prompts  []core.PromptProvider
 	started  bool
 	closed   bool
+	journal  journalState // the session the conversation is saved in (journal.go)
 }
 
 // New returns an agent. Extensions are installed into the executor; if one
@@ -222,14 +224,14 @@ func (a *Agent) Reset(ctx context.Context) error {
 	a.mu.Lock()
 	a.messages = nil
 	a.mu.Unlock()
-	return err
+	return errors.Join(err, a.endJournal())
 }
 
 // Close ends the session (session_end hooks) and closes the executor's
 // extensions — unless the executor came from WithExecutor, whose owner
 // closes it.
 func (a *Agent) Close() error {
-	err := a.endSession(context.Background())
+	err := errors.Join(a.endSession(context.Background()), a.endJournal())
 	a.mu.Lock()
 	closed := a.closed
 	a.closed = true

@@ -8,7 +8,8 @@ type Event struct {
 	// that was refused or failed: Tool, CallID, ErrorKind and the message
 	// in Text), tool_call_dropped (a
 	// call the model could not finish before its token limit: Tool,
-	// CallID, StopReason, and Text saying so) or turn_end.
+	// CallID, StopReason, and Text saying so), turn_end or session_error
+	// (the conversation is no longer saved: Text says why).
 	Type string `json:"event"`
 	Turn int    `json:"turn,omitempty"`
 	// model_request: the conversation length and the number of tools.

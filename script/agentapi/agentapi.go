@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/agentsh/agentsh/agent"
+	"github.com/agentsh/agentsh/agent/session"
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/provider"
 	"github.com/agentsh/agentsh/provider/replay"
@@ -38,6 +39,8 @@ type Config struct {
 	Open func(spec string) (provider.Provider, error)
 	// MCP connects mcp_server(...); nil leaves mcp_server out.
 	MCP MCPConnector
+	// Sessions saves every conversation (see session.go); nil saves none.
+	Sessions *session.Store
 }
 
 // MCPConnector connects an MCP server and registers its tools, returning
@@ -79,6 +82,7 @@ func Install(h *script.Host, cfg Config) (*Session, error) {
 	if cfg.Observer != nil {
 		opts = append(opts, agent.WithObserver(cfg.Observer))
 	}
+	opts = append(opts, sessionOptions(cfg)...)
 	a, err := agent.New(opts...)
 	if err != nil {
 		return nil, err

@@ -28,7 +28,7 @@ func sessionOptions(cfg Config) []agent.Option {
 // installSessionAPI adds session() to the script API.
 func (s *Session) installSessionAPI(h *script.Host) error {
 	h.AddBuiltin(script.Builtin{Name: "session",
-		Doc: "Returns the current session {id, path, workdir, turns, messages}, or None when conversations are not saved; session(id) goes on with the saved session id (or starts one of that name) first.",
+		Doc:    "Returns the current session {id, path, workdir, turns, messages}, or None when conversations are not saved; session(id) goes on with the saved session id (or starts one of that name) first.",
 		Params: []script.Param{{Name: "id", Kind: script.String, Optional: true}}, Fn: s.builtinSession})
 	return nil
 }

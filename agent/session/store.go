@@ -87,6 +87,9 @@ func (st *Store) workdir() string {
 	return absDir(st.Workdir)
 }
 
+// AbsWorkdir is Workdir made absolute, as the sessions record it.
+func (st *Store) AbsWorkdir() string { return st.workdir() }
+
 func absDir(d string) string {
 	if d == "" {
 		d = "."

@@ -53,6 +53,7 @@ func (a *app) installAgent(h *script.Host, out io.Writer, main bool) (*agentSetu
 		Extensions:   exts,
 		MaxTurns:     o.maxTurns,
 		MCP:          mcpConnector{setup.mcp},
+		Sessions:     a.sessionStore(main),
 		Observer:     newDisplay(out).event,
 		Open: func(spec string) (provider.Provider, error) {
 			p, err := provider.Open(spec)
@@ -65,6 +66,7 @@ func (a *app) installAgent(h *script.Host, out io.Writer, main bool) (*agentSetu
 	if a.events != nil {
 		cfg.Observer = a.events.agent
 	}
+	cfg.Observer = a.sessionObserver(cfg.Observer)
 	if main {
 		p, err := o.modelLimits(a.provider)
 		if err != nil {
@@ -81,6 +83,10 @@ func (a *app) installAgent(h *script.Host, out io.Writer, main bool) (*agentSetu
 	}
 	setup.session = sess
 	if main {
+		if err := a.startSession(sess); err != nil {
+			setup.close()
+			return nil, err
+		}
 		for _, spec := range o.mcpServers {
 			if _, err := setup.mcp.Add(context.Background(), spec); err != nil {
 				setup.close()

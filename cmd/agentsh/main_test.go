@@ -21,9 +21,30 @@ func TestMain(m *testing.M) {
 	if os.Getenv("AGENTSH_MAIN") == "1" {
 		os.Exit(agentsh(os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}))
 	}
-	testscript.Main(m, map[string]func(){
+	testscript.Main(privateState(m), map[string]func(){
 		"agentsh": func() { os.Exit(agentsh(os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr})) },
 	})
+}
+
+// privateState gives the tests that run agentsh in this process a state
+// directory of their own (sessions, history), removed when they end.
+func privateState(m *testing.M) testscript.TestingM {
+	dir, err := os.MkdirTemp("", "agentsh-test-state-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_STATE_HOME", dir)
+	return stateM{m, dir}
+}
+
+type stateM struct {
+	m   *testing.M
+	dir string
+}
+
+func (s stateM) Run() int {
+	defer os.RemoveAll(s.dir)
+	return s.m.Run()
 }
 
 // repoRoot is the module root, two levels up from this package.

@@ -311,7 +311,7 @@ func (s *replSession) command(line string) bool {
 		if err := s.a.agent.session.NewConversation(context.Background()); err != nil {
 			fmt.Fprintln(s.a.io.err, detail(err))
 		}
-		fmt.Fprintln(s.a.io.err, "new conversation")
+		fmt.Fprintln(s.a.io.err, s.newConversationNotice())
 	case ":sessions":
 		s.cmdSessions(arg)
 	case ":resume":

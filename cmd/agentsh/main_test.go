@@ -27,23 +27,20 @@ func TestMain(m *testing.M) {
 }
 
 // privateState gives the tests that run agentsh in this process a state
-// directory of their own (sessions, history), removed when they end.
-func privateState(m *testing.M) testscript.TestingM {
+// directory of their own (sessions, history), removed when they end. It
+// runs only in the top-level test process, not when the binary acts as
+// agentsh.
+func privateState(m *testing.M) testscript.TestingM { return stateM{m} }
+
+type stateM struct{ m *testing.M }
+
+func (s stateM) Run() int {
 	dir, err := os.MkdirTemp("", "agentsh-test-state-")
 	if err != nil {
 		panic(err)
 	}
+	defer os.RemoveAll(dir)
 	os.Setenv("XDG_STATE_HOME", dir)
-	return stateM{m, dir}
-}
-
-type stateM struct {
-	m   *testing.M
-	dir string
-}
-
-func (s stateM) Run() int {
-	defer os.RemoveAll(s.dir)
 	return s.m.Run()
 }
 

@@ -161,4 +161,3 @@ func summary(s string, n int) string {
 	}
 	return s
 }
-

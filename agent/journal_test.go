@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -360,5 +361,54 @@ func TestRunErrorIsCommitted(t *testing.T) {
 	}
 	if got, want := messagesJSON(t, l.Messages), messagesJSON(t, a.Messages()); got != want || len(l.Warnings) > 0 {
 		t.Errorf("after a failed run the session holds %s (warnings %v), want %s", got, l.Warnings, want)
+	}
+}
+
+// TestJournalRecordsDecisionsAndUsage: tool results are saved with the
+// decision records of their calls, and each turn with its usage.
+func TestJournalRecordsDecisionsAndUsage(t *testing.T) {
+	var mu sync.Mutex
+	var seen []provider.Request
+	st := &session.Store{Dir: t.TempDir(), Workdir: "/w"}
+	a := sessionAgent(t, st, &seen, &mu)
+	if _, err := a.Run(context.Background(), "one"); err != nil {
+		t.Fatal(err)
+	}
+	j := a.Journal().(*session.Session)
+	if j.Turns() != 3 {
+		t.Errorf("%d turns saved, want 3", j.Turns())
+	}
+	b, err := os.ReadFile(j.Path())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var toolLines, decided, usage int
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var rec struct {
+			T         string
+			Msg       *struct{ Role string }
+			Decisions []core.Decision
+			Usage     *provider.Usage
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		if rec.Msg != nil && rec.Msg.Role == provider.RoleTool {
+			toolLines++
+			if len(rec.Decisions) > 0 && rec.Decisions[0].Stage != "" {
+				decided++
+			}
+		}
+		if rec.T == "turn" && rec.Usage != nil && rec.Usage.InputTokens == 10 && rec.Usage.OutputTokens == 2 {
+			usage++
+		}
+	}
+	// The call whose arguments are not JSON fails before any stage: it
+	// has no decision records.
+	if toolLines != 5 || decided != 4 {
+		t.Errorf("%d tool results saved, %d with decision records; want 5, 4", toolLines, decided)
+	}
+	if usage != 1 {
+		t.Errorf("%d turn records with the first turn's usage, want 1", usage)
 	}
 }

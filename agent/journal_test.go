@@ -412,3 +412,21 @@ func TestJournalRecordsDecisionsAndUsage(t *testing.T) {
 		t.Errorf("%d turn records with the first turn's usage, want 1", usage)
 	}
 }
+
+// BenchmarkConversation50x3Journalled is BenchmarkConversation50x3 with the
+// conversation saved in a session (a write per message, a sync per turn):
+// the difference is what saving costs.
+func BenchmarkConversation50x3Journalled(b *testing.B) {
+	st := &session.Store{Dir: b.TempDir(), Workdir: "/w"}
+	a := benchAgent(b, benchModel(50, 3))
+	a.cfg.journal = func(name string) (Journal, error) { return st.New("", name) }
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		a.Reset(ctx)
+		r, err := a.Run(ctx, "go")
+		if err != nil || r.Turns != 50 || r.SessionID == "" {
+			b.Fatalf("reply %+v, err %v", r, err)
+		}
+	}
+}

@@ -348,7 +348,16 @@ func (s *Session) create() error {
 		return fmt.Errorf("session %s: write %s: %w", s.id, s.path, err)
 	}
 	s.f = f
+	syncDir(dir) // the new file's name survives a crash with its first turn
 	return nil
+}
+
+// syncDir syncs a directory's entries, where the system allows it.
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		d.Close()
+	}
 }
 
 // write appends one record, creating the file first if need be.

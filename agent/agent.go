@@ -31,8 +31,9 @@ type config struct {
 	offload    *offload
 	subagents  SubagentLimits
 
-	contextWindow    int     // WithContextWindow (window.go)
-	compactThreshold float64 // WithCompactThreshold
+	contextWindow    int                                        // WithContextWindow (window.go)
+	compactThreshold float64                                    // WithCompactThreshold
+	journal          func(providerName string) (Journal, error) // WithJournal
 }
 
 type offload struct {
@@ -115,9 +116,10 @@ type Agent struct {
 	started  bool
 	closed   bool
 
-	sub   subagent  // the agent's id and place among subagents
-	usage usageBase // the last response's usage (window.go)
-	pins  []string  // Pin (compact.go)
+	sub     subagent     // the agent's id and place among subagents
+	usage   usageBase    // the last response's usage (window.go)
+	pins    []string     // Pin (compact.go)
+	journal journalState // the session the conversation is saved in (journal.go)
 }
 
 // New returns an agent. Extensions are installed into the executor; if one
@@ -234,14 +236,14 @@ func (a *Agent) Reset(ctx context.Context) error {
 	a.messages = nil
 	a.usage = usageBase{}
 	a.mu.Unlock()
-	return err
+	return errors.Join(err, a.endJournal())
 }
 
 // Close ends the session (session_end hooks) and closes the executor's
 // extensions — unless the executor came from WithExecutor, whose owner
 // closes it.
 func (a *Agent) Close() error {
-	err := a.endSession(context.Background())
+	err := errors.Join(a.endSession(context.Background()), a.endJournal())
 	a.mu.Lock()
 	closed := a.closed
 	a.closed = true

@@ -138,6 +138,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, opts ...RunOption) (*Rep
 		return &Reply{Stop: StopCanceled}, ctx.Err()
 	}
 	defer func() { <-a.running }()
+	defer a.journalEndRun()
 	ctx = context.WithValue(ctx, runKey{}, a)
 	ctx = a.agentContext(ctx)
 	rc := runConfig{maxTurns: a.cfg.maxTurns}
@@ -329,7 +330,7 @@ func (a *Agent) runTools(ctx context.Context, turn int, tcs []provider.ToolCall)
 				a.emit(Event{Type: "tool_output", Turn: turn, Tool: tcs[i].Name, CallID: tcs[i].ID, Text: shown})
 			}
 		}
-		a.append(msg)
+		a.appendResult(msg, res)
 	}
 	return denials, exhausted
 }
@@ -344,6 +345,7 @@ func (a *Agent) denialOf(res *core.Result) Denial {
 }
 
 func (a *Agent) endTurn(ctx context.Context, turn int, resp *provider.Response, reply *Reply) error {
+	a.journalTurn(turn, resp)
 	a.emit(Event{Type: "turn_end", Turn: turn})
 	return a.fire(ctx, &LifecycleData{Event: TurnEnd, Turn: turn, Response: resp, Reply: reply})
 }

@@ -353,6 +353,9 @@ func (a *Agent) childConfig() config {
 	c.extensions = nil
 	c.execOpts = nil
 	c.offload = nil
+	// A child's conversation is its own and is not saved: its work
+	// reaches the session through the parent's task result.
+	c.journal = nil
 	return c
 }
 

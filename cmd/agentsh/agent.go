@@ -55,6 +55,7 @@ func (a *app) installAgent(h *script.Host, out io.Writer, main bool) (*agentSetu
 		ContextWindow: o.contextWindow,
 		MCP:           mcpConnector{setup.mcp},
 		NoTask:        o.noBuiltins, // task is a built-in tool
+		Sessions:      a.sessionStore(main),
 		Observer:      newDisplay(progressOut(o, out, a.io.err)).event,
 		Open: func(spec string) (provider.Provider, error) {
 			p, err := provider.Open(spec)
@@ -67,6 +68,7 @@ func (a *app) installAgent(h *script.Host, out io.Writer, main bool) (*agentSetu
 	if a.events != nil {
 		cfg.Observer = a.events.agent
 	}
+	cfg.Observer = a.sessionObserver(cfg.Observer)
 	if main {
 		p, err := o.modelLimits(a.provider)
 		if err != nil {
@@ -83,6 +85,10 @@ func (a *app) installAgent(h *script.Host, out io.Writer, main bool) (*agentSetu
 	}
 	setup.session = sess
 	if main {
+		if err := a.startSession(sess); err != nil {
+			setup.close()
+			return nil, err
+		}
 		for _, spec := range o.mcpServers {
 			if _, err := setup.mcp.Add(context.Background(), spec); err != nil {
 				setup.close()

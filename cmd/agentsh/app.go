@@ -221,6 +221,8 @@ func agentsh(args []string, std stdio) int {
 	case "version":
 		fmt.Fprintln(std.out, "agentsh", version())
 		return 0
+	case "sessions":
+		return listSessions(o, std)
 	}
 
 	argv := []string{"agentsh"}

@@ -90,7 +90,7 @@ func usagef(format string, args ...any) error {
 	return &usageError{fmt.Sprintf(format, args...)}
 }
 
-var commands = map[string]bool{"run": true, "call": true, "explain": true, "tools": true, "test": true, "help": true, "version": true, "hook": true, "mcp": true, "ask": true}
+var commands = map[string]bool{"run": true, "call": true, "explain": true, "tools": true, "test": true, "help": true, "version": true, "hook": true, "mcp": true, "ask": true, "sessions": true}
 
 // valueFlags are the flags that take a value (--flag V or --flag=V).
 var valueFlags = map[string]func(o *options, v string) error{
@@ -455,6 +455,8 @@ Usage:
                                           --load files ("-" reads the prompt from stdin);
                                           the answer on stdout (--print: it alone)
   agentsh tools [--json]                  list the registered tools
+  agentsh sessions [--json]               list the saved sessions of the workdir, the
+                                          latest first (ids for --resume)
   agentsh hook AGENT [--load F]           one hook event of claude-code, gemini or codex
                                           on stdin, answered in that agent's protocol;
                                           any failure blocks (exit 2, reason on stderr)

@@ -21,9 +21,27 @@ func TestMain(m *testing.M) {
 	if os.Getenv("AGENTSH_MAIN") == "1" {
 		os.Exit(agentsh(os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}))
 	}
-	testscript.Main(m, map[string]func(){
+	testscript.Main(privateState(m), map[string]func(){
 		"agentsh": func() { os.Exit(agentsh(os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr})) },
 	})
+}
+
+// privateState gives the tests that run agentsh in this process a state
+// directory of their own (sessions, history), removed when they end. It
+// runs only in the top-level test process, not when the binary acts as
+// agentsh.
+func privateState(m *testing.M) testscript.TestingM { return stateM{m} }
+
+type stateM struct{ m *testing.M }
+
+func (s stateM) Run() int {
+	dir, err := os.MkdirTemp("", "agentsh-test-state-")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	os.Setenv("XDG_STATE_HOME", dir)
+	return s.m.Run()
 }
 
 // repoRoot is the module root, two levels up from this package.

@@ -1,11 +1,63 @@
 package main
 
-import "fmt"
+import (
+	"context"
+	"errors"
+	"fmt"
 
-// cmdSessions is :sessions.
+	"github.com/agentsh/agentsh/agent/session"
+)
+
+// cmdSessions is :sessions: the saved sessions of this workdir, the
+// latest first, the current one marked with *.
 func (s *replSession) cmdSessions(arg string) {
-	fmt.Fprintln(s.a.io.err, ":sessions is not available yet")
+	sess := s.a.agent.session
+	st := sess.Sessions()
+	if st == nil {
+		fmt.Fprintln(s.a.io.err, "conversations are not saved here")
+		return
+	}
+	list, err := st.List(st.AbsWorkdir())
+	if err != nil {
+		fmt.Fprintln(s.a.io.err, detail(err))
+		return
+	}
+	if len(list) == 0 {
+		fmt.Fprintf(s.a.io.err, "no saved sessions for %s yet: each :ask is saved\n", st.AbsWorkdir())
+		return
+	}
+	writeSessions(s.a.io.out, list, sess.Agent().SessionID())
 }
 
-// cmdResume is :resume ID.
-func (s *replSession) cmdResume(arg string) { fmt.Fprintln(s.a.io.err, ":resume is not available yet") }
+// cmdResume is :resume ID: the conversation goes on with the saved
+// session ID.
+func (s *replSession) cmdResume(arg string) {
+	if arg == "" {
+		fmt.Fprintln(s.a.io.err, ":resume needs a session id; :sessions lists them")
+		return
+	}
+	l, err := s.a.agent.session.Resume(context.Background(), arg)
+	if err != nil {
+		if errors.Is(err, session.ErrNotFound) {
+			fmt.Fprintf(s.a.io.err, "no saved session %s; :sessions lists them\n", arg)
+			return
+		}
+		fmt.Fprintln(s.a.io.err, detail(err))
+		if l == nil {
+			return
+		}
+	}
+	for _, w := range l.Warnings {
+		fmt.Fprintf(s.a.io.err, "warning: %s\n", w)
+	}
+	fmt.Fprintf(s.a.io.err, "resumed session %s (%d turns)\n", l.ID, l.Turns)
+}
+
+// newConversationNotice is what :new says: the id of the new session, when
+// conversations are saved.
+func (s *replSession) newConversationNotice() string {
+	if id := s.a.agent.session.Agent().SessionID(); id != "" {
+		return "new conversation (session " + id + ")"
+	}
+	return "new conversation"
+}

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/agentsh/agentsh/agent"
+	"github.com/agentsh/agentsh/agent/session"
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/provider"
 	"github.com/agentsh/agentsh/provider/replay"
@@ -44,6 +45,8 @@ type Config struct {
 	// NoTask leaves out the task tool, which runs a subagent (agentsh
 	// --no-builtins); spawn() stays.
 	NoTask bool
+	// Sessions saves every conversation (see session.go); nil saves none.
+	Sessions *session.Store
 }
 
 // MCPConnector connects an MCP server and registers its tools, returning
@@ -87,6 +90,7 @@ func Install(h *script.Host, cfg Config) (*Session, error) {
 	if cfg.Observer != nil {
 		opts = append(opts, agent.WithObserver(cfg.Observer))
 	}
+	opts = append(opts, sessionOptions(cfg)...)
 	a, err := agent.New(opts...)
 	if err != nil {
 		return nil, err

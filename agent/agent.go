@@ -29,6 +29,7 @@ type config struct {
 	system     string
 	observer   func(Event)
 	offload    *offload
+	budget     *Budget
 }
 
 type offload struct {
@@ -110,6 +111,10 @@ type Agent struct {
 	prompts  []core.PromptProvider
 	started  bool
 	closed   bool
+	// budget is what the agent's runs draw on; lastUsage the usage of its
+	// last request, the lower bound of the next (see budget.go).
+	budget    *Budget
+	lastUsage provider.Usage
 }
 
 // New returns an agent. Extensions are installed into the executor; if one
@@ -122,7 +127,10 @@ func New(opts ...Option) (*Agent, error) {
 	if c.maxTurns <= 0 {
 		return nil, fmt.Errorf("agent: max turns got %d, want 1 or more", c.maxTurns)
 	}
-	a := &Agent{cfg: c, exec: c.exec, running: make(chan struct{}, 1)}
+	a := &Agent{cfg: c, exec: c.exec, running: make(chan struct{}, 1), budget: c.budget}
+	if a.budget == nil {
+		a.budget = NewBudget(Limits{}, nil)
+	}
 	if a.exec == nil {
 		execOpts := c.execOpts
 		if c.mode != nil {

@@ -41,6 +41,9 @@ type Reply struct {
 	// Data is the final answer decoded as JSON when the run asked for a
 	// schema (WithSchema) and the answer validated.
 	Data any
+	// Exhausted says, with StopBudget, which budget stopped the run, its
+	// limit, what was spent and how to raise it.
+	Exhausted string
 	// SessionID names the session the conversation is saved in, if any.
 	SessionID string
 	// AgentID names the agent that ran; ParentID its parent's, for a
@@ -210,6 +213,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, opts ...RunOption) (*Rep
 			return reply, err
 		}
 		if exhausted {
+			a.noteExhausted(reply, denials)
 			reply.Stop = StopBudget
 			return reply, a.endRun(ctx, reply)
 		}
@@ -296,7 +300,7 @@ func (a *Agent) runTools(ctx context.Context, turn int, tcs []provider.ToolCall)
 	if a.cfg.limit > 0 {
 		opts = append(opts, executor.WithLimit(a.cfg.limit))
 	}
-	results := a.exec.ExecuteAll(ctx, calls, opts...)
+	results := a.executeAdmitted(ctx, calls, opts...) // the budget admits each call first
 	for i, res := range results {
 		msg := provider.Message{Role: provider.RoleTool, ToolCallID: tcs[i].ID, Name: tcs[i].Name, Content: res.ForLLM, Blocks: res.Blocks}
 		if !res.OK() {

@@ -54,6 +54,7 @@ func (a *app) installAgent(h *script.Host, out io.Writer, main bool) (*agentSetu
 		MaxTurns:     o.maxTurns,
 		MCP:          mcpConnector{setup.mcp},
 		Observer:     newDisplay(out).event,
+		Budget:       a.newBudget(),
 		Open: func(spec string) (provider.Provider, error) {
 			p, err := provider.Open(spec)
 			if err != nil {
@@ -147,6 +148,9 @@ func (d *display) event(e agent.Event) {
 		d.midLine = !strings.HasSuffix(e.Text, "\n")
 	case "model_response":
 		d.endLine()
+	case "budget_exhausted":
+		d.endLine()
+		fmt.Fprintf(d.w, "stopped: %s\n", e.Text)
 	case "tool_output":
 		d.endLine()
 		text := strings.TrimSuffix(e.Text, "\n")

@@ -10,6 +10,7 @@ import (
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/executor"
 	"github.com/agentsh/agentsh/provider"
+	"github.com/agentsh/agentsh/provider/pricing"
 	"github.com/agentsh/agentsh/script"
 )
 
@@ -30,6 +31,7 @@ type app struct {
 	// the exchanges (--record).
 	provider provider.Provider
 	record   *os.File
+	prices   *pricing.Table // the built-in prices, --prices FILE over them
 	argv     []string // what scripts see as argv
 	events   *events  // nil unless --json
 	// eventsFile is --events FILE of mcp serve.
@@ -71,6 +73,9 @@ func newApp(o *options, std stdio, argv []string) (*app, error) {
 			return nil, fmt.Errorf("--model: %w", err)
 		}
 		a.provider = p
+	}
+	if err := a.loadPrices(); err != nil {
+		return nil, err
 	}
 	if o.record != "" {
 		f, err := openRecord(o.record)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentsh/agentsh/agent"
+	"github.com/agentsh/agentsh/provider"
 	"github.com/agentsh/agentsh/provider/pricing"
 	"github.com/agentsh/agentsh/script/agentapi"
 )
@@ -228,4 +229,18 @@ func none(lang string) string {
 		return "null"
 	}
 	return "None"
+}
+
+// TestBuiltinPrices: a provider the built-in table knows is priced by
+// default, by its name (KIND:MODEL), a dated snapshot included.
+func TestBuiltinPrices(t *testing.T) {
+	for _, name := range []string{"anthropic:claude-sonnet-4-5", "anthropic:claude-sonnet-4-5-20250929"} {
+		p := provider.Func{Label: name, Fn: func(ctx context.Context, req provider.Request) (provider.Response, error) {
+			return provider.Response{Content: "hi", Usage: provider.Usage{InputTokens: 1_000_000, OutputTokens: 100_000, CacheReadTokens: 1_000_000, CacheWriteTokens: 100_000}}, nil
+		}}
+		e := newEnv(t, agentapi.Config{Provider: p})
+		e.runStar(`print(ask("hi").cost)`)
+		// $3 input, $15 output, $0.30 cache read, $3.75 cache write.
+		wantLines(t, e.lines(), "5.175")
+	}
 }

@@ -31,13 +31,14 @@ type app struct {
 	// the exchanges (--record).
 	provider provider.Provider
 	record   *os.File
-	prices   *pricing.Table // the built-in prices, --prices FILE over them
 	argv     []string // what scripts see as argv
 	events   *events  // nil unless --json
 	// eventsFile is --events FILE of mcp serve.
 	eventsFile *os.File
 
 	runCtx context.Context // the non-interactive run's context
+	// prices is the built-in price table with --prices FILE over it.
+	prices *pricing.Table
 }
 
 func newApp(o *options, std stdio, argv []string) (*app, error) {

@@ -8,7 +8,9 @@ type Event struct {
 	// that was refused or failed: Tool, CallID, ErrorKind and the message
 	// in Text), tool_call_dropped (a
 	// call the model could not finish before its token limit: Tool,
-	// CallID, StopReason, and Text saying so) or turn_end.
+	// CallID, StopReason, and Text saying so), budget_exhausted (a budget
+	// stopped the run: Text says which, its limit, what was spent and how
+	// to raise it) or turn_end.
 	Type string `json:"event"`
 	Turn int    `json:"turn,omitempty"`
 	// model_request: the conversation length and the number of tools.

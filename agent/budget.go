@@ -326,22 +326,6 @@ func addInt(n int, f float64) int {
 // extension is what a yes adds: the limit again, or the shortfall.
 func extension(limit, short float64) float64 { return math.Max(limit, short) }
 
-// draw admits one step or returns why not; it tries again while the
-// OnExhausted hook extends the limit.
-func (b *Budget) draw(ctx context.Context, check func() *Exhaustion) error {
-	for {
-		b.mu.Lock()
-		e := check()
-		b.mu.Unlock()
-		if e == nil {
-			return nil
-		}
-		if !b.askExtend(ctx, e) {
-			return e
-		}
-	}
-}
-
 // wallLocked checks the wall limit and starts the clock at the first step.
 func (b *Budget) wallLocked() *Exhaustion {
 	now := b.now()
@@ -357,28 +341,43 @@ func (b *Budget) wallLocked() *Exhaustion {
 	return nil
 }
 
-// admitToolCall admits one call of tool, counting it, or refuses it.
+// admitToolCall admits one call of tool, counting it, or refuses it; it
+// checks again while the OnExhausted hook extends the limit.
 func (b *Budget) admitToolCall(ctx context.Context, tool string) error {
-	return b.draw(ctx, func() *Exhaustion {
-		if e := b.wallLocked(); e != nil {
+	for {
+		b.mu.Lock()
+		e := b.toolCallLocked(tool)
+		b.mu.Unlock()
+		if e == nil {
+			return nil
+		}
+		if !b.askExtend(ctx, e) {
 			return e
 		}
-		if l := b.limits.ToolCalls; l > 0 && b.spent.ToolCalls+1 > l {
-			return &Exhaustion{Budget: "tool_calls", Limit: float64(l), Spent: float64(b.spent.ToolCalls), Need: 1,
-				Extend: extension(float64(l), float64(b.spent.ToolCalls+1-l))}
-		}
-		used := b.spent.Tools[tool]
-		if l := b.limits.Tools[tool].Calls; l > 0 && used+1 > l {
-			return &Exhaustion{Budget: "tool", Tool: tool, Limit: float64(l), Spent: float64(used), Need: 1,
-				Extend: extension(float64(l), float64(used+1-l))}
-		}
-		b.spent.ToolCalls++
-		if b.spent.Tools == nil {
-			b.spent.Tools = map[string]int{}
-		}
-		b.spent.Tools[tool] = used + 1
-		return nil
-	})
+	}
+}
+
+// toolCallLocked counts a call of tool, or says which limit it would
+// exceed.
+func (b *Budget) toolCallLocked(tool string) *Exhaustion {
+	if e := b.wallLocked(); e != nil {
+		return e
+	}
+	if l := b.limits.ToolCalls; l > 0 && b.spent.ToolCalls+1 > l {
+		return &Exhaustion{Budget: "tool_calls", Limit: float64(l), Spent: float64(b.spent.ToolCalls), Need: 1,
+			Extend: extension(float64(l), float64(b.spent.ToolCalls+1-l))}
+	}
+	used := b.spent.Tools[tool]
+	if l := b.limits.Tools[tool].Calls; l > 0 && used+1 > l {
+		return &Exhaustion{Budget: "tool", Tool: tool, Limit: float64(l), Spent: float64(used), Need: 1,
+			Extend: extension(float64(l), float64(used+1-l))}
+	}
+	b.spent.ToolCalls++
+	if b.spent.Tools == nil {
+		b.spent.Tools = map[string]int{}
+	}
+	b.spent.Tools[tool] = used + 1
+	return nil
 }
 
 // errCostUnknown is the error of a request a cost limit cannot be kept
@@ -398,24 +397,44 @@ func (b *Budget) admitRequest(ctx context.Context, model string, est provider.Us
 	need := max(est.Total(), 1)
 	var costNeed float64
 	var priced bool
-	if b.prices != nil {
+	if b.prices != nil && b.costLimit() > 0 {
 		costNeed, priced = lowestCost(b.prices, model, need)
 	}
-	return b.draw(ctx, func() *Exhaustion {
-		if e := b.wallLocked(); e != nil {
+	for {
+		b.mu.Lock()
+		e := b.requestLocked(need, costNeed, priced)
+		b.mu.Unlock()
+		if e == nil {
+			return nil
+		}
+		if !b.askExtend(ctx, e) {
 			return e
 		}
-		if l := b.limits.Tokens; l > 0 && b.spent.Usage.Total()+need > l {
-			spent := b.spent.Usage.Total()
-			return &Exhaustion{Budget: "tokens", Limit: float64(l), Spent: float64(spent), Need: float64(need),
-				Extend: extension(float64(l), float64(spent+need-l))}
-		}
-		if l := b.limits.Cost; l > 0 && priced && b.spent.Cost+costNeed > l {
-			return &Exhaustion{Budget: "cost", Limit: l, Spent: b.spent.Cost, Need: costNeed,
-				Extend: extension(l, b.spent.Cost+costNeed-l)}
-		}
-		return nil
-	})
+	}
+}
+
+func (b *Budget) costLimit() float64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.limits.Cost
+}
+
+// requestLocked says which limit a request of at least need tokens
+// costing at least costNeed (when priced) would exceed, if any.
+func (b *Budget) requestLocked(need int, costNeed float64, priced bool) *Exhaustion {
+	if e := b.wallLocked(); e != nil {
+		return e
+	}
+	if l := b.limits.Tokens; l > 0 && b.spent.Usage.Total()+need > l {
+		spent := b.spent.Usage.Total()
+		return &Exhaustion{Budget: "tokens", Limit: float64(l), Spent: float64(spent), Need: float64(need),
+			Extend: extension(float64(l), float64(spent+need-l))}
+	}
+	if l := b.limits.Cost; l > 0 && priced && b.spent.Cost+costNeed > l {
+		return &Exhaustion{Budget: "cost", Limit: l, Spent: b.spent.Cost, Need: costNeed,
+			Extend: extension(l, b.spent.Cost+costNeed-l)}
+	}
+	return nil
 }
 
 // lowestCost is the least that tokens input tokens cost on model: at the
@@ -476,7 +495,7 @@ func (a *Agent) admitRequest(ctx context.Context, p provider.Provider, reply *Re
 	a.mu.Unlock()
 	model := a.modelName(p)
 	b := a.budget
-	if l := b.Limits().Cost; l > 0 {
+	if l := b.costLimit(); l > 0 {
 		if b.prices == nil {
 			return &errCostUnknown{model: model, limit: l}
 		}
@@ -527,19 +546,28 @@ const stageBudget core.Stage = "budget"
 // the others a rejected result from the hook "budget" without running
 // them. The results are in call order.
 func (a *Agent) executeAdmitted(ctx context.Context, calls []core.Call, opts ...executor.BatchOption) []*core.Result {
-	results := make([]*core.Result, len(calls))
-	admitted := make([]core.Call, 0, len(calls))
-	where := make([]int, 0, len(calls))
+	var results []*core.Result // nil while every call is admitted
 	for i, c := range calls {
 		if err := a.budget.admitToolCall(ctx, c.Name); err != nil {
+			if results == nil {
+				results = make([]*core.Result, len(calls))
+			}
 			msg := err.Error()
 			results[i] = &core.Result{CallID: c.ID, Tool: c.Name,
 				Err:       &core.Error{Kind: core.KindRejected, Tool: c.Name, CallID: c.ID, Hook: "budget", Message: msg, Err: err},
 				Decisions: []core.Decision{{Stage: stageBudget, Hook: "budget", Verdict: core.VerdictDeny, Reason: msg}}}
-			continue
 		}
-		admitted = append(admitted, c)
-		where = append(where, i)
+	}
+	if results == nil {
+		return a.exec.ExecuteAll(ctx, calls, opts...)
+	}
+	admitted := make([]core.Call, 0, len(calls))
+	where := make([]int, 0, len(calls))
+	for i, c := range calls {
+		if results[i] == nil {
+			admitted = append(admitted, c)
+			where = append(where, i)
+		}
 	}
 	if len(admitted) > 0 {
 		for j, res := range a.exec.ExecuteAll(ctx, admitted, opts...) {

@@ -46,7 +46,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -353,8 +352,29 @@ func (t *Table) Merge(over *Table) *Table {
 	return m
 }
 
-// snapshot matches the suffix of a dated snapshot or alias of a model.
-var snapshot = regexp.MustCompile(`-(\d{8}|\d{4}-\d{2}-\d{2}|latest)$`)
+// withoutSnapshot removes the suffix of a dated snapshot or alias from a
+// model's name: -YYYYMMDD, -YYYY-MM-DD or -latest.
+func withoutSnapshot(name string) string {
+	digits := func(s string) bool {
+		for i := 0; i < len(s); i++ {
+			if s[i] < '0' || s[i] > '9' {
+				return false
+			}
+		}
+		return true
+	}
+	n := len(name)
+	switch {
+	case strings.HasSuffix(name, "-latest"):
+		return name[:n-len("-latest")]
+	case n > 9 && name[n-9] == '-' && digits(name[n-8:]):
+		return name[:n-9]
+	case n > 11 && name[n-11] == '-' && name[n-6] == '-' && name[n-3] == '-' &&
+		digits(name[n-10:n-6]) && digits(name[n-5:n-3]) && digits(name[n-2:]):
+		return name[:n-11]
+	}
+	return name
+}
 
 // Lookup finds the price of model, named KIND:MODEL or MODEL, by the rules
 // of the package doc; key is the table entry that matched.
@@ -366,20 +386,12 @@ func (t *Table) Lookup(model string) (p Price, key string, ok bool) {
 	if !qualified {
 		kind, name = "", model
 	}
-	var exact []string
-	add := func(kind, name string) {
-		if kind != "" {
-			exact = append(exact, kind+":"+name)
-		}
-		exact = append(exact, name)
+	if p, key, ok := t.exact(kind, model, name); ok {
+		return p, key, true
 	}
-	add(kind, name)
-	if base := snapshot.ReplaceAllString(name, ""); base != name && base != "" {
-		add(kind, base)
-	}
-	for _, k := range exact {
-		if p, ok := t.models[k]; ok {
-			return p, k, true
+	if base := withoutSnapshot(name); base != name && base != "" {
+		if p, key, ok := t.exact(kind, kind+":"+base, base); ok {
+			return p, key, true
 		}
 	}
 	// Prefix keys: those with a kind against the whole name first.
@@ -395,6 +407,19 @@ func (t *Table) Lookup(model string) (p Price, key string, ok bool) {
 				return t.models[pre+"*"], pre + "*", true
 			}
 		}
+	}
+	return Price{}, "", false
+}
+
+// exact looks up KIND:NAME (whole), then NAME.
+func (t *Table) exact(kind, whole, name string) (Price, string, bool) {
+	if kind != "" {
+		if p, ok := t.models[whole]; ok {
+			return p, whole, true
+		}
+	}
+	if p, ok := t.models[name]; ok {
+		return p, name, true
 	}
 	return Price{}, "", false
 }

@@ -229,6 +229,7 @@ func (a *Agent) Reset(ctx context.Context) error {
 	err := a.endSession(ctx)
 	a.mu.Lock()
 	a.messages = nil
+	a.lastUsage = provider.Usage{}
 	a.mu.Unlock()
 	return err
 }

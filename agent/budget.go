@@ -31,9 +31,11 @@ import (
 // tokens of the agent's last request, input (cache included) plus output,
 // since the next request sends the whole conversation again and the
 // conversation only grows; priced at the cheapest of the model's input
-// rates. The first request of an agent has a lower bound of one token.
-// The bound is deterministic; a request it admits may still take the
-// budget past its limit, and the next one is then refused.
+// rates. The first request of an agent, and the first after its
+// conversation was replaced (compaction, resume, Reset), has a lower bound
+// of one token. The bound is deterministic; it holds unless a before_model
+// hook shrinks the request. A request it admits may still take the budget
+// past its limit, and the next one is then refused.
 
 // ErrBudget is the error of a step refused because a budget would be
 // exceeded; a Run ends with StopBudget.
@@ -179,7 +181,11 @@ func Dollars(usd float64) string {
 func num(f float64) string { return fmt.Sprintf("%.0f", f) }
 
 func seconds(s float64) string {
-	return time.Duration(s * float64(time.Second)).Round(time.Millisecond).String()
+	d := time.Duration(s * float64(time.Second))
+	if d >= time.Second {
+		d = d.Round(time.Millisecond)
+	}
+	return d.String()
 }
 
 // Budget is what an agent and its subagents may spend, shared: a child

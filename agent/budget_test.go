@@ -458,3 +458,27 @@ func TestBudgetLimitsAreCopies(t *testing.T) {
 		t.Errorf("got %v", err)
 	}
 }
+
+// TestBudgetBoundAfterReplace: a replaced conversation (compaction,
+// resume) is no longer bounded below by the last request.
+func TestBudgetBoundAfterReplace(t *testing.T) {
+	u := provider.Usage{InputTokens: 500, OutputTokens: 100}
+	s := &script{steps: []func(provider.Request) provider.Response{used(u), used(provider.Usage{InputTokens: 10}), used(u)}}
+	a := newAgent(t, s, WithBudget(NewBudget(Limits{Tokens: 1000}, nil)))
+	if r, err := a.Run(context.Background(), "one"); err != nil || r.Stop != StopFinal {
+		t.Fatalf("%v %+v", err, r)
+	}
+	a.replaceConversation(nil, "compact")
+	// 600 spent; the bound is 1 token now, not 600.
+	if r, err := a.Run(context.Background(), "two"); err != nil || r.Stop != StopFinal {
+		t.Fatalf("after the replace: %v %+v", err, r)
+	}
+	// 610 spent, the last request 10: the bound is 10 again.
+	if r, err := a.Run(context.Background(), "three"); err != nil || r.Stop != StopFinal || len(s.seen) != 3 {
+		t.Fatalf("%v %+v", err, r)
+	}
+	// 1210 spent: refused.
+	if r, _ := a.Run(context.Background(), "four"); r.Stop != StopBudget || len(s.seen) != 3 {
+		t.Errorf("stop %q after %d requests", r.Stop, len(s.seen))
+	}
+}

@@ -352,6 +352,7 @@ func (a *Agent) append(m provider.Message) {
 func (a *Agent) replaceConversation(msgs []provider.Message, why string) {
 	a.mu.Lock()
 	a.messages = msgs
+	a.lastUsage = provider.Usage{} // no longer a lower bound of the next request
 	a.mu.Unlock()
 	a.journalReplace(msgs, why)
 }

@@ -21,7 +21,7 @@ type Reply struct {
 	ToolCalls int
 	// Stop says why the run ended: "final" (an answer without tool
 	// calls), "max_tokens" (an answer cut off by the model's token limit),
-	// "max_turns" or "canceled".
+	// "max_turns", "canceled" or "budget" (see Exhausted).
 	Stop string
 	// Dropped are the tool calls the model had begun when its last answer
 	// was cut off by the token limit: they were not run, and are not in the

@@ -34,6 +34,7 @@ type config struct {
 	contextWindow    int                                        // WithContextWindow (window.go)
 	compactThreshold float64                                    // WithCompactThreshold
 	journal          func(providerName string) (Journal, error) // WithJournal
+	budget           *Budget
 }
 
 type offload struct {
@@ -120,6 +121,8 @@ type Agent struct {
 	usage   usageBase    // the last response's usage (window.go)
 	pins    []string     // Pin (compact.go)
 	journal journalState // the session the conversation is saved in (journal.go)
+	// budget is what the agent's runs draw on (see budget.go).
+	budget *Budget
 }
 
 // New returns an agent. Extensions are installed into the executor; if one
@@ -135,7 +138,10 @@ func New(opts ...Option) (*Agent, error) {
 	if err := checkWindowConfig(&c); err != nil {
 		return nil, err
 	}
-	a := &Agent{cfg: c, exec: c.exec, running: make(chan struct{}, 1)}
+	a := &Agent{cfg: c, exec: c.exec, running: make(chan struct{}, 1), budget: c.budget}
+	if a.budget == nil {
+		a.budget = NewBudget(Limits{}, nil)
+	}
 	if a.exec == nil {
 		execOpts := c.execOpts
 		if c.mode != nil {

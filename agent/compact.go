@@ -333,7 +333,7 @@ func (a *Agent) summarise(ctx context.Context, p provider.Provider, turn int, re
 	if p == nil {
 		return "", provider.Usage{}, fmt.Errorf("compaction needs a summary: %w, or supply the summary with a before_compact hook", ErrNoProvider)
 	}
-	if err := a.admitRequest(ctx, turn); err != nil {
+	if err := a.admitRequest(ctx, p, reply); err != nil {
 		return "", provider.Usage{}, err
 	}
 	a.mu.Lock()

@@ -10,9 +10,10 @@ type Event struct {
 	// call the model could not finish before its token limit: Tool,
 	// CallID, StopReason, and Text saying so), compaction (the
 	// conversation was compacted: the fields below, and the summary
-	// request's token counts when one was made), turn_end, subagent_start,
-	// subagent_end or session_error (the conversation is no longer saved:
-	// Text says why).
+	// request's token counts when one was made), budget_exhausted (a
+	// budget stopped the run: Text says which, its limit, what was spent
+	// and how to raise it), turn_end, subagent_start, subagent_end or
+	// session_error (the conversation is no longer saved: Text says why).
 	Type string `json:"event"`
 	Turn int    `json:"turn,omitempty"`
 	// model_request: the conversation length and the number of tools.

@@ -21,8 +21,8 @@ type Reply struct {
 	ToolCalls int
 	// Stop says why the run ended: "final" (an answer without tool
 	// calls), "max_tokens" (an answer cut off by the model's token limit),
-	// "max_turns", "canceled", "budget" or "schema" (StopSchema: the
-	// answers never validated against the run's schema).
+	// "max_turns", "canceled", "budget" (see Exhausted) or "schema"
+	// (StopSchema: the answers never validated against the run's schema).
 	Stop string
 	// Dropped are the tool calls the model had begun when its last answer
 	// was cut off by the token limit: they were not run, and are not in the
@@ -45,6 +45,9 @@ type Reply struct {
 	// Violations say what was wrong with the last final answer when it
 	// did not validate against the run's schema (Stop "schema").
 	Violations []core.Violation
+	// Exhausted says, with StopBudget, which budget stopped the run, its
+	// limit, what was spent and how to raise it.
+	Exhausted string
 	// SessionID names the session the conversation is saved in, if any.
 	SessionID string
 	// AgentID names the agent that ran; ParentID its parent's, for a
@@ -223,6 +226,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, opts ...RunOption) (*Rep
 			return reply, err
 		}
 		if exhausted {
+			a.noteExhausted(reply, denials)
 			reply.Stop = StopBudget
 			return reply, a.endRun(ctx, reply)
 		}

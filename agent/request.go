@@ -23,5 +23,5 @@ func (a *Agent) beforeRequest(ctx context.Context, p provider.Provider, turn int
 	if err := a.compactIfNeeded(ctx, p, turn, reply); err != nil {
 		return err
 	}
-	return a.admitRequest(ctx, turn)
+	return a.admitRequest(ctx, p, reply)
 }

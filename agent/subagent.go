@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 
 	"github.com/agentsh/agentsh/core"
-	"github.com/agentsh/agentsh/executor"
 )
 
 // Subagents: an agent's identity, and the children it runs.
@@ -302,7 +301,9 @@ func nameList(names []string) string {
 // newChild makes a child of a that may use tools.
 func (a *Agent) newChild(tools []string) *Agent {
 	n := a.sub.spawned.Add(1)
-	c := &Agent{cfg: a.childConfig(), exec: a.exec, running: make(chan struct{}, 1)}
+	// The child draws on its parent's budget: a run and all its
+	// subagents spend one budget.
+	c := &Agent{cfg: a.childConfig(), exec: a.exec, running: make(chan struct{}, 1), budget: a.budget}
 	c.sub.id = a.ID() + "/" + strconv.FormatInt(n, 10)
 	c.sub.parent = a.ID()
 	c.sub.depth = a.sub.depth + 1
@@ -359,42 +360,16 @@ func (a *Agent) childConfig() config {
 	return c
 }
 
-// executeAll runs one turn's calls. A subagent's calls of tools outside
-// its subset are refused without running: rejected by hook "subagent",
-// with a decision record saying so, and seen by the after hooks (an audit
-// misses nothing), as any refused call is.
-func (a *Agent) executeAll(ctx context.Context, calls []core.Call, opts []executor.BatchOption) []*core.Result {
-	if a.sub.allowed == nil {
-		return a.exec.ExecuteAll(ctx, calls, opts...)
-	}
-	results := make([]*core.Result, len(calls))
-	run := make([]core.Call, 0, len(calls))
-	at := make([]int, 0, len(calls))
-	for i, c := range calls {
-		if a.mayUse(c.Name) {
-			run = append(run, c)
-			at = append(at, i)
-			continue
-		}
-		results[i] = a.refuse(ctx, c)
-	}
-	if len(run) > 0 {
-		for j, res := range a.exec.ExecuteAll(ctx, run, opts...) {
-			results[at[j]] = res
-		}
-	}
-	return results
-}
-
 // SubagentHook names the refusal of a call to a tool outside a subagent's
 // subset (core.Error.Hook, Denial.Hook).
 const SubagentHook = "subagent"
 
-func (a *Agent) refuse(ctx context.Context, call core.Call) *core.Result {
+// subsetRefusal is the rejected result of a subagent's call of a tool
+// outside its subset.
+func (a *Agent) subsetRefusal(call core.Call) *core.Result {
 	msg := fmt.Sprintf("subagent %s may use only %s; %s is not one of them (its parent chose its tools)", a.ID(), nameList(a.sub.tools), call.Name)
-	res := &core.Result{
+	return &core.Result{
 		Err:       &core.Error{Kind: core.KindRejected, Tool: call.Name, CallID: call.ID, Hook: SubagentHook, Message: msg},
 		Decisions: []core.Decision{{Stage: core.StageToolBefore, Hook: SubagentHook, Verdict: core.VerdictDeny, Reason: msg}},
 	}
-	return a.exec.Observe(ctx, call, res)
 }

@@ -164,11 +164,16 @@ const (
 	imageTokens    = 1600
 )
 
-// usageBase is what the last response reported: the prompt's tokens, and
-// how many messages of the conversation that prompt held.
+// usageBase is what the last response reported: the prompt's tokens
+// (input, cache read and write), how many messages of the conversation
+// that prompt held, and the answer's tokens. Compaction estimates the
+// next request from it, and budgets take tokens+output as the least the
+// next request will send (budget.go). Replacing the conversation resets
+// it: it no longer describes the conversation.
 type usageBase struct {
 	tokens int
 	msgs   int
+	output int
 	ok     bool
 }
 
@@ -177,7 +182,7 @@ type usageBase struct {
 func (a *Agent) noteUsage(n int, u provider.Usage) {
 	in := u.InputTokens + u.CacheReadTokens + u.CacheWriteTokens
 	a.mu.Lock()
-	a.usage = usageBase{tokens: in, msgs: n, ok: in > 0}
+	a.usage = usageBase{tokens: in, msgs: n, output: u.OutputTokens, ok: in > 0}
 	a.mu.Unlock()
 }
 

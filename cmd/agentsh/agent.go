@@ -57,6 +57,7 @@ func (a *app) installAgent(h *script.Host, out io.Writer, main bool) (*agentSetu
 		NoTask:        o.noBuiltins, // task is a built-in tool
 		Sessions:      a.sessionStore(main),
 		Observer:      newDisplay(progressOut(o, out, a.io.err)).event,
+		Budget:        a.newBudget(),
 		Open: func(spec string) (provider.Provider, error) {
 			p, err := provider.Open(spec)
 			if err != nil {
@@ -163,6 +164,9 @@ func (d *display) event(e agent.Event) {
 		d.midLine = !strings.HasSuffix(e.Text, "\n")
 	case "model_response":
 		d.endLine()
+	case "budget_exhausted":
+		d.endLine()
+		fmt.Fprintf(d.w, "stopped: %s\n", e.Text)
 	case "tool_output":
 		d.endLine()
 		text := strings.TrimSuffix(e.Text, "\n")

@@ -10,6 +10,7 @@ import (
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/executor"
 	"github.com/agentsh/agentsh/provider"
+	"github.com/agentsh/agentsh/provider/pricing"
 	"github.com/agentsh/agentsh/script"
 )
 
@@ -36,6 +37,8 @@ type app struct {
 	eventsFile *os.File
 
 	runCtx context.Context // the non-interactive run's context
+	// prices is the built-in price table with --prices FILE over it.
+	prices *pricing.Table
 }
 
 func newApp(o *options, std stdio, argv []string) (*app, error) {
@@ -75,6 +78,9 @@ func newApp(o *options, std stdio, argv []string) (*app, error) {
 			return nil, fmt.Errorf("--model: %w", err)
 		}
 		a.provider = p
+	}
+	if err := a.loadPrices(); err != nil {
+		return nil, err
 	}
 	if o.record != "" {
 		f, err := openRecord(o.record)

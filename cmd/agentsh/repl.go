@@ -78,11 +78,13 @@ func (a *app) repl() int {
 	if isTerminal(a.io.in) && isTerminal(os.Stdout) {
 		lr := newLinerReader(s.complete)
 		s.lines = lr
+		pa := &promptApprover{ask: lr.ask, out: a.io.out, dir: a.opts.workdir}
 		if a.opts.approve == "" {
 			// The person at the terminal answers asks; before the --load
 			// files, so that a script's on("approve", fn) replaces it.
-			a.exec.SetApprover(&promptApprover{ask: lr.ask, out: a.io.out, dir: a.opts.workdir})
+			a.exec.SetApprover(pa)
 		}
+		s.askBudget(pa) // an exhausted budget asks whether to extend it
 		fmt.Fprintf(a.io.out, "agentsh — %s. :help for help, Ctrl-D to exit.\n", langTitle(s.lang))
 	} else {
 		s.lines = &plainReader{r: bufio.NewReader(a.io.in)}

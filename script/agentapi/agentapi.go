@@ -47,6 +47,9 @@ type Config struct {
 	NoTask bool
 	// Sessions saves every conversation (see session.go); nil saves none.
 	Sessions *session.Store
+	// Budget is what the agent's runs may spend (see budget.go); nil means
+	// one without limits, priced by the built-in table.
+	Budget *agent.Budget
 }
 
 // MCPConnector connects an MCP server and registers its tools, returning
@@ -83,7 +86,7 @@ func Install(h *script.Host, cfg Config) (*Session, error) {
 		cfg.Open = provider.Open
 	}
 	opts := []agent.Option{agent.WithExecutor(h.Executor()), agent.WithExtensions(cfg.Extensions...),
-		agent.WithSystemPrompt(cfg.SystemPrompt), agent.WithContextWindow(cfg.ContextWindow)}
+		agent.WithSystemPrompt(cfg.SystemPrompt), agent.WithContextWindow(cfg.ContextWindow), agent.WithBudget(cfg.budget())}
 	if cfg.MaxTurns > 0 {
 		opts = append(opts, agent.WithMaxTurns(cfg.MaxTurns))
 	}
@@ -229,8 +232,9 @@ func (s *Session) scriptAsk(ctx context.Context, req script.AskRequest) (any, er
 // not know the model), data (the answer decoded, with a schema; else
 // None), violations (why the last answer did not validate against the
 // schema: [{"pointer", "message"}]), session (the session id, or ""),
-// agent (the agent's id) and parent_agent (its parent's, for a
-// subagent's reply from spawn()).
+// agent (the agent's id), parent_agent (its parent's, for a subagent's
+// reply from spawn()) and exhausted (with stop "budget": which budget,
+// its limit, what was spent and how to raise it; else "").
 func replyValue(r *agent.Reply) script.Record {
 	dropped := make([]any, len(r.Dropped))
 	for i, c := range r.Dropped {
@@ -246,7 +250,8 @@ func replyValue(r *agent.Reply) script.Record {
 	}
 	return script.Record{"text": r.Text, "turns": int64(r.Turns), "tool_calls": int64(r.ToolCalls), "stop": r.Stop,
 		"dropped": dropped, "denials": denials, "usage": usageValue(r.Usage), "cost": cost, "data": r.Data,
-		"violations": violationsValue(r.Violations), "session": r.SessionID, "agent": r.AgentID, "parent_agent": r.ParentID}
+		"violations": violationsValue(r.Violations), "session": r.SessionID, "agent": r.AgentID, "parent_agent": r.ParentID,
+		"exhausted": r.Exhausted}
 }
 
 // usageValue is token usage as scripts see it.
@@ -377,7 +382,9 @@ func toolsValue(tools []provider.ToolDef) []any {
 }
 
 // responseOf reads what a scripted model returned: a string (the answer),
-// or {"content": ..., "tool_calls": [{"name", "args", "id"?}]}.
+// or {"content": ..., "tool_calls": [{"name", "args", "id"?}], "usage":
+// {"input_tokens", "output_tokens", "cache_read_tokens",
+// "cache_write_tokens"}}.
 func responseOf(v any) (provider.Response, error) {
 	switch x := v.(type) {
 	case string:
@@ -385,9 +392,16 @@ func responseOf(v any) (provider.Response, error) {
 	case map[string]any:
 		var resp provider.Response
 		for k := range x {
-			if k != "content" && k != "tool_calls" {
-				return resp, fmt.Errorf("model returned a key %q; want content and tool_calls", k)
+			if k != "content" && k != "tool_calls" && k != "usage" {
+				return resp, fmt.Errorf("model returned a key %q; want content, tool_calls and usage", k)
 			}
+		}
+		if u, ok := x["usage"]; ok && u != nil {
+			usage, err := usageOf(u)
+			if err != nil {
+				return resp, err
+			}
+			resp.Usage = usage
 		}
 		if c, ok := x["content"]; ok && c != nil {
 			s, ok := c.(string)

@@ -170,7 +170,7 @@ func TestModelReturnErrors(t *testing.T) {
 		{"none", `None`, `nil`, `ask: model returned None; return the answer text or {"content": ..., "tool_calls": [...]}`},
 		{"number", `42`, `42`, "ask: model returned 42; " + want},
 		{"list", `["a"]`, `{"a"}`, `ask: model returned ["a"]; ` + want},
-		{"unknown key", `{"text": "hi"}`, `{text = "hi"}`, `ask: model returned a key "text"; want content and tool_calls`},
+		{"unknown key", `{"text": "hi"}`, `{text = "hi"}`, `ask: model returned a key "text"; want content, tool_calls and usage`},
 		{"tool_calls not a list", `{"tool_calls": "grep"}`, `{tool_calls = "grep"}`, `ask: model returned tool_calls "grep"; want a list`},
 		{"call not a dict", `{"tool_calls": ["grep"]}`, `{tool_calls = {"grep"}}`, `ask: model returned tool_calls[0] = "grep"; want {"name": ..., "args": {...}}`},
 		{"call without a name", `{"tool_calls": [{"args": {}}]}`, `{tool_calls = {{args = {a = 1}}}}`, "ask: model returned tool_calls[0] without a name"},

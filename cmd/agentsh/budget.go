@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentsh/agentsh/agent"
+	"github.com/agentsh/agentsh/provider/pricing"
+)
+
+// Budgets from the command line: --max-tool-calls, --max-tokens,
+// --max-cost and --max-wall set the limits of each host's budget (scripts
+// change them with config(budget = ...)); --prices FILE is merged over
+// the built-in price table. At the REPL's terminal an exhausted budget
+// asks whether to extend it; elsewhere the run stops (exit code 4).
+
+// loadPrices reads the price table: the built-in one, with --prices FILE
+// over it. A bad file is a usage error (exit 2) naming it.
+func (a *app) loadPrices() error {
+	a.prices = pricing.Builtin()
+	if a.opts.prices == "" {
+		return nil
+	}
+	t, err := pricing.Load(a.opts.prices)
+	if err != nil {
+		return usagef("--prices: %v", err)
+	}
+	a.prices = t
+	return nil
+}
+
+// newBudget is a host's budget: the flags' limits, the price table.
+func (a *app) newBudget() *agent.Budget {
+	o := a.opts
+	var prices agent.Prices
+	if a.prices != nil {
+		prices = a.prices
+	}
+	return agent.NewBudget(agent.Limits{ToolCalls: o.maxToolCalls, Tokens: o.maxTokens, Cost: o.maxCost, Wall: o.maxWall}, prices)
+}
+
+// askBudget makes an exhausted budget of the REPL's agent ask the person
+// whether to extend it, at the approver's prompt (one prompt at a time).
+func (s *replSession) askBudget(pa *promptApprover) {
+	b := s.a.agent.session.Agent().Budget()
+	b.SetOnExhausted(func(ctx context.Context, e *agent.Exhaustion) bool {
+		return extendAtPrompt(ctx, &pa.mu, pa.ask, pa.out, e)
+	})
+}
+
+// extendAtPrompt asks "budget exhausted: ...; extend by N? [y/N]". Only
+// y or yes extends; Ctrl-C, the end of input or anything else stops.
+func extendAtPrompt(ctx context.Context, mu *sync.Mutex, ask func(string) (string, error), out io.Writer, e *agent.Exhaustion) bool {
+	mu.Lock()
+	defer mu.Unlock()
+	if ctx.Err() != nil {
+		return false
+	}
+	line, err := ask(extendPrompt(e))
+	if err != nil {
+		if errors.Is(err, errAborted) {
+			io.WriteString(out, "not extended (Ctrl-C)\n")
+		}
+		return false
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "y", "yes":
+		return true
+	}
+	return false
+}
+
+// extendPrompt is the question of an exhausted budget.
+func extendPrompt(e *agent.Exhaustion) string {
+	var spent, by string
+	switch e.Budget {
+	case "cost":
+		spent = fmt.Sprintf("$%s of $%s spent", agent.Dollars(e.Spent), agent.Dollars(e.Limit))
+		by = "$" + agent.Dollars(e.Extend)
+	case "wall":
+		d := func(s float64) string { return time.Duration(s * float64(time.Second)).Round(time.Second).String() }
+		spent = fmt.Sprintf("%s of %s wall time used", d(e.Spent), d(e.Limit))
+		by = d(e.Extend)
+	default:
+		spent = fmt.Sprintf("%.0f %s of %.0f", e.Spent, e.What(), e.Limit)
+		by = fmt.Sprintf("%.0f", e.Extend)
+	}
+	return fmt.Sprintf("budget exhausted: %s; extend by %s? [y/N] ", spent, by)
+}

@@ -76,15 +76,24 @@ func sessionAgent(t *testing.T, st *session.Store, seen *[]provider.Request, mu 
 	if err := a.RegisterTools(resumeTools()...); err != nil {
 		t.Fatal(err)
 	}
+	// Compactions take their summary from a hook and keep a pin.
+	if err := a.On(LifecycleHook{Name: "summary", Event: BeforeCompact, Func: func(_ context.Context, d *LifecycleData) error {
+		d.Compact.Summary = fmt.Sprintf("summary of %d messages", len(d.Compact.Messages))
+		return nil
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	a.Pin("always answer in English")
 	return a
 }
 
-// compactNow replaces the conversation as compaction does: a summary
-// (with a cache mark the conversation holds) and the last exchange.
-func compactNow(a *Agent) {
-	msgs := a.Messages()
-	kept := append([]provider.Message{{Role: provider.RoleUser, Content: "summary of the first prompts", Cache: true}}, msgs[len(msgs)-2:]...)
-	a.replaceConversation(kept, "compact")
+// compactNow compacts the conversation, as :compact does.
+func compactNow(t *testing.T, a *Agent) {
+	t.Helper()
+	c, err := a.Compact(context.Background())
+	if err != nil || c.Summarised == 0 {
+		t.Fatalf("Compact() = %+v, %v; want a compaction", c, err)
+	}
 }
 
 func requestJSON(t *testing.T, r provider.Request) string {
@@ -117,7 +126,7 @@ func TestResumeReproducesContext(t *testing.T) {
 	run := func(a *Agent, p string) {
 		t.Helper()
 		if p == "three" {
-			compactNow(a)
+			compactNow(t, a)
 		}
 		r, err := a.Run(ctx, p)
 		if err != nil || r.Stop != StopFinal {

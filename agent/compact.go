@@ -135,7 +135,7 @@ func (a *Agent) Pins() []string {
 // whose window is unknown is compacted too: the tail kept is then a
 // quarter of the current estimate.
 func (a *Agent) Compact(ctx context.Context) (*Compaction, error) {
-	if ctx.Value(runKey{}) == a {
+	if a.inRun(ctx) {
 		return nil, ErrNestedCompact
 	}
 	select {
@@ -145,7 +145,6 @@ func (a *Agent) Compact(ctx context.Context) (*Compaction, error) {
 	}
 	defer func() { <-a.running }()
 	// Hooks of the compaction that ask() get ErrNestedRun, as in a Run.
-	ctx = context.WithValue(ctx, runKey{}, a)
 	ctx = a.agentContext(ctx)
 	return a.compact(ctx, a.Provider(), 0, &Reply{}, "asked", a.EstimateTokens())
 }

@@ -106,10 +106,6 @@ func MaxTurns(n int) RunOption {
 // recording does not depend on it.
 func WithoutTextEvents() RunOption { return func(c *runConfig) { c.quiet = true } }
 
-// runKey marks the context of a Run, so a Run started from inside it (by a
-// tool, hook or model function) is refused instead of waiting for itself.
-type runKey struct{}
-
 // ErrNestedRun is the error of a Run started from inside a Run of the same
 // agent.
 var ErrNestedRun = errors.New("the agent is already answering a prompt: ask() from a tool, hook or model function would wait for itself; call it from the top level of the script")
@@ -132,7 +128,7 @@ var ErrNoProvider = errors.New(`no model: choose one with --model PROVIDER:MODEL
 // A call whose arguments are not valid JSON gets an invalid_arguments
 // result, for the model to correct; the other calls of its turn run.
 func (a *Agent) Run(ctx context.Context, prompt string, opts ...RunOption) (*Reply, error) {
-	if ctx.Value(runKey{}) == a {
+	if a.inRun(ctx) {
 		return &Reply{}, ErrNestedRun
 	}
 	select {
@@ -142,8 +138,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, opts ...RunOption) (*Rep
 	}
 	defer func() { <-a.running }()
 	defer a.journalEndRun()
-	ctx = context.WithValue(ctx, runKey{}, a)
-	ctx = a.agentContext(ctx)
+	ctx = a.agentContext(ctx) // marks ctx as this Run's (see inRun)
 	rc := runConfig{maxTurns: a.cfg.maxTurns}
 	for _, o := range opts {
 		o(&rc)

@@ -125,9 +125,11 @@ func (a *Agent) ParentID() string { return a.sub.parent }
 func (a *Agent) Depth() int { return a.sub.depth }
 
 // runState is what one Run shares with the calls made under it: who runs,
-// the children it started, and their denials, which join its reply.
+// the Run it runs under (a subagent's parent's; nil at the top), the
+// children it started, and their denials, which join its reply.
 type runState struct {
 	agent    *Agent
+	up       *runState
 	children atomic.Int64
 
 	mu      sync.Mutex
@@ -145,8 +147,19 @@ func runOf(ctx context.Context) *runState {
 // executor gives them the agent's id (core.WithAgent), and a spawn under
 // it counts as this Run's child.
 func (a *Agent) agentContext(ctx context.Context) context.Context {
-	ctx = context.WithValue(ctx, runStateKey{}, &runState{agent: a})
+	ctx = context.WithValue(ctx, runStateKey{}, &runState{agent: a, up: runOf(ctx)})
 	return core.WithAgent(ctx, a.ID(), a.ParentID())
+}
+
+// inRun reports whether ctx is under a Run (or Compact) of a, however
+// deep: a Run started there would wait for itself.
+func (a *Agent) inRun(ctx context.Context) bool {
+	for rs := runOf(ctx); rs != nil; rs = rs.up {
+		if rs.agent == a {
+			return true
+		}
+	}
+	return false
 }
 
 // childDenials takes the denials of the children this Run started that

@@ -2,9 +2,12 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestSubagentsDrawOnTheParentsBudget: a child spends its parent's
@@ -42,5 +45,31 @@ func TestSubagentsDrawOnTheParentsBudget(t *testing.T) {
 	defer e.mu.Unlock()
 	if !strings.Contains(strings.Join(e.after, "\n"), "write main/1 rejected") {
 		t.Errorf("the after hooks did not see the refused write:\n%s", strings.Join(e.after, "\n"))
+	}
+}
+
+// TestRunFromASubagentsTool: a tool a subagent calls that asks the
+// top-level agent (whose Run waits for the subagent) fails with
+// ErrNestedRun instead of waiting for itself.
+func TestRunFromASubagentsTool(t *testing.T) {
+	r := newRouter().
+		on("top", calls(task("t1", "child")), answer("done")).
+		on("child", calls(tc("a1", "asker", `{}`)), answer("child done"))
+	e := newSubagentEnv(t, r)
+	var nested error
+	asker := goTool("asker", func(ctx context.Context, _ json.RawMessage) (any, error) {
+		_, nested = e.a.Run(ctx, "from inside")
+		return "asked", nil
+	})
+	if err := e.a.RegisterTools(asker); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := e.a.Run(ctx, "top"); err != nil {
+		t.Fatalf("Run: %v (a nested Run that waits for itself ends only by the timeout)", err)
+	}
+	if !errors.Is(nested, ErrNestedRun) {
+		t.Errorf("the nested Run returned %v, want ErrNestedRun", nested)
 	}
 }

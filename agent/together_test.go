@@ -6,9 +6,17 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/provider"
 )
+
+// How the parts of long runs meet: subagents with budgets, sessions and
+// nested runs.
 
 // TestSubagentsDrawOnTheParentsBudget: a child spends its parent's
 // budget. The parent's task call and the child's first write use the two
@@ -71,5 +79,56 @@ func TestRunFromASubagentsTool(t *testing.T) {
 	}
 	if !errors.Is(nested, ErrNestedRun) {
 		t.Errorf("the nested Run returned %v, want ErrNestedRun", nested)
+	}
+}
+
+// memJournal keeps what a journal is given.
+type memJournal struct {
+	mu   sync.Mutex
+	msgs []provider.Message
+}
+
+func (j *memJournal) ID() string { return "s1" }
+func (j *memJournal) Append(m provider.Message, _ []core.Decision) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.msgs = append(j.msgs, m)
+	return nil
+}
+func (j *memJournal) Replace(msgs []provider.Message, _ string) error { return nil }
+func (j *memJournal) Commit(int, provider.Usage) error                { return nil }
+func (j *memJournal) Close() error                                    { return nil }
+
+// TestSubagentsAreNotJournalled: a subagent's conversation is its own and
+// is not saved; the session holds the parent's conversation, with the
+// task's result, and only one journal is opened.
+func TestSubagentsAreNotJournalled(t *testing.T) {
+	r := newRouter().
+		on("top", calls(task("t1", "child")), answer("done")).
+		on("child", calls(tc("r1", "read", `{}`)), answer("child done"))
+	var opened atomic.Int64
+	j := &memJournal{}
+	e := newSubagentEnv(t, r, WithJournal(func(string) (Journal, error) {
+		opened.Add(1)
+		return j, nil
+	}))
+	reply, err := e.a.Run(context.Background(), "top")
+	if err != nil || reply.SessionID != "s1" {
+		t.Fatalf("Run = %+v, %v", reply, err)
+	}
+	if n := opened.Load(); n != 1 {
+		t.Errorf("%d journals opened, want 1 (the parent's)", n)
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	var roles []string
+	for _, m := range j.msgs {
+		roles = append(roles, m.Role+":"+m.Name+m.Content)
+		if m.Content == "child" || m.ToolCallID == "r1" {
+			t.Errorf("the child's message %+v was journalled", m)
+		}
+	}
+	if got, want := strings.Join(roles, " | "), "user:top | assistant:working | tool:taskchild done | assistant:done"; got != want {
+		t.Errorf("journalled\n got %s\nwant %s", got, want)
 	}
 }

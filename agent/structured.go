@@ -71,7 +71,7 @@ func CompileOutputSchema(raw json.RawMessage) (*core.Schema, error) {
 	}
 	m, ok := doc.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf(`the schema must be a JSON object such as {"type": "object", "properties": {...}}, got %s`, jsonKindOf(doc))
+		return nil, fmt.Errorf(`the schema must be a JSON object such as {"type": "object", "properties": {...}}, got %s`, core.JSONKind(doc))
 	}
 	if t, ok := m["type"]; ok && t != "object" {
 		b, _ := json.Marshal(t)
@@ -284,21 +284,5 @@ func jsonKindOfRaw(raw json.RawMessage) string {
 	if json.Unmarshal(raw, &v) != nil {
 		return "invalid JSON"
 	}
-	return jsonKindOf(v)
-}
-
-func jsonKindOf(v any) string {
-	switch v.(type) {
-	case nil:
-		return "null"
-	case bool:
-		return "a boolean"
-	case float64, json.Number:
-		return "a number"
-	case string:
-		return "a string"
-	case []any:
-		return "an array"
-	}
-	return "an object"
+	return core.JSONKind(v)
 }

@@ -23,7 +23,7 @@ func NormalizeArgs(raw json.RawMessage) (json.RawMessage, error) {
 	if trimmed[0] != '{' {
 		var v any
 		_ = json.Unmarshal(trimmed, &v)
-		return nil, fmt.Errorf("arguments must be a JSON object, got %s: %s", jsonKind(v), preview(trimmed, 60))
+		return nil, fmt.Errorf("arguments must be a JSON object, got %s: %s", JSONKind(v), preview(trimmed, 60))
 	}
 	return raw, nil
 }

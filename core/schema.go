@@ -56,7 +56,7 @@ func CompileSchema(raw json.RawMessage) (*Schema, error) {
 	}
 	m, ok := doc.(map[string]any)
 	if !ok {
-		return nil, fmt.Errorf("parameters must be a JSON Schema object, got %s", jsonKind(doc))
+		return nil, fmt.Errorf("parameters must be a JSON Schema object, got %s", JSONKind(doc))
 	}
 	if t, ok := m["type"]; ok && t != "object" {
 		return nil, fmt.Errorf(`parameters schema must have "type": "object", got %s`, compactJSON(t))
@@ -238,7 +238,9 @@ func schemaErrorText(err error) string {
 	return strings.TrimPrefix(err.Error(), "jsonschema: ")
 }
 
-func jsonKind(v any) string {
+// JSONKind names the kind of a decoded JSON value for messages: null, a
+// boolean, a number, a string, an array or an object.
+func JSONKind(v any) string {
 	switch v.(type) {
 	case nil:
 		return "null"

@@ -6,7 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/agentsh/agentsh/agent"
@@ -528,12 +529,7 @@ func allowed(ev agent.LifecycleEvent) string {
 
 // editRequest applies a before_model hook's {"system", "messages"}.
 func editRequest(req *provider.Request, edit map[string]any) error {
-	keys := make([]string, 0, len(edit))
-	for k := range edit {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(edit)) {
 		switch k {
 		case "system":
 			s, ok := edit[k].(string)

@@ -3,7 +3,8 @@ package agentapi
 import (
 	"context"
 	"fmt"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/agentsh/agentsh/agent"
@@ -64,12 +65,7 @@ func applyCompact(d *agent.LifecycleData, out map[string]any) error {
 		return fmt.Errorf("before_compact: no compaction to change")
 	}
 	c := d.Compact
-	keys := make([]string, 0, len(out))
-	for k := range out {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(out)) {
 		switch k {
 		case "summary":
 			s, ok := out[k].(string)

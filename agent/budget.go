@@ -334,6 +334,9 @@ func extension(limit, short float64) float64 { return math.Max(limit, short) }
 
 // wallLocked checks the wall limit and starts the clock at the first step.
 func (b *Budget) wallLocked() *Exhaustion {
+	if !b.started.IsZero() && b.limits.Wall <= 0 {
+		return nil // the clock runs; without a limit nothing to check
+	}
 	now := b.now()
 	if b.started.IsZero() {
 		b.started = now

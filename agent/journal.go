@@ -100,9 +100,16 @@ func (a *Agent) currentJournal() Journal {
 	return j
 }
 
+// journalled reports whether the agent saves its conversations
+// (WithJournal); the option is fixed when the agent is made.
+func (a *Agent) journalled() bool { return a.cfg.journal != nil }
+
 // journalWrite runs fn on the journal; the first error is reported and
 // ends the journal's writes.
 func (a *Agent) journalWrite(fn func(Journal) error) {
+	if !a.journalled() {
+		return
+	}
 	j := a.currentJournal()
 	if j == nil {
 		return
@@ -123,11 +130,11 @@ func (a *Agent) journalWrite(fn func(Journal) error) {
 	}
 }
 
-// endRun runs when a Run stops without an error.
-func (a *Agent) endRun(ctx context.Context, reply *Reply) error { return nil }
-
 // journalAppend records a message that joined the conversation.
 func (a *Agent) journalAppend(m provider.Message) {
+	if !a.journalled() {
+		return // before the closure below, which would copy the message to the heap
+	}
 	a.journalWrite(func(j Journal) error { return j.Append(m, nil) })
 }
 
@@ -137,16 +144,24 @@ func (a *Agent) appendResult(m provider.Message, res *core.Result) {
 	a.mu.Lock()
 	a.messages = append(a.messages, m)
 	a.mu.Unlock()
-	a.journalWrite(func(j Journal) error { return j.Append(m, res.Decisions) })
+	if a.journalled() {
+		a.journalWrite(func(j Journal) error { return j.Append(m, res.Decisions) })
+	}
 }
 
 // journalReplace records that the conversation was replaced by msgs.
 func (a *Agent) journalReplace(msgs []provider.Message, why string) {
+	if !a.journalled() {
+		return // before the closure below, which would copy the message to the heap
+	}
 	a.journalWrite(func(j Journal) error { return j.Replace(msgs, why) })
 }
 
 // journalTurn commits a model turn, with its usage.
 func (a *Agent) journalTurn(turn int, resp *provider.Response) {
+	if !a.journalled() {
+		return // before the closure below, which would copy the message to the heap
+	}
 	var u provider.Usage
 	if resp != nil {
 		u = resp.Usage
@@ -157,6 +172,9 @@ func (a *Agent) journalTurn(turn int, resp *provider.Response) {
 // journalEndRun commits the conversation as a Run leaves it, however it
 // ended: the next Run goes on from there, and so does a resume.
 func (a *Agent) journalEndRun() {
+	if !a.journalled() {
+		return // before the closure below, which would copy the message to the heap
+	}
 	a.journalWrite(func(j Journal) error { return j.Commit(0, provider.Usage{}) })
 }
 

@@ -161,7 +161,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, opts ...RunOption) (*Rep
 	for turn := 1; ; turn++ {
 		if turn > rc.maxTurns {
 			reply.Stop = StopMaxTurns
-			return reply, a.endRun(ctx, reply)
+			return reply, nil
 		}
 		if err := ctx.Err(); err != nil {
 			reply.Stop = StopCanceled
@@ -172,7 +172,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, opts ...RunOption) (*Rep
 		if err := a.beforeRequest(ctx, p, turn, reply); err != nil {
 			if errors.Is(err, ErrBudget) {
 				reply.Stop = StopBudget
-				return reply, a.endRun(ctx, reply)
+				return reply, nil
 			}
 			if ctx.Err() != nil { // during compaction's summary request
 				reply.Stop = StopCanceled
@@ -211,7 +211,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, opts ...RunOption) (*Rep
 			if err := a.endTurn(ctx, turn, resp, reply); err != nil {
 				return reply, err
 			}
-			return reply, a.endRun(ctx, reply)
+			return reply, nil
 		}
 		reply.ToolCalls += len(resp.ToolCalls)
 		denials, exhausted := a.runTools(ctx, turn, resp.ToolCalls)
@@ -223,11 +223,11 @@ func (a *Agent) Run(ctx context.Context, prompt string, opts ...RunOption) (*Rep
 		if exhausted {
 			a.noteExhausted(reply, denials)
 			reply.Stop = StopBudget
-			return reply, a.endRun(ctx, reply)
+			return reply, nil
 		}
 		if cut {
 			reply.Stop = StopMaxTokens
-			return reply, a.endRun(ctx, reply)
+			return reply, nil
 		}
 	}
 }

@@ -338,8 +338,11 @@ func waitForChild(t *testing.T, done <-chan error) string {
 		default:
 		}
 		for _, pid := range children() {
+			// The child sets its limits one by one, the core size last:
+			// once that is 0 they are all in place.
 			limits, err := os.ReadFile("/proc/" + pid + "/limits")
-			if err == nil && !strings.HasPrefix(limitField(string(limits), "Max cpu time"), "unlimited") {
+			if err == nil && !strings.HasPrefix(limitField(string(limits), "Max cpu time"), "unlimited") &&
+				limitField(string(limits), "Max core file size") == "0 0" {
 				return pid
 			}
 		}

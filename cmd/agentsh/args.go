@@ -396,7 +396,7 @@ func parseArgs(args []string) (*options, error) {
 		return nil, usagef("--session, --resume and --continue each choose the session; give one of them: --session NAME (new, or saved under that name), --resume [ID] or --continue")
 	}
 	if o.command == "ask" && len(o.positional) == 0 {
-		return nil, usagef("ask needs a prompt: agentsh ask \"find the TODOs\" (or - to read it from stdin)")
+		return nil, usagef("ask needs a prompt: agentsh ask \"which files mention the config?\" (or - to read it from stdin)")
 	}
 	if err := checkHeadlessFlags(o); err != nil {
 		return nil, err

@@ -79,13 +79,13 @@ func (a *app) askPrompt() (string, error) {
 		}
 		prompt := strings.TrimSpace(string(b))
 		if prompt == "" {
-			return "", usagef("ask -: stdin held no prompt; pipe one in, or give it as an argument: agentsh ask \"find the TODOs\"")
+			return "", usagef("ask -: stdin held no prompt; pipe one in, or give it as an argument: agentsh ask \"which files mention the config?\"")
 		}
 		return prompt, nil
 	}
 	prompt := strings.Join(args, " ")
 	if strings.TrimSpace(prompt) == "" {
-		return "", usagef("ask needs a prompt: agentsh ask \"find the TODOs\" (or - to read it from stdin)")
+		return "", usagef("ask needs a prompt: agentsh ask \"which files mention the config?\" (or - to read it from stdin)")
 	}
 	return prompt, nil
 }

@@ -100,8 +100,10 @@ func WithMaxTurns(n int) Option { return func(c *config) { c.maxTurns = n } }
 func WithSystemPrompt(s string) Option { return func(c *config) { c.system = s } }
 
 // WithObserver receives the agent's events (model requests and
-// responses, streamed text, what tools showed the person). It is called
-// from the goroutine running Run.
+// responses, streamed text, what tools showed the person), and its
+// subagents' (with Event.Agent set). It is called one event at a time,
+// never concurrently, but from the goroutines of the agents that run:
+// the Run's, and those of subagents running at once.
 func WithObserver(fn func(Event)) Option { return func(c *config) { c.observer = fn } }
 
 // Agent is one conversation with a model over a registry of tools.
@@ -139,6 +141,7 @@ func New(opts ...Option) (*Agent, error) {
 		return nil, err
 	}
 	a := &Agent{cfg: c, exec: c.exec, running: make(chan struct{}, 1), budget: c.budget}
+	a.sub.observe = &sync.Mutex{}
 	if a.budget == nil {
 		a.budget = NewBudget(Limits{}, nil)
 	}

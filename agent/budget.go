@@ -528,14 +528,9 @@ func (a *Agent) exhausted(reply *Reply, err error) {
 	a.emit(Event{Type: "budget_exhausted", Text: err.Error()})
 }
 
-// charge counts a response's usage in the reply and the budget.
-func (a *Agent) charge(resp *provider.Response, reply *Reply) {
-	p := a.Provider()
-	model := "scripted"
-	if p != nil {
-		model = a.modelName(p)
-	}
-	usd, known := a.budget.charge(model, resp.Usage)
+// charge counts the usage of p's response in the reply and the budget.
+func (a *Agent) charge(p provider.Provider, resp *provider.Response, reply *Reply) {
+	usd, known := a.budget.charge(a.modelName(p), resp.Usage)
 	// Before the reply's first tokens nothing was unpriced: requests
 	// without usage cost nothing on any model.
 	first := reply.Usage == (provider.Usage{})

@@ -144,6 +144,8 @@ func (a *Agent) Compact(ctx context.Context) (*Compaction, error) {
 		return nil, ctx.Err()
 	}
 	defer func() { <-a.running }()
+	// Outside a Run nothing else commits the replacement to the session.
+	defer a.journalEndRun()
 	// Hooks of the compaction that ask() get ErrNestedRun, as in a Run.
 	ctx = a.agentContext(ctx)
 	return a.compact(ctx, a.Provider(), 0, &Reply{}, "asked", a.EstimateTokens())
@@ -344,7 +346,7 @@ func (a *Agent) summarise(ctx context.Context, p provider.Provider, turn int, re
 	if err != nil {
 		return "", provider.Usage{}, fmt.Errorf("compaction: the summary request failed: %w", err)
 	}
-	a.charge(&resp, reply)
+	a.charge(p, &resp, reply)
 	summary := strings.TrimSpace(resp.Content)
 	if summary == "" {
 		return "", resp.Usage, fmt.Errorf("compaction: the model's summary was empty (%d tool calls, stop reason %q); the conversation was not compacted: supply the summary with a before_compact hook, or a scripted model answers a request without tools with text", len(resp.ToolCalls), resp.StopReason)

@@ -58,8 +58,16 @@ type Event struct {
 	Pinned         int    `json:"pinned,omitempty"`
 }
 
+// emit gives e to the observer, one event at a time: a top-level agent
+// takes the tree's lock here, a subagent's observer takes it itself (see
+// newChild).
 func (a *Agent) emit(e Event) {
-	if a.cfg.observer != nil {
-		a.cfg.observer(e)
+	if a.cfg.observer == nil {
+		return
 	}
+	if a.sub.up == nil {
+		a.sub.observe.Lock()
+		defer a.sub.observe.Unlock()
+	}
+	a.cfg.observer(e)
 }

@@ -213,6 +213,7 @@ func (a *Agent) Resume(ctx context.Context, j Journal, msgs []provider.Message) 
 	a.journal.mu.Unlock()
 	a.mu.Lock()
 	a.messages = msgs[:len(msgs):len(msgs)]
+	a.usage = usageBase{} // it described the conversation this replaces
 	a.mu.Unlock()
 	return err
 }

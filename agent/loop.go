@@ -179,7 +179,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, opts ...RunOption) (*Rep
 			}
 			return reply, err
 		}
-		resp, err := a.ask(ctx, p, turn, rc.quiet)
+		resp, err := a.ask(ctx, p, turn, rc.quiet, reply)
 		reply.Turns = turn
 		if err != nil {
 			if ctx.Err() != nil {
@@ -188,7 +188,6 @@ func (a *Agent) Run(ctx context.Context, prompt string, opts ...RunOption) (*Rep
 			}
 			return reply, err
 		}
-		a.charge(resp, reply)
 		reply.Text = resp.Content
 		cut := resp.CutOff()
 		if cut {
@@ -198,18 +197,15 @@ func (a *Agent) Run(ctx context.Context, prompt string, opts ...RunOption) (*Rep
 			reply.Stop = StopFinal
 			if cut {
 				reply.Stop = StopMaxTokens
-			} else if again, err := a.checkFinal(ctx, &rc, resp, reply); err != nil {
-				return reply, err
-			} else if again {
-				// The answer did not validate: the model was told why and
-				// gets another turn.
-				if err := a.endTurn(ctx, turn, resp, reply); err != nil {
-					return reply, err
-				}
-				continue
 			}
+			// An answer that does not validate against the run's schema:
+			// the model was told why and gets another turn.
+			again := !cut && a.checkFinal(&rc, resp, reply)
 			if err := a.endTurn(ctx, turn, resp, reply); err != nil {
 				return reply, err
+			}
+			if again {
+				continue
 			}
 			return reply, nil
 		}
@@ -234,7 +230,7 @@ func (a *Agent) Run(ctx context.Context, prompt string, opts ...RunOption) (*Rep
 
 // ask makes one model request: before_model, the request, after_model;
 // the answer joins the conversation only if after_model accepts it.
-func (a *Agent) ask(ctx context.Context, p provider.Provider, turn int, quiet bool) (*provider.Response, error) {
+func (a *Agent) ask(ctx context.Context, p provider.Provider, turn int, quiet bool, reply *Reply) (*provider.Response, error) {
 	a.mu.Lock()
 	// The request shares the conversation's messages, capped so that
 	// appending to them copies: a turn costs the same however long the
@@ -261,6 +257,9 @@ func (a *Agent) ask(ctx context.Context, p provider.Provider, turn int, quiet bo
 	if err != nil {
 		return nil, err
 	}
+	// Charged as soon as it came: an answer after_model refuses was paid
+	// for too.
+	a.charge(p, &resp, reply)
 	a.noteUsage(n, resp.Usage) // for the next request's size (window.go)
 	a.emit(Event{Type: "model_response", Turn: turn, ToolCalls: len(resp.ToolCalls), StopReason: resp.StopReason,
 		InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens,

@@ -2,7 +2,6 @@ package agent
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -91,9 +90,9 @@ func CompileOutputSchema(raw json.RawMessage) (*core.Schema, error) {
 // the model was told what is wrong and gets another turn. On success
 // reply.Data holds the answer decoded; after the last attempt the reply
 // has Stop StopSchema and the violations.
-func (a *Agent) checkFinal(ctx context.Context, rc *runConfig, resp *provider.Response, reply *Reply) (again bool, err error) {
+func (a *Agent) checkFinal(rc *runConfig, resp *provider.Response, reply *Reply) (again bool) {
 	if rc.schema == nil {
-		return false, nil
+		return false
 	}
 	raw, vs := answerJSON(resp.Content)
 	if vs == nil {
@@ -110,7 +109,7 @@ func (a *Agent) checkFinal(ctx context.Context, rc *runConfig, resp *provider.Re
 	if len(vs) == 0 {
 		reply.Data = data
 		reply.Violations = nil
-		return false, nil
+		return false
 	}
 	reply.Violations = vs
 	rc.schemaFailures++
@@ -120,10 +119,10 @@ func (a *Agent) checkFinal(ctx context.Context, rc *runConfig, resp *provider.Re
 	}
 	if rc.schemaFailures >= attempts {
 		reply.Stop = StopSchema
-		return false, nil
+		return false
 	}
 	a.append(provider.Message{Role: provider.RoleUser, Content: correction(vs, rc.schema, attempts-rc.schemaFailures)})
-	return true, nil
+	return true
 }
 
 // correction is the user message that tells the model why its answer was

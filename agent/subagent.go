@@ -101,9 +101,10 @@ type subagent struct {
 	sem     chan struct{} // the running children; see SubagentLimits.Concurrent
 
 	// observe serializes the events of the tree's agents: children
-	// running at once report from their own goroutines. Shared by the
-	// tree; nil until the first child. observer is the top-level agent's
-	// observer, which every child's wraps.
+	// running at once report from their own goroutines, and so does the
+	// top-level agent about them. Made by New and shared by the tree.
+	// observer is the top-level agent's observer, which every child's
+	// wraps (taking observe itself).
 	observe  *sync.Mutex
 	observer func(Event)
 }
@@ -327,9 +328,6 @@ func (a *Agent) newChild(tools []string) *Agent {
 		c.sub.allowed[t] = true
 	}
 	a.mu.Lock()
-	if a.sub.observe == nil {
-		a.sub.observe = &sync.Mutex{}
-	}
 	c.sub.observe = a.sub.observe
 	c.sub.observer = a.sub.observer
 	if a.sub.up == nil {

@@ -153,8 +153,8 @@ func (st *Store) Create(id, providerName string) (*Session, error) {
 
 // Open loads session id and opens it for writing: the loaded
 // conversation goes on from its last complete turn. It fails with
-// ErrNotFound when the session is not saved, and when another process
-// writes it.
+// ErrNotFound when the session is not saved, and with an error naming
+// the other process (its pid) when another agentsh writes it.
 func (st *Store) Open(id string) (*Session, *Loaded, error) {
 	path, err := st.Path(id)
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentsh/agentsh/agent/session"
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/executor"
 	"github.com/agentsh/agentsh/internal/wording"
@@ -221,7 +222,7 @@ var valueFlags = map[string]func(o *options, v string) error{
 		return nil
 	},
 	"session": func(o *options, v string) error {
-		if err := checkSessionName(v); err != nil {
+		if err := session.CheckID(v); err != nil {
 			return usagef("--session: %v", err)
 		}
 		o.session = v
@@ -326,7 +327,7 @@ func parseArgs(args []string) (*options, error) {
 				o.resumeID = args[i]
 			}
 			if o.resumeID != "" {
-				if err := checkSessionName(o.resumeID); err != nil {
+				if err := session.CheckID(o.resumeID); err != nil {
 					return nil, usagef("--resume: %v", err)
 				}
 			}
@@ -416,21 +417,6 @@ func boolCount(bs ...bool) int {
 		}
 	}
 	return n
-}
-
-// checkSessionName accepts a session name or ID: letters, digits, '.',
-// '_' and '-', not starting with '.', at most 128 bytes, so it is a safe
-// file name.
-func checkSessionName(s string) error {
-	if s == "" || len(s) > 128 || s[0] == '.' {
-		return fmt.Errorf("got %q, want a name of 1 to 128 letters, digits, '.', '_' or '-' that does not start with '.'", s)
-	}
-	for _, r := range s {
-		if !(r == '.' || r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
-			return fmt.Errorf("got %q, want a name of 1 to 128 letters, digits, '.', '_' or '-' that does not start with '.'", s)
-		}
-	}
-	return nil
 }
 
 // usage is the help text, with the search backends that are registered.

@@ -111,7 +111,11 @@ func exitCodeOf(err error, stop *stopped, outs []agentapi.Outcome, failOnDeny bo
 	}
 	for _, o := range outs {
 		if o.Reply.Stop == agent.StopBudget {
-			return exitBudget, "an ask stopped: a budget was exhausted (raise --max-tool-calls, --max-tokens, --max-cost or --max-wall, or config(budget = ...))"
+			why := o.Reply.Exhausted // which budget, and the flag that raises it
+			if why == "" {
+				why = "a budget was exhausted (raise --max-tool-calls, --max-tokens, --max-cost or --max-wall, or config(budget = ...))"
+			}
+			return exitBudget, "an ask stopped: " + why
 		}
 	}
 	for _, o := range outs {

@@ -2,7 +2,9 @@ package agentapi
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -82,8 +84,9 @@ var budgetKeys = []string{"cost", "spent", "tokens", "tool_calls", "tools", "wal
 // maxBudgetCount bounds a count limit.
 const maxBudgetCount = 1 << 50
 
-// budgetUpdate returns l with the limits of v, a config(budget = ...)
-// value, applied; errors name the key and the value.
+// budgetUpdate returns l, a copy the caller owns (Budget.Limits), with
+// the limits of v, a config(budget = ...) value, applied; errors name the
+// key and the value.
 func budgetUpdate(l agent.Limits, v any) (agent.Limits, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
@@ -92,22 +95,11 @@ func budgetUpdate(l agent.Limits, v any) (agent.Limits, error) {
 		}
 		return l, fmt.Errorf(`got %s, want a dict such as {"tool_calls": 20, "tokens": 200000, "cost": 0.50, "wall": "10m", "tools": {"bash": {"calls": 3}}}`, script.Quote(v))
 	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	for _, k := range keys {
 		if i := sort.SearchStrings(budgetKeys, k); i == len(budgetKeys) || budgetKeys[i] != k {
 			return l, fmt.Errorf("unknown key %q; the keys are tool_calls, tokens, cost, wall and tools", k)
 		}
-	}
-	if l.Tools != nil {
-		tools := make(map[string]agent.ToolLimit, len(l.Tools))
-		for k, t := range l.Tools {
-			tools[k] = t
-		}
-		l.Tools = tools
 	}
 	var err error
 	for _, k := range keys {
@@ -186,11 +178,7 @@ func budgetTools(l *agent.Limits, v any) error {
 		}
 		return fmt.Errorf(`tools: got %s, want {"TOOL": {"calls": N}}`, script.Quote(v))
 	}
-	names := make([]string, 0, len(m))
-	for n := range m {
-		names = append(names, n)
-	}
-	sort.Strings(names)
+	names := slices.Sorted(maps.Keys(m))
 	for _, name := range names {
 		if name == "" {
 			return fmt.Errorf(`tools: a tool name is empty; want {"TOOL": {"calls": N}}`)
@@ -242,11 +230,7 @@ func usageOf(v any) (provider.Usage, error) {
 	var u provider.Usage
 	fields := map[string]*int{"input_tokens": &u.InputTokens, "output_tokens": &u.OutputTokens,
 		"cache_read_tokens": &u.CacheReadTokens, "cache_write_tokens": &u.CacheWriteTokens}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys := slices.Sorted(maps.Keys(m))
 	for _, k := range keys {
 		p, ok := fields[k]
 		if !ok {

@@ -70,7 +70,8 @@ func (s *Session) SessionInfo() script.Record {
 func (s *Session) Sessions() *session.Store { return s.cfg.Sessions }
 
 // Resume goes on with the saved session id: its conversation replaces
-// the current one, which ends (session_end hooks). Loading warnings are
+// the current one, which ends (session_end hooks); resuming the current
+// session changes nothing. Loading warnings are
 // in the returned Loaded; a session_end hook's error comes with it.
 func (s *Session) Resume(ctx context.Context, id string) (*session.Loaded, error) {
 	st := s.cfg.Sessions
@@ -78,7 +79,8 @@ func (s *Session) Resume(ctx context.Context, id string) (*session.Loaded, error
 		return nil, errNotSaved
 	}
 	if j, ok := s.agent.Journal().(*session.Session); ok && j != nil && j.ID() == id {
-		return nil, fmt.Errorf("session %s is the current one", id)
+		// Already the one going on: nothing to load.
+		return &session.Loaded{ID: id, Workdir: j.Workdir(), Messages: s.agent.Messages(), Turns: j.Turns()}, nil
 	}
 	j, l, err := st.Open(id)
 	if err != nil {

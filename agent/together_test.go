@@ -5,13 +5,16 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/agentsh/agentsh/agent/session"
 	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/executor"
 	"github.com/agentsh/agentsh/provider"
 )
 
@@ -130,5 +133,111 @@ func TestSubagentsAreNotJournalled(t *testing.T) {
 	}
 	if got, want := strings.Join(roles, " | "), "user:top | assistant:working | tool:taskchild done | assistant:done"; got != want {
 		t.Errorf("journalled\n got %s\nwant %s", got, want)
+	}
+}
+
+// TestRefusedAnswerIsCharged: an answer after_model refuses was paid
+// for: its usage is in the reply and the budget.
+func TestRefusedAnswerIsCharged(t *testing.T) {
+	s := &script{steps: []func(provider.Request) provider.Response{used(provider.Usage{InputTokens: 100, OutputTokens: 50})}}
+	b := NewBudget(Limits{}, nil)
+	a := newAgent(t, s, WithBudget(b))
+	if err := a.On(LifecycleHook{Name: "refuse", Event: AfterModel, Func: func(context.Context, *LifecycleData) error {
+		return errors.New("not this answer")
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	reply, err := a.Run(context.Background(), "go")
+	if err == nil {
+		t.Fatal("Run: no error from a refused answer")
+	}
+	if reply.Usage.InputTokens != 100 || reply.Usage.OutputTokens != 50 {
+		t.Errorf("reply usage %+v, want the refused answer's 100/50", reply.Usage)
+	}
+	if sp := b.Spent(); sp.Usage.InputTokens != 100 || sp.Requests != 1 {
+		t.Errorf("budget spent %+v, want the refused answer's request", sp)
+	}
+}
+
+// TestCompactOutsideARunIsSaved: a compaction asked for between runs
+// (:compact, compact()) is committed to the session: reloading the file
+// gives the compacted conversation, with no warning of a torn turn.
+func TestCompactOutsideARunIsSaved(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	var mu sync.Mutex
+	var seen []provider.Request
+	st := &session.Store{Dir: t.TempDir(), Workdir: "/w"}
+	a := sessionAgent(t, st, &seen, &mu)
+	for _, p := range []string{"one", "two"} {
+		if _, err := a.Run(context.Background(), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	compactNow(t, a)
+	held, id := a.Messages(), a.SessionID()
+	if err := a.Close(); err != nil {
+		t.Fatal(err)
+	}
+	path, _ := st.Path(id)
+	l, err := session.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Warnings) > 0 {
+		t.Errorf("warnings: %v", l.Warnings)
+	}
+	if got, want := messagesJSON(t, l.Messages), messagesJSON(t, held); got != want {
+		t.Errorf("reloaded\n got %s\nwant the compacted %s", got, want)
+	}
+}
+
+// TestResumeForgetsTheOldUsage: after resuming a short conversation, the
+// next request's estimate is the short one's, not the size the replaced
+// conversation last reported.
+func TestResumeForgetsTheOldUsage(t *testing.T) {
+	s := &script{steps: []func(provider.Request) provider.Response{used(provider.Usage{InputTokens: 100000})}}
+	a := newAgent(t, s)
+	if _, err := a.Run(context.Background(), "go"); err != nil {
+		t.Fatal(err)
+	}
+	if est := a.EstimateTokens(); est < 100000 {
+		t.Fatalf("estimate %d before the resume, want the reported 100000 and more", est)
+	}
+	short := []provider.Message{{Role: provider.RoleUser, Content: "hi"}, {Role: provider.RoleAssistant, Content: "hello"}}
+	if err := a.Resume(context.Background(), &memJournal{}, short); err != nil {
+		t.Fatal(err)
+	}
+	if est := a.EstimateTokens(); est > 1000 {
+		t.Errorf("estimate %d after resuming two short messages, want the small conversation's", est)
+	}
+}
+
+// TestObserverOneEventAtATime: with children running at once, the
+// observer is never called concurrently, by them or by the parent.
+func TestObserverOneEventAtATime(t *testing.T) {
+	const n = 4
+	var tcs []provider.ToolCall
+	r := newRouter()
+	for i := 0; i < n; i++ {
+		p := fmt.Sprintf("child %d", i)
+		tcs = append(tcs, task(fmt.Sprintf("t%d", i), p))
+		r.on(p, calls(tc("r", "read", `{}`)), answer("done "+p))
+	}
+	r.on("top", calls(tcs...), answer("all done"))
+	var inside, overlaps atomic.Int32
+	e := newSubagentEnv(t, r, WithExecutionMode(executor.ModeParallel), WithObserver(func(Event) {
+		if inside.Add(1) > 1 {
+			overlaps.Add(1)
+		}
+		for i := 0; i < 200; i++ {
+			runtime.Gosched()
+		}
+		inside.Add(-1)
+	}))
+	if _, err := e.a.Run(context.Background(), "top"); err != nil {
+		t.Fatal(err)
+	}
+	if n := overlaps.Load(); n > 0 {
+		t.Errorf("the observer was called concurrently %d times", n)
 	}
 }

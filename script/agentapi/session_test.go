@@ -9,7 +9,8 @@ import (
 )
 
 // session() describes the current session; session(id) goes on with a
-// saved one or starts one of that name; ask() replies name the session.
+// saved one or starts one of that name (the current one: nothing
+// changes); ask() replies name the session.
 func TestSessionBuiltin(t *testing.T) {
 	src := map[string]string{
 		"star": `
@@ -25,6 +26,8 @@ ask("again")
 print(session().turns)
 b = session(first)
 print(b.id == first, b.turns, b.messages)
+again = session(first)
+print(again.id == first, again.turns, again.messages)
 `,
 		"lua": `
 local s = session()
@@ -39,6 +42,8 @@ ask("again")
 print(session().turns)
 local b = session(first)
 print(b.id == first, b.turns, b.messages)
+again = session(first)
+print(again.id == first, again.turns, again.messages)
 `,
 	}
 	for _, lang := range langs {
@@ -47,7 +52,7 @@ print(b.id == first, b.turns, b.messages)
 			e := newEnv(t, agentapi.Config{Provider: fixed("ok"), Sessions: &session.Store{Workdir: "/w"}})
 			e.run(lang, src[lang])
 			truth := map[string]string{"star": "True", "lua": "true"}[lang]
-			want := strings.NewReplacer("T", truth).Replace("T 0 0 /w T|T 1 2|named 0 0|1|T 1 2")
+			want := strings.NewReplacer("T", truth).Replace("T 0 0 /w T|T 1 2|named 0 0|1|T 1 2|T 1 2")
 			if got := strings.ReplaceAll(strings.Join(e.lines(), "|"), "\t", " "); got != want {
 				t.Errorf("printed %q, want %q", got, want)
 			}

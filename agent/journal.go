@@ -11,8 +11,9 @@ import (
 )
 
 // Journal saves a conversation as it happens, so that it can be resumed
-// (package agent/session's Session implements it). The agent calls it from
-// the goroutine running Run, or from Resume, Reset and Close.
+// (package agent/session's Session implements it). The agent calls it
+// from the goroutine running Run or Compact, from Resume, Reset and
+// Close, and opens it from SessionID; never from two of them at once.
 type Journal interface {
 	// ID names the session.
 	ID() string

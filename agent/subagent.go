@@ -26,7 +26,7 @@ import (
 // middleware, policies, approvals and session state — with the parent's
 // provider, model, system prompt and extensions' prompt sections. The
 // parent's lifecycle hooks fire for the child too (LifecycleData.Agent
-// names it), all six events: a before_model redaction holds for children,
+// names it), every event: a before_model redaction holds for children,
 // and a child's conversation is a session of its own, from session_start
 // at its first request to session_end when it ends. Its tool calls are
 // the model's (core.OriginModel) and carry its id (core.Call.Agent), so a

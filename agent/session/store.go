@@ -165,7 +165,7 @@ func (st *Store) Open(id string) (*Session, *Loaded, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, fmt.Errorf("%w %q in %s", ErrNotFound, id, filepath.Dir(path))
 		}
-		return nil, nil, fmt.Errorf("session %s: %w", id, err)
+		return nil, nil, fmt.Errorf("session %s: %w (check the permissions of %s, or save sessions elsewhere with XDG_STATE_HOME)", id, err, filepath.Dir(path))
 	}
 	if err := lock(f); err != nil {
 		defer f.Close()

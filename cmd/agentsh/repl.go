@@ -262,8 +262,8 @@ a (always for this tool in this session) or n (no; then an optional reason
 that the model sees). Ctrl-C at that prompt says no.
 Script API: tool, before, after, middleware, deny, rewrite, invoke_tool,
 invoke_all, tool_names, get_tool, unregister_tool, config, dual, silent,
-timeout, retry, model, provider, ask, on, mcp_server, session; modules json,
-re, time, math, state.
+timeout, retry, model, provider, ask, on, mcp_server, session, pin, compact,
+spawn; modules json, re, time, math, state.
 `
 
 // command runs a ':' command and reports whether to quit.

@@ -481,7 +481,9 @@ Flags:
   --max-tool-calls N  budget: at most N tool calls in the run (subagents' count)
   --max-tokens N      budget: at most N tokens (input, output and cache)
   --max-cost USD      budget: at most USD dollars by the price table
-  --max-wall D        budget: at most D of wall time, e.g. 10m
+  --max-wall D        budget: at most D of wall time from the first model
+                      request or tool call, e.g. 10m (in the REPL, the time
+                      at the prompt counts too)
                       (a model or tool call that would exceed a budget is
                       not made: the run stops with exit code 4)
   --prices FILE       a JSON price table over the built-in one, for cost

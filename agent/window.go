@@ -66,34 +66,7 @@ func KnownContextWindow(providerName, model string) int {
 	if n, ok := table[name]; ok {
 		return n
 	}
-	for base, n := range table {
-		if rest, ok := strings.CutPrefix(name, base+"-"); ok && snapshotSuffix(rest) {
-			return n
-		}
-	}
-	return 0
-}
-
-// snapshotSuffix reports whether s is what vendors append to a model's
-// name for one of its versions: "latest", "YYYYMMDD", "YYYY-MM-DD" or
-// "MMDD".
-func snapshotSuffix(s string) bool {
-	if s == "latest" {
-		return true
-	}
-	digits := s
-	if len(s) == 10 && s[4] == '-' && s[7] == '-' {
-		digits = s[:4] + s[5:7] + s[8:]
-	}
-	if len(digits) != 8 && len(digits) != 4 {
-		return false
-	}
-	for _, r := range digits {
-		if r < '0' || r > '9' {
-			return false
-		}
-	}
-	return true
+	return table[provider.ModelBase(name)] // a dated snapshot, or -latest
 }
 
 // WithContextWindow sets the model's context window in tokens (0: the

@@ -23,9 +23,10 @@
 //
 //  1. the whole name, KIND:MODEL;
 //  2. MODEL alone;
-//  3. the same two with a snapshot suffix removed from MODEL: a date
-//     (-20250929 or -2024-08-06) or -latest, so "claude-sonnet-4-5-20250929"
-//     is priced as "claude-sonnet-4-5" and "gpt-4o-2024-08-06" as "gpt-4o";
+//  3. the same two with a snapshot suffix removed from MODEL
+//     (provider.ModelBase: -20250929, -2024-08-06, -0613 or -latest), so
+//     "claude-sonnet-4-5-20250929" is priced as "claude-sonnet-4-5" and
+//     "gpt-4o-2024-08-06" as "gpt-4o";
 //  4. a key ending in "*" that the whole name starts with (the longest such
 //     key first), then one that MODEL starts with: "ollama:*" prices every
 //     model of ollama.
@@ -352,30 +353,6 @@ func (t *Table) Merge(over *Table) *Table {
 	return m
 }
 
-// withoutSnapshot removes the suffix of a dated snapshot or alias from a
-// model's name: -YYYYMMDD, -YYYY-MM-DD or -latest.
-func withoutSnapshot(name string) string {
-	digits := func(s string) bool {
-		for i := 0; i < len(s); i++ {
-			if s[i] < '0' || s[i] > '9' {
-				return false
-			}
-		}
-		return true
-	}
-	n := len(name)
-	switch {
-	case strings.HasSuffix(name, "-latest"):
-		return name[:n-len("-latest")]
-	case n > 9 && name[n-9] == '-' && digits(name[n-8:]):
-		return name[:n-9]
-	case n > 11 && name[n-11] == '-' && name[n-6] == '-' && name[n-3] == '-' &&
-		digits(name[n-10:n-6]) && digits(name[n-5:n-3]) && digits(name[n-2:]):
-		return name[:n-11]
-	}
-	return name
-}
-
 // Lookup finds the price of model, named KIND:MODEL or MODEL, by the rules
 // of the package doc; key is the table entry that matched.
 func (t *Table) Lookup(model string) (p Price, key string, ok bool) {
@@ -389,7 +366,7 @@ func (t *Table) Lookup(model string) (p Price, key string, ok bool) {
 	if p, key, ok := t.exact(kind, model, name); ok {
 		return p, key, true
 	}
-	if base := withoutSnapshot(name); base != name && base != "" {
+	if base := provider.ModelBase(name); base != name && base != "" {
 		if p, key, ok := t.exact(kind, kind+":"+base, base); ok {
 			return p, key, true
 		}

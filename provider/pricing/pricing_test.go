@@ -172,18 +172,6 @@ func TestConcurrentLookups(t *testing.T) {
 	wg.Wait()
 }
 
-func TestWithoutSnapshot(t *testing.T) {
-	for in, want := range map[string]string{
-		"gpt-4o-2024-08-06": "gpt-4o", "claude-sonnet-4-5-20250929": "claude-sonnet-4-5", "claude-3-7-sonnet-latest": "claude-3-7-sonnet",
-		"gpt-4o": "gpt-4o", "model-2024": "model-2024", "m-2024-8-06": "m-2024-8-06", "m-2025092": "m-2025092", "m-2025O929": "m-2025O929",
-		"20250929": "20250929", "-20250929": "-20250929", "m-2024-08-0x": "m-2024-08-0x",
-	} {
-		if got := withoutSnapshot(in); got != want {
-			t.Errorf("withoutSnapshot(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func BenchmarkCost(b *testing.B) {
 	u := provider.Usage{InputTokens: 100, OutputTokens: 10}
 	for _, model := range []string{"openai:gpt-4o", "anthropic:claude-sonnet-4-5-20250929", "scripted:fake"} {

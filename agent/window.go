@@ -25,7 +25,7 @@ const OllamaContextWindow = 4096
 // provider, as their vendors document them.
 var knownWindows = map[string]map[string]int{
 	"openai": {
-		"gpt-5": 400000, "gpt-5-mini": 400000, "gpt-5-nano": 400000,
+		"gpt-5.1": 400000, "gpt-5": 400000, "gpt-5-mini": 400000, "gpt-5-nano": 400000,
 		"gpt-4.1": 1047576, "gpt-4.1-mini": 1047576, "gpt-4.1-nano": 1047576,
 		"gpt-4o": 128000, "gpt-4o-mini": 128000, "gpt-4-turbo": 128000,
 		"gpt-4": 8192, "gpt-3.5-turbo": 16385,

@@ -3,6 +3,7 @@ package agentapi_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -98,7 +99,39 @@ ask("hello", {max_turns = 1})`)
 	if !errors.Is(outs[0].Err, agent.ErrNoProvider) || outs[0].Reply == nil {
 		t.Errorf("first outcome %+v, want the no-provider error with a reply", outs[0])
 	}
-	if outs[1].Err != nil || outs[1].Reply.Text != "hi" || outs[2].Reply.Text != "hi" {
-		t.Errorf("outcomes %+v %+v", outs[1], outs[2])
+	// An earlier run keeps its stop and counts; only the last keeps its
+	// text. The reply the caller got is not changed.
+	if outs[1].Err != nil || outs[1].Reply.Stop != agent.StopFinal || outs[1].Reply.Turns != 1 || outs[1].Reply.Text != "" {
+		t.Errorf("earlier outcome %+v, want its stop and turns without its text", *outs[1].Reply)
+	}
+	if outs[2].Reply.Text != "hi" || r.Text != "hi" {
+		t.Errorf("last outcome's text %q, the caller's %q; want hi", outs[2].Reply.Text, r.Text)
+	}
+}
+
+// TestOutcomesKeepTheLastData: the data of the last run with a schema
+// stays, whatever runs without one follow; a later run with a schema
+// replaces it.
+func TestOutcomesKeepTheLastData(t *testing.T) {
+	e := newEnv(t, agentapi.Config{})
+	e.run("star", `model(lambda messages, tools: '{"n": %d}' % len(messages))`)
+	ctx := context.Background()
+	schema, err := agent.CompileOutputSchema([]byte(`{"type": "object"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _ := e.sess.RunTop(ctx, "one", true, agent.WithSchema(schema))
+	e.sess.RunTop(ctx, "two", false)
+	outs := e.sess.Outcomes()
+	if got := fmt.Sprint(outs[0].Reply.Data); got != "map[n:1]" || outs[0].Reply.Text != "" {
+		t.Errorf("the schema run's data %s text %q after a run without one; want its data kept, its text let go", got, outs[0].Reply.Text)
+	}
+	e.sess.RunTop(ctx, "three", true, agent.WithSchema(schema))
+	outs = e.sess.Outcomes()
+	if outs[0].Reply.Data != nil || fmt.Sprint(outs[2].Reply.Data) != "map[n:5]" {
+		t.Errorf("data %v, %v; want the first let go for the last", outs[0].Reply.Data, outs[2].Reply.Data)
+	}
+	if fmt.Sprint(first.Data) != "map[n:1]" || first.Text == "" {
+		t.Errorf("the caller's reply was changed: %+v", *first)
 	}
 }

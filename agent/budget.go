@@ -115,17 +115,18 @@ type Exhaustion struct {
 func (e *Exhaustion) Error() string {
 	var b strings.Builder
 	b.WriteString("budget exhausted: ")
+	spent, limit, need := e.Amount(e.Spent), e.Amount(e.Limit), e.Amount(e.Need)
 	switch e.Budget {
 	case "tool_calls":
-		fmt.Fprintf(&b, "%s tool calls of %s made", num(e.Spent), num(e.Limit))
+		fmt.Fprintf(&b, "%s tool calls of %s made", spent, limit)
 	case "tool":
-		fmt.Fprintf(&b, "%s %s calls of %s made", num(e.Spent), e.Tool, num(e.Limit))
+		fmt.Fprintf(&b, "%s %s calls of %s made", spent, e.Tool, limit)
 	case "tokens":
-		fmt.Fprintf(&b, "%s tokens of %s spent, and the next request needs at least %s", num(e.Spent), num(e.Limit), num(e.Need))
+		fmt.Fprintf(&b, "%s tokens of %s spent, and the next request needs at least %s", spent, limit, need)
 	case "cost":
-		fmt.Fprintf(&b, "$%s of $%s spent, and the next request costs at least $%s", Dollars(e.Spent), Dollars(e.Limit), Dollars(e.Need))
+		fmt.Fprintf(&b, "%s of %s spent, and the next request costs at least %s", spent, limit, need)
 	case "wall":
-		fmt.Fprintf(&b, "%s of %s wall time used", seconds(e.Spent), seconds(e.Limit))
+		fmt.Fprintf(&b, "%s of %s wall time used", spent, limit)
 	}
 	b.WriteString("; ")
 	b.WriteString(e.Raise())
@@ -163,6 +164,18 @@ func (e *Exhaustion) What() string {
 		return "US dollars"
 	}
 	return "seconds of wall time"
+}
+
+// Amount renders v, an amount of what the limit counts: dollars as $0.50,
+// wall time as a duration (10m0s), counts as whole numbers.
+func (e *Exhaustion) Amount(v float64) string {
+	switch e.Budget {
+	case "cost":
+		return "$" + Dollars(v)
+	case "wall":
+		return seconds(v)
+	}
+	return num(v)
 }
 
 // Unwrap makes errors.Is(e, ErrBudget) hold.

@@ -7,7 +7,6 @@ import (
 	"io"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/agentsh/agentsh/agent"
 	"github.com/agentsh/agentsh/provider/pricing"
@@ -77,18 +76,12 @@ func extendAtPrompt(ctx context.Context, mu *sync.Mutex, ask func(string) (strin
 
 // extendPrompt is the question of an exhausted budget.
 func extendPrompt(e *agent.Exhaustion) string {
-	var spent, by string
+	spent := fmt.Sprintf("%s %s of %s", e.Amount(e.Spent), e.What(), e.Amount(e.Limit))
 	switch e.Budget {
 	case "cost":
-		spent = fmt.Sprintf("$%s of $%s spent", agent.Dollars(e.Spent), agent.Dollars(e.Limit))
-		by = "$" + agent.Dollars(e.Extend)
+		spent = fmt.Sprintf("%s of %s spent", e.Amount(e.Spent), e.Amount(e.Limit))
 	case "wall":
-		d := func(s float64) string { return time.Duration(s * float64(time.Second)).Round(time.Second).String() }
-		spent = fmt.Sprintf("%s of %s wall time used", d(e.Spent), d(e.Limit))
-		by = d(e.Extend)
-	default:
-		spent = fmt.Sprintf("%.0f %s of %.0f", e.Spent, e.What(), e.Limit)
-		by = fmt.Sprintf("%.0f", e.Extend)
+		spent = fmt.Sprintf("%s of %s wall time used", e.Amount(e.Spent), e.Amount(e.Limit))
 	}
-	return fmt.Sprintf("budget exhausted: %s; extend by %s? [y/N] ", spent, by)
+	return fmt.Sprintf("budget exhausted: %s; extend by %s? [y/N] ", spent, e.Amount(e.Extend))
 }

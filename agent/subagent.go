@@ -74,6 +74,26 @@ func (l SubagentLimits) withDefaults() SubagentLimits {
 // its children inherit the bounds.
 func WithSubagentLimits(l SubagentLimits) Option { return func(c *config) { c.subagents = l } }
 
+// SubagentLimits returns the bounds on the agent's subagents, defaults
+// filled in. A subagent's are its top-level agent's.
+func (a *Agent) SubagentLimits() SubagentLimits {
+	r := a.root()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.cfg.subagents.withDefaults()
+}
+
+// SetSubagentLimits replaces the bounds on the subagents of a's tree (a
+// zero field is its default). They apply to the next subagent started,
+// also by a Run under way; children already running go on. It is safe
+// for concurrent use.
+func (a *Agent) SetSubagentLimits(l SubagentLimits) {
+	r := a.root()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.cfg.subagents = l
+}
+
 // SubagentOptions adjusts one Spawn; the zero value is the default.
 type SubagentOptions struct {
 	// Tools names the tools the child may use, a subset of its parent's;
@@ -97,8 +117,7 @@ type subagent struct {
 
 	spawned atomic.Int64 // children spawned so far, for their ids
 
-	semOnce sync.Once
-	sem     chan struct{} // the running children; see SubagentLimits.Concurrent
+	running slots // the children running at once; see SubagentLimits.Concurrent
 
 	// observe serializes the events of the tree's agents: children
 	// running at once report from their own goroutines, and so does the
@@ -228,7 +247,7 @@ func (a *Agent) root() *Agent {
 }
 
 func (a *Agent) spawn(ctx context.Context, rs *runState, prompt string, opts SubagentOptions) (*Reply, error) {
-	lim := a.cfg.subagents.withDefaults()
+	lim := a.SubagentLimits()
 	if a.sub.depth >= lim.MaxDepth {
 		return &Reply{AgentID: a.ID()}, fmt.Errorf("%w: agent %s is %d deep, the limit (%d): it cannot start a subagent; do this part of the work itself",
 			ErrSubagentLimit, a.ID(), a.sub.depth, lim.MaxDepth)
@@ -239,17 +258,18 @@ func (a *Agent) spawn(ctx context.Context, rs *runState, prompt string, opts Sub
 	}
 	if rs != nil {
 		if n := rs.children.Add(1); n > int64(lim.PerRun) {
-			return &Reply{AgentID: a.ID()}, fmt.Errorf("%w: agent %s has started %d subagents in this run, the limit; finish with the answers it has, or split the work differently",
-				ErrSubagentLimit, a.ID(), lim.PerRun)
+			noun := "subagents"
+			if lim.PerRun == 1 {
+				noun = "subagent"
+			}
+			return &Reply{AgentID: a.ID()}, fmt.Errorf("%w: agent %s has started %d %s in this run, the limit; finish with the answers it has, or split the work differently",
+				ErrSubagentLimit, a.ID(), lim.PerRun, noun)
 		}
 	}
-	a.sub.semOnce.Do(func() { a.sub.sem = make(chan struct{}, lim.Concurrent) })
-	select {
-	case a.sub.sem <- struct{}{}:
-	case <-ctx.Done():
-		return &Reply{Stop: StopCanceled, AgentID: a.ID()}, ctx.Err()
+	if err := a.sub.running.acquire(ctx, lim.Concurrent); err != nil {
+		return &Reply{Stop: StopCanceled, AgentID: a.ID()}, err
 	}
-	defer func() { <-a.sub.sem }()
+	defer func() { a.sub.running.release(a.SubagentLimits().Concurrent) }()
 
 	child := a.newChild(tools)
 	a.emit(Event{Type: "subagent_start", Agent: child.ID(), ParentAgent: a.ID(), Tools: len(tools), Text: prompt})

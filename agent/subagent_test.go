@@ -546,3 +546,42 @@ func TestTaskToolArguments(t *testing.T) {
 		t.Error("task is not registered read-only")
 	}
 }
+
+// TestSetSubagentLimitsMidRun: limits set while a Run is under way, here
+// by a tool the model calls between two tasks, bound the next child; a
+// subagent reads its top-level agent's limits.
+func TestSetSubagentLimitsMidRun(t *testing.T) {
+	r := newRouter().
+		on("top", calls(task("a", "c")), calls(tc("l", "lower", `{}`)), calls(task("b", "c")), answer("done")).
+		on("c", answer("child"))
+	e := newSubagentEnv(t, r)
+	lower := goTool("lower", func(ctx context.Context, args json.RawMessage) (any, error) {
+		e.a.SetSubagentLimits(SubagentLimits{PerRun: 1})
+		return "lowered", nil
+	})
+	lower.ReadOnly = true
+	if err := e.a.RegisterTools(lower); err != nil {
+		t.Fatal(err)
+	}
+	if got := e.a.SubagentLimits(); got != (SubagentLimits{MaxDepth: DefaultSubagentDepth, PerRun: DefaultSubagentsPerRun, Concurrent: DefaultConcurrentSubagents}) {
+		t.Errorf("default limits %+v", got)
+	}
+	if _, err := e.a.Run(context.Background(), "top"); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(r.requests("c")); n != 1 {
+		t.Errorf("%d children ran, want 1: the second task should meet the lowered limit", n)
+	}
+	results := r.requests("top")[3].Messages
+	if last := results[len(results)-1].Content; !strings.Contains(last, "has started 1 subagent in this run, the limit") {
+		t.Errorf("the second task's result: %s", last)
+	}
+	child := e.a.newChild(nil)
+	if got := child.SubagentLimits(); got.PerRun != 1 || got.MaxDepth != DefaultSubagentDepth {
+		t.Errorf("a child's limits %+v, want its top-level agent's", got)
+	}
+	child.SetSubagentLimits(SubagentLimits{MaxDepth: 1})
+	if got := e.a.SubagentLimits(); got.MaxDepth != 1 || got.PerRun != DefaultSubagentsPerRun {
+		t.Errorf("after a child set them, the tree's limits are %+v", got)
+	}
+}

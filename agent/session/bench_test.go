@@ -83,3 +83,36 @@ func BenchmarkOpen200(b *testing.B) {
 	b.ReportMetric(float64(fi.Size()), "file-bytes")
 	b.ReportMetric(float64(read), "bytes-read/op")
 }
+
+// BenchmarkLatestOf50 finds the latest session of a workdir, as
+// --continue does, in a store of 50 sessions of 40 turns each: 10 of this
+// workdir, 40 of others.
+func BenchmarkLatestOf50(b *testing.B) {
+	b.Setenv("XDG_STATE_HOME", b.TempDir())
+	out := strings.Repeat("line of tool output\n", 50)
+	for i := 0; i < 50; i++ {
+		st := &Store{Workdir: "/other"}
+		if i%5 == 0 {
+			st.Workdir = "/w"
+		}
+		s, err := st.Create(fmt.Sprintf("s%02d", i), "test")
+		if err != nil {
+			b.Fatal(err)
+		}
+		for n := 1; n <= 40; n++ {
+			must(b, s.Append(provider.Message{Role: provider.RoleUser, Content: fmt.Sprint("prompt ", n)}, nil))
+			must(b, s.Append(provider.Message{Role: provider.RoleAssistant, Content: out}, nil))
+			must(b, s.Commit(n, provider.Usage{}))
+		}
+		must(b, s.Close())
+	}
+	st := &Store{Workdir: "/w"}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		info, ok, err := st.Latest("/w")
+		if err != nil || !ok || info.Turns != 40 {
+			b.Fatalf("%+v %v %v", info, ok, err)
+		}
+	}
+}

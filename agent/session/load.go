@@ -232,3 +232,36 @@ func readLine(br *bufio.Reader, buf []byte) ([]byte, error) {
 		}
 	}
 }
+
+// maxHeader bounds how much of a file readHeader reads before it leaves
+// the file to Load; a header is a few hundred bytes.
+const maxHeader = 64 << 10
+
+// readHeader decodes the first line of the session file at path as Load
+// does: a "session" record there gives the id and workdir, anything else
+// (a torn or corrupt first line, another record, an empty file) gives a
+// zero record, as Load then has no workdir either.
+func readHeader(path string) (record, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return record{}, err
+	}
+	defer f.Close()
+	line, err := readLine(bufio.NewReader(io.LimitReader(f, maxHeader)), nil)
+	if err != nil && err != io.EOF {
+		return record{}, err
+	}
+	if len(line) == maxHeader && line[len(line)-1] != '\n' {
+		// Far longer than a header, so surely not one; Load decides.
+		l, err := Load(path)
+		if err != nil {
+			return record{}, err
+		}
+		return record{T: recSession, ID: l.ID, Workdir: l.Workdir}, nil
+	}
+	var rec record
+	if json.Unmarshal(line, &rec) != nil || rec.T != recSession {
+		return record{}, nil
+	}
+	return rec, nil
+}

@@ -348,3 +348,85 @@ func TestNewIDs(t *testing.T) {
 		t.Errorf("%d distinct ids of 1000 in one second", len(seen))
 	}
 }
+
+// TestHeaderAgreesWithLoad: List and Latest tell a file's workdir from
+// its first line alone; for every kind of first line that must be what a
+// full Load makes of it, or --continue would pick another session.
+func TestHeaderAgreesWithLoad(t *testing.T) {
+	dir := t.TempDir()
+	header := func(id, workdir string) string {
+		b, err := encode(&record{T: recSession, V: formatVersion, ID: id, Workdir: workdir, Provider: "test", Created: "2026-12-01T10:00:00Z"})
+		must(t, err)
+		return string(b)
+	}
+	msg := `{"t":"msg","msg":{"role":"user","content":"hi"}}` + "\n"
+	long := "/" + strings.Repeat("deep/", 14000) // a header past maxHeader
+	for _, tc := range []struct{ name, content string }{
+		{"empty", ""},
+		{"header", header("h", "/a") + msg},
+		{"header alone, no newline", strings.TrimSuffix(header("h", "/a"), "\n")},
+		{"torn header", header("h", "/a")[:30]},
+		{"corrupt header", `{"t":"session","workdir":"/a",` + "\n" + msg},
+		{"blank line first", "\n" + header("h", "/a")},
+		{"a message first", msg + header("h", "/a")},
+		{"another id", header("other-id", "/a")},
+		{"a long header", header("h", long) + msg},
+		{"a long corrupt line", `{"t":"session","workdir":"/a","x":"` + strings.Repeat("x", 2*maxHeader) + "\n"},
+		{"not json", "hello\n"},
+		{"wrong type", `{"t":"turn","workdir":"/a"}` + "\n"},
+		{"workdir not a string", `{"t":"session","workdir":7}` + "\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+fileExt)
+			must(t, os.WriteFile(path, []byte(tc.content), 0o600))
+			h, err := readHeader(path)
+			must(t, err)
+			l, err := Load(path)
+			must(t, err)
+			if h.Workdir != l.Workdir {
+				t.Errorf("readHeader's workdir %.40q, Load's %.40q", h.Workdir, l.Workdir)
+			}
+			if h.ID != "" && h.ID != l.ID {
+				t.Errorf("readHeader's id %q, Load's %q", h.ID, l.ID)
+			}
+		})
+	}
+}
+
+// TestLatestSkipsOtherWorkdirs: Latest and List of a workdir leave out
+// the sessions of others however they are written, and a session whose
+// header is unreadable belongs to no workdir.
+func TestLatestSkipsOtherWorkdirs(t *testing.T) {
+	st := newStore(t, "/a")
+	s, err := st.Create("mine", "test")
+	must(t, err)
+	writeTurn(t, s, 1, "my prompt")
+	must(t, s.Close())
+	old := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	must(t, os.Chtimes(s.Path(), old, old))
+	other := &Store{Workdir: "/b"} // the same directory, by XDG_STATE_HOME
+	o, err := other.Create("theirs", "test")
+	must(t, err)
+	writeTurn(t, o, 1, "their prompt")
+	must(t, o.Close())
+	dir, err := st.dir()
+	must(t, err)
+	must(t, os.WriteFile(filepath.Join(dir, "broken"+fileExt), []byte("not a header\n"), 0o600))
+	if i, ok, err := st.Latest("/a"); err != nil || !ok || i.ID != "mine" || i.LastPrompt != "my prompt" || i.Turns != 1 {
+		t.Errorf("Latest(/a) = %+v %v %v, want mine with its prompt", i, ok, err)
+	}
+	list, err := st.List("/a")
+	must(t, err)
+	if len(list) != 1 || list[0].ID != "mine" {
+		t.Errorf("List(/a) = %+v, want mine alone", list)
+	}
+	all, err := st.List("")
+	must(t, err)
+	var ids []string
+	for _, i := range all {
+		ids = append(ids, i.ID)
+	}
+	if got := strings.Join(ids, " "); got != "theirs broken mine" && got != "broken theirs mine" {
+		t.Errorf("List() = %s, want every session, the old one last", got)
+	}
+}

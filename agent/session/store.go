@@ -228,8 +228,57 @@ type Info struct {
 }
 
 // List returns the sessions of workdir ("" for every workdir), the most
-// recently written first (ties: the greater id first).
+// recently written first (ties: the greater id first). Each listed
+// session is loaded in full, for its turns and last prompt; the files of
+// other workdirs are read only as far as their header.
 func (st *Store) List(workdir string) ([]Info, error) {
+	found, err := st.scan(workdir)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Info, 0, len(found))
+	for _, f := range found {
+		if info, err := f.load(); err == nil {
+			out = append(out, info)
+		}
+	}
+	return out, nil
+}
+
+// Latest returns the most recently written session of workdir ("" for
+// any workdir); ok is false when there is none. Only that session is
+// loaded in full.
+func (st *Store) Latest(workdir string) (info Info, ok bool, err error) {
+	found, err := st.scan(workdir)
+	if err != nil {
+		return Info{}, false, err
+	}
+	for _, f := range found {
+		if info, err := f.load(); err == nil {
+			return info, true, nil
+		}
+	}
+	return Info{}, false, nil
+}
+
+// stored is a session file found by scan, known by its header.
+type stored struct {
+	id, path string
+	modified time.Time
+}
+
+func (f stored) load() (Info, error) {
+	l, err := Load(f.path)
+	if err != nil {
+		return Info{}, err // removed meanwhile, or unreadable
+	}
+	return Info{ID: l.ID, Path: f.path, Workdir: l.Workdir, Provider: l.Provider, Created: l.Created,
+		Modified: f.modified, Turns: l.Turns, Messages: len(l.Messages), LastPrompt: l.LastPrompt(), Warnings: l.Warnings}, nil
+}
+
+// scan finds the session files of workdir ("" for every workdir) by
+// their headers, in List's order.
+func (st *Store) scan(workdir string) ([]stored, error) {
 	dir, err := st.dir()
 	if err != nil {
 		return nil, err
@@ -244,7 +293,7 @@ func (st *Store) List(workdir string) ([]Info, error) {
 	if workdir != "" {
 		workdir = absDir(workdir)
 	}
-	var out []Info
+	var out []stored
 	for _, e := range entries {
 		name := e.Name()
 		if !e.Type().IsRegular() || !strings.HasSuffix(name, fileExt) || CheckID(strings.TrimSuffix(name, fileExt)) != nil {
@@ -255,33 +304,23 @@ func (st *Store) List(workdir string) ([]Info, error) {
 		if err != nil {
 			continue // removed meanwhile
 		}
-		l, err := Load(path)
-		if err != nil {
+		h, err := readHeader(path)
+		if err != nil || (workdir != "" && h.Workdir != workdir) {
 			continue
 		}
-		if workdir != "" && l.Workdir != workdir {
-			continue
+		id := strings.TrimSuffix(name, fileExt)
+		if h.ID != "" {
+			id = h.ID
 		}
-		out = append(out, Info{ID: l.ID, Path: path, Workdir: l.Workdir, Provider: l.Provider, Created: l.Created,
-			Modified: fi.ModTime(), Turns: l.Turns, Messages: len(l.Messages), LastPrompt: l.LastPrompt(), Warnings: l.Warnings})
+		out = append(out, stored{id: id, path: path, modified: fi.ModTime()})
 	}
 	sort.Slice(out, func(i, j int) bool {
-		if !out[i].Modified.Equal(out[j].Modified) {
-			return out[i].Modified.After(out[j].Modified)
+		if !out[i].modified.Equal(out[j].modified) {
+			return out[i].modified.After(out[j].modified)
 		}
-		return out[i].ID > out[j].ID
+		return out[i].id > out[j].id
 	})
 	return out, nil
-}
-
-// Latest returns the most recently written session of workdir ("" for
-// any workdir); ok is false when there is none.
-func (st *Store) Latest(workdir string) (info Info, ok bool, err error) {
-	list, err := st.List(workdir)
-	if err != nil || len(list) == 0 {
-		return Info{}, false, err
-	}
-	return list[0], true, nil
 }
 
 // Session is one session open for writing. Its methods are safe for

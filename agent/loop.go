@@ -236,7 +236,8 @@ func (a *Agent) ask(ctx context.Context, p provider.Provider, turn int, quiet bo
 	// appending to them copies: a turn costs the same however long the
 	// conversation (see LifecycleData.Request).
 	n := len(a.messages)
-	req := provider.Request{Model: a.cfg.model, Messages: a.messages[:n:n]}
+	conv := a.messages[:n:n]
+	req := provider.Request{Model: a.cfg.model, Messages: conv}
 	a.mu.Unlock()
 	req.System = a.systemPrompt()
 	req.Tools = a.toolDefs()
@@ -267,11 +268,7 @@ func (a *Agent) ask(ctx context.Context, p provider.Provider, turn int, quiet bo
 	if !resp.CutOff() {
 		resp.Incomplete = nil // only a cut-off answer has a call it could not finish
 	}
-	for i := range resp.ToolCalls { // every call needs an ID to pair with its result
-		if resp.ToolCalls[i].ID == "" {
-			resp.ToolCalls[i].ID = fmt.Sprintf("call_%d_%d", turn, i+1)
-		}
-	}
+	nameCalls(conv, &resp) // every call needs an ID to pair with its result
 	d = &LifecycleData{Event: AfterModel, Turn: turn, Request: &req, Response: &resp}
 	if err := a.fire(ctx, d); err != nil {
 		return nil, err

@@ -37,6 +37,9 @@ type Message struct {
 
 // ToolCall is one call a model asks for.
 type ToolCall struct {
+	// ID pairs the call with its result. A provider leaves it "" when the
+	// model gave none (some local servers omit it); the agent then names
+	// the call, uniquely in its conversation.
 	ID   string          `json:"id"`
 	Name string          `json:"name"`
 	Args json.RawMessage `json:"args"`

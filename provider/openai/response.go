@@ -7,7 +7,6 @@ import (
 	"io"
 	"net/http"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/agentsh/agentsh/provider"
@@ -191,10 +190,10 @@ type rawCall struct{ id, name, args string }
 // invalid_arguments result; the other calls of the answer are unaffected.
 func (p *Provider) addToolCalls(out *provider.Response, status int, calls []rawCall) error {
 	for i, c := range calls {
+		// An id some local servers omit stays "": the agent names the
+		// call uniquely in its conversation, where "call_0" of every
+		// answer would not be.
 		call := provider.ToolCall{ID: c.id, Name: c.name}
-		if call.ID == "" { // some local servers omit it
-			call.ID = "call_" + strconv.Itoa(i)
-		}
 		args := strings.TrimSpace(c.args)
 		switch {
 		case args == "":

@@ -496,10 +496,11 @@ func WithBudget(b *Budget) Option { return func(c *config) { c.budget = b } }
 // Budget returns the budget the agent draws on, for a subagent to share.
 func (a *Agent) Budget() *Budget { return a.budget }
 
-// modelName names the model of the next requests as KIND:MODEL, for
-// prices: the provider's name, with its model replaced by WithModel's.
+// modelName names the model of the next request as KIND:MODEL, for
+// prices: the provider's name (the one it answers for, for a replay), with
+// its model replaced by WithModel's.
 func (a *Agent) modelName(p provider.Provider) string {
-	name := p.Name()
+	name := provider.Identity(p)
 	a.mu.Lock()
 	model := a.cfg.model
 	a.mu.Unlock()
@@ -541,9 +542,10 @@ func (a *Agent) exhausted(reply *Reply, err error) {
 	a.emit(Event{Type: "budget_exhausted", Text: err.Error()})
 }
 
-// charge counts the usage of p's response in the reply and the budget.
-func (a *Agent) charge(p provider.Provider, resp *provider.Response, reply *Reply) {
-	usd, known := a.budget.charge(a.modelName(p), resp.Usage)
+// charge counts the usage of a response of model (modelName's, taken
+// before the request) in the reply and the budget.
+func (a *Agent) charge(model string, resp *provider.Response, reply *Reply) {
+	usd, known := a.budget.charge(model, resp.Usage)
 	// Before the reply's first tokens nothing was unpriced: requests
 	// without usage cost nothing on any model.
 	first := reply.Usage == (provider.Usage{})

@@ -342,11 +342,12 @@ func (a *Agent) summarise(ctx context.Context, p provider.Provider, turn int, re
 	a.mu.Unlock()
 	req := provider.Request{Model: model, System: SummaryInstruction,
 		Messages: []provider.Message{{Role: provider.RoleUser, Content: "The conversation to summarise:\n\n" + transcript(msgs)}}}
+	priced := a.modelName(p)
 	resp, err := p.Complete(ctx, req, nil)
 	if err != nil {
 		return "", provider.Usage{}, fmt.Errorf("compaction: the summary request failed: %w", err)
 	}
-	a.charge(p, &resp, reply)
+	a.charge(priced, &resp, reply)
 	summary := strings.TrimSpace(resp.Content)
 	if summary == "" {
 		return "", resp.Usage, fmt.Errorf("compaction: the model's summary was empty (%d tool calls, stop reason %q); the conversation was not compacted: supply the summary with a before_compact hook, or a scripted model answers a request without tools with text", len(resp.ToolCalls), resp.StopReason)

@@ -254,13 +254,14 @@ func (a *Agent) ask(ctx context.Context, p provider.Provider, turn int, quiet bo
 			}
 		}
 	}
+	priced := a.modelName(p) // before the request: a replay's moves on
 	resp, err := p.Complete(ctx, req, stream)
 	if err != nil {
 		return nil, err
 	}
 	// Charged as soon as it came: an answer after_model refuses was paid
 	// for too.
-	a.charge(p, &resp, reply)
+	a.charge(priced, &resp, reply)
 	a.noteUsage(n, resp.Usage) // for the next request's size (window.go)
 	a.emit(Event{Type: "model_response", Turn: turn, ToolCalls: len(resp.ToolCalls), StopReason: resp.StopReason,
 		InputTokens: resp.Usage.InputTokens, OutputTokens: resp.Usage.OutputTokens,

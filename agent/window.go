@@ -50,10 +50,11 @@ var knownWindows = map[string]map[string]int{
 //     models (GPT-5, GPT-4.1, GPT-4o, o1, o3, o4-mini; Claude 3 to 4.5):
 //     the name itself, or a listed name followed by a dated snapshot
 //     ("-2024-08-06", "-20241022", or OpenAI's older "-0613") or "-latest";
-//   - anything else (a scripted model, a replay, an unlisted model) is
-//     unknown: no automatic compaction unless WithContextWindow sets one.
+//   - anything else (a scripted model, an unlisted model) is unknown: no
+//     automatic compaction unless WithContextWindow sets one.
 //
-// Safe for concurrent use.
+// A replay is sized as the provider it recorded (see provider.Proxy and
+// Agent.ContextWindow). Safe for concurrent use.
 func KnownContextWindow(providerName, model string) int {
 	kind, name, _ := strings.Cut(providerName, ":")
 	if model != "" {
@@ -91,7 +92,7 @@ func checkWindowConfig(c *config) error {
 
 // ContextWindow returns the context window of the model in use, in
 // tokens: WithContextWindow's, else the known default of the provider's
-// model, else 0 (unknown: the conversation is compacted only when asked,
+// model (for a replay, the recorded provider's: provider.Identity), else 0 (unknown: the conversation is compacted only when asked,
 // with Compact). Safe for concurrent use.
 func (a *Agent) ContextWindow() int {
 	a.mu.Lock()
@@ -100,7 +101,7 @@ func (a *Agent) ContextWindow() int {
 	if n > 0 || p == nil {
 		return n
 	}
-	return KnownContextWindow(p.Name(), model)
+	return KnownContextWindow(provider.Identity(p), model)
 }
 
 // compactLimit is the estimated request size, in tokens, above which the

@@ -1,6 +1,8 @@
 // Package replay records a provider's requests and responses as JSON
 // lines and answers from such a recording offline, failing clearly when
-// the conversation leaves it. A recorded run replays byte for byte.
+// the conversation leaves it. A recorded run replays byte for byte: a
+// Player is a provider.Proxy, priced and sized as the provider it
+// recorded, so budgets and compaction stop and compact where they did.
 // Importing the package registers the spec prefix replay: (Open) with
 // provider.Register.
 package replay
@@ -119,6 +121,20 @@ func Load(r io.Reader, name string) (*Player, error) {
 
 // Name is "replay:PATH".
 func (p *Player) Name() string { return "replay:" + p.name }
+
+var _ provider.Proxy = (*Player)(nil)
+
+// Proxied names the recorded provider of the next exchange (after the
+// last, the last one's): a replay is priced and sized as the run it
+// replays.
+func (p *Player) Proxied() string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.entries) == 0 {
+		return ""
+	}
+	return p.entries[min(p.next, len(p.entries)-1)].Provider
+}
 
 // Remaining counts the exchanges not yet replayed.
 func (p *Player) Remaining() int {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -20,6 +21,9 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// fixed is a limit that does not change.
+func fixed(n int) func() int { return func() int { return n } }
+
 func (s *slots) state() (running, waiting int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -32,7 +36,7 @@ func TestSlotsFirstComeFirstServed(t *testing.T) {
 	var s slots
 	ctx := context.Background()
 	for i := 0; i < 2; i++ {
-		if err := s.acquire(ctx, 2); err != nil {
+		if err := s.acquire(ctx, fixed(2)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -43,7 +47,7 @@ func TestSlotsFirstComeFirstServed(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if err := s.acquire(ctx, 2); err != nil {
+			if err := s.acquire(ctx, fixed(2)); err != nil {
 				t.Error(err)
 				return
 			}
@@ -54,7 +58,7 @@ func TestSlotsFirstComeFirstServed(t *testing.T) {
 		waitFor(t, "the waiter queues", func() bool { _, w := s.state(); return w == i+1 })
 	}
 	for i := 0; i < 3; i++ {
-		s.release(2)
+		s.release(fixed(2))
 		waitFor(t, "a waiter starts", func() bool { mu.Lock(); defer mu.Unlock(); return len(order) == i+1 })
 	}
 	wg.Wait()
@@ -67,34 +71,41 @@ func TestSlotsFirstComeFirstServed(t *testing.T) {
 }
 
 // TestSlotsLimitChanges: a lowered limit starts no one until enough have
-// ended; a raised one starts as many waiters as it makes room for at the
-// next release.
+// ended; a raised one starts the waiters at once, the next to ask first,
+// and a newcomer waits behind them.
 func TestSlotsLimitChanges(t *testing.T) {
 	var s slots
+	var lim atomic.Int64
+	lim.Store(3)
+	limit := func() int { return int(lim.Load()) }
 	ctx := context.Background()
 	for i := 0; i < 3; i++ {
-		if err := s.acquire(ctx, 3); err != nil {
+		if err := s.acquire(ctx, limit); err != nil {
 			t.Fatal(err)
 		}
 	}
+	lim.Store(1)
 	started := make(chan struct{}, 4)
-	for i := 0; i < 4; i++ {
+	for i := 0; i < 2; i++ {
 		go func() {
-			if err := s.acquire(ctx, 1); err == nil {
+			if err := s.acquire(ctx, limit); err == nil {
 				started <- struct{}{}
 			}
 		}()
 	}
-	waitFor(t, "four waiters queue", func() bool { _, w := s.state(); return w == 4 })
-	s.release(1) // 2 running, limit 1: no one starts
-	s.release(1) // 1 running: still no one
-	if r, w := s.state(); r != 1 || w != 4 {
-		t.Fatalf("after lowering the limit to 1: running %d, waiting %d; want 1 and 4", r, w)
+	waitFor(t, "two waiters queue", func() bool { _, w := s.state(); return w == 2 })
+	s.release(limit) // 2 running, limit 1: no one starts
+	s.release(limit) // 1 running: still no one
+	if r, w := s.state(); r != 1 || w != 2 {
+		t.Fatalf("after lowering the limit to 1: running %d, waiting %d; want 1 and 2", r, w)
 	}
-	s.release(4) // 0 running, limit now 4: all four start
-	for i := 0; i < 4; i++ {
-		<-started
+	// Raised to 4, the next to ask starts at once, and so do both waiters.
+	lim.Store(4)
+	if err := s.acquire(ctx, limit); err != nil {
+		t.Fatal(err)
 	}
+	<-started
+	<-started
 	if r, w := s.state(); r != 4 || w != 0 {
 		t.Errorf("after raising the limit to 4: running %d, waiting %d; want 4 and 0", r, w)
 	}
@@ -104,15 +115,15 @@ func TestSlotsLimitChanges(t *testing.T) {
 // queue without a slot, and the next waiter gets the one given back.
 func TestSlotsCancelWhileWaiting(t *testing.T) {
 	var s slots
-	if err := s.acquire(context.Background(), 1); err != nil {
+	if err := s.acquire(context.Background(), fixed(1)); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	gone := make(chan error)
-	go func() { gone <- s.acquire(ctx, 1) }()
+	go func() { gone <- s.acquire(ctx, fixed(1)) }()
 	waitFor(t, "the first waiter queues", func() bool { _, w := s.state(); return w == 1 })
 	next := make(chan error)
-	go func() { next <- s.acquire(context.Background(), 1) }()
+	go func() { next <- s.acquire(context.Background(), fixed(1)) }()
 	waitFor(t, "the second waiter queues", func() bool { _, w := s.state(); return w == 2 })
 	cancel()
 	if err := <-gone; !errors.Is(err, context.Canceled) {
@@ -121,7 +132,7 @@ func TestSlotsCancelWhileWaiting(t *testing.T) {
 	if r, w := s.state(); r != 1 || w != 1 {
 		t.Fatalf("after the cancel: running %d, waiting %d; want 1 and 1", r, w)
 	}
-	s.release(1)
+	s.release(fixed(1))
 	if err := <-next; err != nil {
 		t.Fatal(err)
 	}
@@ -130,13 +141,12 @@ func TestSlotsCancelWhileWaiting(t *testing.T) {
 	}
 }
 
-// TestSlotsRace: many children acquiring, some cancelled, never run more
-// than the limit at once, and every slot is given back.
+// TestSlotsRace: many children acquiring, some cancelled, never hold
+// more than the limit at once, and every slot is given back.
 func TestSlotsRace(t *testing.T) {
 	var s slots
 	const limit = 3
-	var mu sync.Mutex
-	now, most := 0, 0
+	var now, most atomic.Int32
 	var wg sync.WaitGroup
 	for i := 0; i < 200; i++ {
 		wg.Add(1)
@@ -147,22 +157,20 @@ func TestSlotsRace(t *testing.T) {
 			if i%3 == 0 {
 				go cancel()
 			}
-			if s.acquire(ctx, limit) != nil {
+			if s.acquire(ctx, fixed(limit)) != nil {
 				return
 			}
-			mu.Lock()
-			now++
-			most = max(most, now)
-			mu.Unlock()
-			mu.Lock()
-			now--
-			mu.Unlock()
-			s.release(limit)
+			n := now.Add(1)
+			for m := most.Load(); n > m && !most.CompareAndSwap(m, n); m = most.Load() {
+			}
+			time.Sleep(50 * time.Microsecond) // hold the slot a while
+			now.Add(-1)
+			s.release(fixed(limit))
 		}()
 	}
 	wg.Wait()
-	if most > limit {
-		t.Errorf("%d held slots at once, want at most %d", most, limit)
+	if m := most.Load(); m > limit || m < 2 {
+		t.Errorf("%d held slots at once, want 2 or 3 (the limit)", m)
 	}
 	if r, w := s.state(); r != 0 || w != 0 {
 		t.Errorf("at the end: running %d, waiting %d; want 0 and 0", r, w)
@@ -173,15 +181,15 @@ func TestSlotsRace(t *testing.T) {
 // ended at the same moment is handed on, not lost.
 func TestSlotsGrantedAsCancelled(t *testing.T) {
 	var s slots
-	if err := s.acquire(context.Background(), 1); err != nil {
+	if err := s.acquire(context.Background(), fixed(1)); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	gone := make(chan error)
-	go func() { gone <- s.acquire(ctx, 1) }()
+	go func() { gone <- s.acquire(ctx, fixed(1)) }()
 	waitFor(t, "the first waiter queues", func() bool { _, w := s.state(); return w == 1 })
 	next := make(chan error)
-	go func() { next <- s.acquire(context.Background(), 1) }()
+	go func() { next <- s.acquire(context.Background(), fixed(1)) }()
 	waitFor(t, "the second waiter queues", func() bool { _, w := s.state(); return w == 2 })
 	// The first waiter wakes for its context, then finds the slot given
 	// to it by a release that took the lock first.

@@ -256,20 +256,30 @@ func (a *Agent) spawn(ctx context.Context, rs *runState, prompt string, opts Sub
 	if err != nil {
 		return &Reply{AgentID: a.ID()}, err
 	}
-	if rs != nil {
-		if n := rs.children.Add(1); n > int64(lim.PerRun) {
+	// Only the children let through count toward the run's share, so a
+	// share raised after a refusal admits as many more as it says.
+	for rs != nil {
+		n := rs.children.Load()
+		if n >= int64(lim.PerRun) {
 			noun := "subagents"
-			if lim.PerRun == 1 {
+			if n == 1 {
 				noun = "subagent"
 			}
-			return &Reply{AgentID: a.ID()}, fmt.Errorf("%w: agent %s has started %d %s in this run, the limit; finish with the answers it has, or split the work differently",
-				ErrSubagentLimit, a.ID(), lim.PerRun, noun)
+			return &Reply{AgentID: a.ID()}, fmt.Errorf("%w: agent %s has started %d %s in this run, the limit (%d); finish with the answers it has, or split the work differently",
+				ErrSubagentLimit, a.ID(), n, noun, lim.PerRun)
+		}
+		if rs.children.CompareAndSwap(n, n+1) {
+			break
 		}
 	}
-	if err := a.sub.running.acquire(ctx, lim.Concurrent); err != nil {
+	concurrent := func() int { return a.SubagentLimits().Concurrent }
+	if err := a.sub.running.acquire(ctx, concurrent); err != nil {
+		if rs != nil {
+			rs.children.Add(-1) // never started
+		}
 		return &Reply{Stop: StopCanceled, AgentID: a.ID()}, err
 	}
-	defer func() { a.sub.running.release(a.SubagentLimits().Concurrent) }()
+	defer a.sub.running.release(concurrent)
 
 	child := a.newChild(tools)
 	a.emit(Event{Type: "subagent_start", Agent: child.ID(), ParentAgent: a.ID(), Tools: len(tools), Text: prompt})

@@ -339,7 +339,7 @@ func TestSubagentFanOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "one | two | error (failed): task: subagent limit: agent main has started 2 subagents in this run, the limit; finish with the answers it has, or split the work differently"
+	want := "one | two | error (failed): task: subagent limit: agent main has started 2 subagents in this run, the limit (2); finish with the answers it has, or split the work differently"
 	if reply.Text != want {
 		t.Errorf("parent read\n%s\nwant\n%s", reply.Text, want)
 	}
@@ -548,19 +548,24 @@ func TestTaskToolArguments(t *testing.T) {
 }
 
 // TestSetSubagentLimitsMidRun: limits set while a Run is under way, here
-// by a tool the model calls between two tasks, bound the next child; a
-// subagent reads its top-level agent's limits.
+// by tools the model calls between tasks, bound the next child: lowered,
+// the next task is refused; raised again, the refused task does not count
+// and the next one runs. A subagent reads its top-level agent's limits.
 func TestSetSubagentLimitsMidRun(t *testing.T) {
 	r := newRouter().
-		on("top", calls(task("a", "c")), calls(tc("l", "lower", `{}`)), calls(task("b", "c")), answer("done")).
-		on("c", answer("child"))
+		on("top", calls(task("a", "c")), calls(tc("l", "lower", `{}`)), calls(task("b", "c")),
+			calls(tc("r", "raise", `{}`)), calls(task("d", "c")), answer("done")).
+		on("c", answer("child"), answer("child again"))
 	e := newSubagentEnv(t, r)
-	lower := goTool("lower", func(ctx context.Context, args json.RawMessage) (any, error) {
-		e.a.SetSubagentLimits(SubagentLimits{PerRun: 1})
-		return "lowered", nil
-	})
-	lower.ReadOnly = true
-	if err := e.a.RegisterTools(lower); err != nil {
+	setter := func(name string, perRun int) core.Tool {
+		tool := goTool(name, func(ctx context.Context, args json.RawMessage) (any, error) {
+			e.a.SetSubagentLimits(SubagentLimits{PerRun: perRun})
+			return "set", nil
+		})
+		tool.ReadOnly = true
+		return tool
+	}
+	if err := e.a.RegisterTools(setter("lower", 1), setter("raise", 2)); err != nil {
 		t.Fatal(err)
 	}
 	if got := e.a.SubagentLimits(); got != (SubagentLimits{MaxDepth: DefaultSubagentDepth, PerRun: DefaultSubagentsPerRun, Concurrent: DefaultConcurrentSubagents}) {
@@ -569,15 +574,19 @@ func TestSetSubagentLimitsMidRun(t *testing.T) {
 	if _, err := e.a.Run(context.Background(), "top"); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(r.requests("c")); n != 1 {
-		t.Errorf("%d children ran, want 1: the second task should meet the lowered limit", n)
+	if n := len(r.requests("c")); n != 2 {
+		t.Errorf("%d children ran, want 2: the first and, after the raise, the third", n)
 	}
-	results := r.requests("top")[3].Messages
-	if last := results[len(results)-1].Content; !strings.Contains(last, "has started 1 subagent in this run, the limit") {
-		t.Errorf("the second task's result: %s", last)
+	last := func(req provider.Request) string { return req.Messages[len(req.Messages)-1].Content }
+	tops := r.requests("top")
+	if got := last(tops[3]); !strings.Contains(got, "has started 1 subagent in this run, the limit (1)") {
+		t.Errorf("the second task's result: %s", got)
+	}
+	if got := last(tops[5]); got != "child again" {
+		t.Errorf("the third task's result: %s, want the child's answer", got)
 	}
 	child := e.a.newChild(nil)
-	if got := child.SubagentLimits(); got.PerRun != 1 || got.MaxDepth != DefaultSubagentDepth {
+	if got := child.SubagentLimits(); got.PerRun != 2 || got.MaxDepth != DefaultSubagentDepth {
 		t.Errorf("a child's limits %+v, want its top-level agent's", got)
 	}
 	child.SetSubagentLimits(SubagentLimits{MaxDepth: 1})

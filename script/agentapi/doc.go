@@ -23,7 +23,10 @@
 // policy, approver and lifecycle hook applies to it, and its calls carry
 // its id, call.agent ("main/1") and call.parent_agent ("main"), so a
 // policy can tell them apart. Its denials are in its reply and in the
-// reply of the run it was started from.
+// reply of the run it was started from. config(subagents = {"depth": 3,
+// "per_run": 8, "concurrent": 4}) sets how deep they nest, how many one
+// run starts and how many of one agent's run at once (the defaults
+// shown), also in the middle of a run.
 //
 // Messages are plain dicts (tables in Lua): {"role", "content",
 // "tool_calls": [{"id", "name", "args"}], "tool_call_id", "name",

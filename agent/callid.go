@@ -9,11 +9,12 @@ import (
 
 // nameCalls gives the calls of resp that came without an id (a scripted
 // model, a local server that omits them) the id call_N_M: the Mth call of
-// the answer (its cut-off calls last), N one more than any N of the
-// conversation's ids so made. So an id is unique in its conversation
-// across Runs, resumes and compactions: a provider switched to
-// mid-conversation (Anthropic) refuses a history that holds an id twice.
-// In a Run that starts a conversation, N is the Run's turn.
+// the answer (its cut-off calls last), N one more than any N of the ids
+// so made in the conversation and the answer. So an id is unique in its
+// conversation across Runs, resumes and compactions: a provider switched
+// to mid-conversation (Anthropic) refuses a history that holds an id
+// twice. When no call comes with an id, a conversation's first answer
+// with calls has call_1_1 and on, its next call_2_1 and on, and so on.
 func nameCalls(conv []provider.Message, resp *provider.Response) {
 	answer := [][]provider.ToolCall{resp.ToolCalls, resp.Incomplete}
 	missing := false
@@ -28,6 +29,11 @@ func nameCalls(conv []provider.Message, resp *provider.Response) {
 	n := 0
 	for _, m := range conv {
 		for _, tc := range m.ToolCalls {
+			n = max(n, callTurn(tc.ID))
+		}
+	}
+	for _, calls := range answer {
+		for _, tc := range calls {
 			n = max(n, callTurn(tc.ID))
 		}
 	}

@@ -139,4 +139,11 @@ func TestCallIDsKeepTheProvidersOwn(t *testing.T) {
 	if want := []string{"toolu_x", "call_5_2", "call_5_3", "call_5_4"}; !slices.Equal(got, want) {
 		t.Errorf("ids %q, want %q", got, want)
 	}
+	// An answer's own id of that form counts too: no two calls of it
+	// share an id.
+	resp = &provider.Response{ToolCalls: []provider.ToolCall{{ID: "call_1_2"}, {}}}
+	nameCalls(nil, resp)
+	if a, b := resp.ToolCalls[0].ID, resp.ToolCalls[1].ID; a != "call_1_2" || b != "call_2_2" {
+		t.Errorf("ids %q and %q, want call_1_2 and call_2_2", a, b)
+	}
 }

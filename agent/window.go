@@ -92,8 +92,9 @@ func checkWindowConfig(c *config) error {
 
 // ContextWindow returns the context window of the model in use, in
 // tokens: WithContextWindow's, else the known default of the provider's
-// model (for a replay, the recorded provider's: provider.Identity), else 0 (unknown: the conversation is compacted only when asked,
-// with Compact). Safe for concurrent use.
+// model (for a replay, the recorded provider's: provider.Identity), else
+// 0 (unknown: the conversation is compacted only when asked, with
+// Compact). Safe for concurrent use.
 func (a *Agent) ContextWindow() int {
 	a.mu.Lock()
 	n, p, model := a.cfg.contextWindow, a.cfg.provider, a.cfg.model

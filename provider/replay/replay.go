@@ -48,13 +48,20 @@ func Record(p provider.Provider, w io.Writer) *Recorder { return &Recorder{p: p,
 // Name is the wrapped provider's.
 func (r *Recorder) Name() string { return r.p.Name() }
 
+var _ provider.Proxy = (*Recorder)(nil)
+
+// Proxied is the identity of the wrapped provider (provider.Identity), so
+// a recording of a replay is priced, sized and recorded as the original.
+func (r *Recorder) Proxied() string { return provider.Identity(r.p) }
+
 // Complete asks the wrapped provider and records the exchange.
 func (r *Recorder) Complete(ctx context.Context, req provider.Request, stream func(string)) (provider.Response, error) {
+	who := provider.Identity(r.p) // before the request: a replay's moves on
 	resp, err := r.p.Complete(ctx, req, stream)
 	if ctx.Err() != nil {
 		return resp, err // an interrupted exchange is not part of the conversation
 	}
-	e := Entry{Provider: r.p.Name(), Request: req}
+	e := Entry{Provider: who, Request: req}
 	if err != nil {
 		e.Error = &RecordedError{Kind: provider.KindOf(err), Message: err.Error()}
 	} else {

@@ -230,3 +230,33 @@ func TestFirstFieldPaths(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordingAReplayKeepsTheProviders: a replay recorded again
+// (--record with --model replay:FILE) records, and is priced as, the
+// provider each exchange was first recorded from, not "replay:FILE".
+func TestRecordingAReplayKeepsTheProviders(t *testing.T) {
+	first := `{"provider":"ollama:qwen3","request":{"messages":[{"role":"user","content":"a"}]},"response":{"content":"one","usage":{}}}
+{"provider":"anthropic:claude-sonnet-4-5","request":{"messages":[{"role":"user","content":"b"}]},"response":{"content":"two","usage":{}}}
+`
+	player, err := Load(strings.NewReader(first), "first.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var again bytes.Buffer
+	rec := Record(player, &again)
+	for i, prompt := range []string{"a", "b"} {
+		want := []string{"ollama:qwen3", "anthropic:claude-sonnet-4-5"}[i]
+		if got := provider.Identity(rec); got != want {
+			t.Errorf("before request %d the recorder's identity is %q, want %q", i+1, got, want)
+		}
+		if _, err := rec.Complete(context.Background(), provider.Request{Messages: []provider.Message{{Role: provider.RoleUser, Content: prompt}}}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if again.String() != first {
+		t.Errorf("the recording of the replay:\n%s\nwant the first recording:\n%s", again.String(), first)
+	}
+	if got := provider.Identity(Record(echo, &again)); got != "test:echo" {
+		t.Errorf("a recorder of a plain provider has identity %q, want its name", got)
+	}
+}

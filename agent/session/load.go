@@ -259,9 +259,9 @@ func readHeader(path string) (record, error) {
 		}
 		return record{T: recSession, ID: l.ID, Workdir: l.Workdir}, nil
 	}
-	var rec record
+	var rec loadRecord // what Load decodes, so that both fail alike
 	if json.Unmarshal(line, &rec) != nil || rec.T != recSession {
 		return record{}, nil
 	}
-	return rec, nil
+	return rec.record, nil
 }

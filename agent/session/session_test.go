@@ -361,20 +361,23 @@ func TestHeaderAgreesWithLoad(t *testing.T) {
 	}
 	msg := `{"t":"msg","msg":{"role":"user","content":"hi"}}` + "\n"
 	long := "/" + strings.Repeat("deep/", 14000) // a header past maxHeader
-	for _, tc := range []struct{ name, content string }{
-		{"empty", ""},
-		{"header", header("h", "/a") + msg},
-		{"header alone, no newline", strings.TrimSuffix(header("h", "/a"), "\n")},
-		{"torn header", header("h", "/a")[:30]},
-		{"corrupt header", `{"t":"session","workdir":"/a",` + "\n" + msg},
-		{"blank line first", "\n" + header("h", "/a")},
-		{"a message first", msg + header("h", "/a")},
-		{"another id", header("other-id", "/a")},
-		{"a long header", header("h", long) + msg},
-		{"a long corrupt line", `{"t":"session","workdir":"/a","x":"` + strings.Repeat("x", 2*maxHeader) + "\n"},
-		{"not json", "hello\n"},
-		{"wrong type", `{"t":"turn","workdir":"/a"}` + "\n"},
-		{"workdir not a string", `{"t":"session","workdir":7}` + "\n"},
+	for _, tc := range []struct{ name, content, workdir string }{
+		{"empty", "", ""},
+		{"header", header("h", "/a") + msg, "/a"},
+		{"header alone, no newline", strings.TrimSuffix(header("h", "/a"), "\n"), "/a"},
+		{"torn header", header("h", "/a")[:30], ""},
+		{"corrupt header", `{"t":"session","workdir":"/a",` + "\n" + msg, ""},
+		{"blank line first", "\n" + header("h", "/a"), ""},
+		{"a message first", msg + header("h", "/a"), ""},
+		{"another id", header("other-id", "/a"), "/a"},
+		{"a long header", header("h", long) + msg, long},
+		{"a long corrupt line", `{"t":"session","workdir":"/a","x":"` + strings.Repeat("x", 2*maxHeader) + "\n", ""},
+		{"not json", "hello\n", ""},
+		{"wrong type", `{"t":"turn","workdir":"/a"}` + "\n", ""},
+		// Load keeps decision records undecoded, so a bad one in a header
+		// leaves it a header.
+		{"decisions not a list", `{"t":"session","workdir":"/a","decisions":"oops"}` + "\n", "/a"},
+		{"workdir not a string", `{"t":"session","workdir":7}` + "\n", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-")+fileExt)
@@ -383,8 +386,8 @@ func TestHeaderAgreesWithLoad(t *testing.T) {
 			must(t, err)
 			l, err := Load(path)
 			must(t, err)
-			if h.Workdir != l.Workdir {
-				t.Errorf("readHeader's workdir %.40q, Load's %.40q", h.Workdir, l.Workdir)
+			if h.Workdir != tc.workdir || l.Workdir != tc.workdir {
+				t.Errorf("readHeader's workdir %.40q, Load's %.40q, want %.40q", h.Workdir, l.Workdir, tc.workdir)
 			}
 			if h.ID != "" && h.ID != l.ID {
 				t.Errorf("readHeader's id %q, Load's %q", h.ID, l.ID)

@@ -111,20 +111,28 @@ func TestSlotsLimitChanges(t *testing.T) {
 	}
 }
 
-// TestSlotsCancelWhileWaiting: a waiter whose context ends leaves the
-// queue without a slot, and the next waiter gets the one given back.
-func TestSlotsCancelWhileWaiting(t *testing.T) {
-	var s slots
+// twoWaiters holds the one slot of a limit of 1 and queues two waiters:
+// the first can be cancelled; gone and next report their acquires.
+func twoWaiters(t *testing.T) (s *slots, cancel func(), gone, next chan error) {
+	t.Helper()
+	s = &slots{}
 	if err := s.acquire(context.Background(), fixed(1)); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	gone := make(chan error)
+	t.Cleanup(cancel)
+	gone, next = make(chan error, 1), make(chan error, 1)
 	go func() { gone <- s.acquire(ctx, fixed(1)) }()
 	waitFor(t, "the first waiter queues", func() bool { _, w := s.state(); return w == 1 })
-	next := make(chan error)
 	go func() { next <- s.acquire(context.Background(), fixed(1)) }()
 	waitFor(t, "the second waiter queues", func() bool { _, w := s.state(); return w == 2 })
+	return s, cancel, gone, next
+}
+
+// TestSlotsCancelWhileWaiting: a waiter whose context ends leaves the
+// queue without a slot, and the next waiter gets the one given back.
+func TestSlotsCancelWhileWaiting(t *testing.T) {
+	s, cancel, gone, next := twoWaiters(t)
 	cancel()
 	if err := <-gone; !errors.Is(err, context.Canceled) {
 		t.Fatalf("a cancelled wait returned %v, want context.Canceled", err)
@@ -180,17 +188,7 @@ func TestSlotsRace(t *testing.T) {
 // TestSlotsGrantedAsCancelled: a slot given to a waiter whose context
 // ended at the same moment is handed on, not lost.
 func TestSlotsGrantedAsCancelled(t *testing.T) {
-	var s slots
-	if err := s.acquire(context.Background(), fixed(1)); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	gone := make(chan error)
-	go func() { gone <- s.acquire(ctx, fixed(1)) }()
-	waitFor(t, "the first waiter queues", func() bool { _, w := s.state(); return w == 1 })
-	next := make(chan error)
-	go func() { next <- s.acquire(context.Background(), fixed(1)) }()
-	waitFor(t, "the second waiter queues", func() bool { _, w := s.state(); return w == 2 })
+	s, cancel, gone, next := twoWaiters(t)
 	// The first waiter wakes for its context, then finds the slot given
 	// to it by a release that took the lock first.
 	s.mu.Lock()

@@ -50,12 +50,17 @@ func (l *Loaded) LastPrompt() string {
 // ErrNotFound is the error of loading a session that is not saved.
 var ErrNotFound = errors.New("no such session")
 
-// Load reads the session file at path without locking it.
+// Load reads the session file at path without locking it. A path that
+// is not a regular file (a FIFO, a symbolic link) is refused.
 func Load(path string) (*Loaded, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path, os.O_RDONLY)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("%w: %s", ErrNotFound, path)
+		}
+		var nr *notRegularError
+		if errors.As(err, &nr) {
+			return nil, fmt.Errorf("session: %w; remove it", err)
 		}
 		return nil, fmt.Errorf("session: %w", err)
 	}
@@ -242,7 +247,7 @@ const maxHeader = 64 << 10
 // (a torn or corrupt first line, another record, an empty file) gives a
 // zero record, as Load then has no workdir either.
 func readHeader(path string) (record, error) {
-	f, err := os.Open(path)
+	f, err := openRegular(path, os.O_RDONLY)
 	if err != nil {
 		return record{}, err
 	}

@@ -17,7 +17,8 @@ import (
 
 // Loaded is a session as read from its file.
 type Loaded struct {
-	// ID, Workdir, Provider and Created come from the header.
+	// ID is the file's name without .jsonl; Workdir, Provider and
+	// Created come from the header.
 	ID       string
 	Workdir  string
 	Provider string
@@ -147,10 +148,9 @@ func load(r io.Reader, path string) (*Loaded, error) {
 					bad = "a second header"
 					break
 				}
+				// The id is the file's name, not the header's: a renamed or
+				// copied session is the session of its new name.
 				sawHeader = true
-				if rec.ID != "" {
-					l.ID = rec.ID
-				}
 				l.Workdir, l.Provider, l.pid = rec.Workdir, rec.Provider, rec.PID
 				l.Created, _ = time.Parse(time.RFC3339, rec.Created)
 			case recMsg:
@@ -243,7 +243,7 @@ func readLine(br *bufio.Reader, buf []byte) ([]byte, error) {
 const maxHeader = 64 << 10
 
 // readHeader decodes the first line of the session file at path as Load
-// does: a "session" record there gives the id and workdir, anything else
+// does: a "session" record there gives the workdir, anything else
 // (a torn or corrupt first line, another record, an empty file) gives a
 // zero record, as Load then has no workdir either.
 func readHeader(path string) (record, error) {
@@ -262,7 +262,7 @@ func readHeader(path string) (record, error) {
 		if err != nil {
 			return record{}, err
 		}
-		return record{T: recSession, ID: l.ID, Workdir: l.Workdir}, nil
+		return record{T: recSession, Workdir: l.Workdir}, nil
 	}
 	var rec loadRecord // what Load decodes, so that both fail alike
 	if json.Unmarshal(line, &rec) != nil || rec.T != recSession {

@@ -333,6 +333,19 @@ func TestListAndLatest(t *testing.T) {
 	}
 }
 
+func TestCheckID(t *testing.T) {
+	for _, id := range []string{"work", "a.b", "a-b_c", "20261201T192201-3f9a1c", strings.Repeat("x", 128)} {
+		if err := CheckID(id); err != nil {
+			t.Errorf("CheckID(%q) = %v", id, err)
+		}
+	}
+	for _, id := range []string{"", ".hidden", "-x", "--json", "a/b", "../x", "a b", "é", strings.Repeat("x", 129)} {
+		if err := CheckID(id); err == nil || !strings.Contains(err.Error(), "want 1 to 128 letters") {
+			t.Errorf("CheckID(%q) = %v, want it refused", id, err)
+		}
+	}
+}
+
 // TestNewIDs are sortable by time and unique.
 func TestNewIDs(t *testing.T) {
 	at := time.Date(2026, 12, 1, 19, 22, 1, 0, time.UTC)
@@ -389,8 +402,8 @@ func TestHeaderAgreesWithLoad(t *testing.T) {
 			if h.Workdir != tc.workdir || l.Workdir != tc.workdir {
 				t.Errorf("readHeader's workdir %.40q, Load's %.40q, want %.40q", h.Workdir, l.Workdir, tc.workdir)
 			}
-			if h.ID != "" && h.ID != l.ID {
-				t.Errorf("readHeader's id %q, Load's %q", h.ID, l.ID)
+			if want := strings.TrimSuffix(filepath.Base(path), fileExt); l.ID != want {
+				t.Errorf("Load's id %q, want the file's name %q", l.ID, want)
 			}
 		})
 	}
@@ -431,5 +444,53 @@ func TestLatestSkipsOtherWorkdirs(t *testing.T) {
 	}
 	if got := strings.Join(ids, " "); got != "theirs broken mine" && got != "broken theirs mine" {
 		t.Errorf("List() = %s, want every session, the old one last", got)
+	}
+}
+
+// TestRenamedAndCopiedSessions: a session's id is its file's name, so a
+// renamed session resumes and continues under its new name, and a copy
+// is a session of its own that --continue opens, not the original.
+func TestRenamedAndCopiedSessions(t *testing.T) {
+	st := newStore(t, "/w")
+	s, err := st.Create("work", "test")
+	must(t, err)
+	writeTurn(t, s, 1, "first")
+	must(t, s.Close())
+	dir := filepath.Dir(s.Path())
+	must(t, os.Rename(s.Path(), filepath.Join(dir, "renamed"+fileExt)))
+	i, ok, err := st.Latest("/w")
+	if err != nil || !ok || i.ID != "renamed" {
+		t.Fatalf("Latest after a rename = %q %v %v, want renamed", i.ID, ok, err)
+	}
+	r, l, err := st.Open(i.ID)
+	must(t, err)
+	if l.ID != "renamed" || l.Turns != 1 || r.ID() != "renamed" {
+		t.Errorf("opened %q with %d turns", l.ID, l.Turns)
+	}
+	writeTurn(t, r, 2, "second")
+	must(t, r.Close())
+
+	b, err := os.ReadFile(filepath.Join(dir, "renamed"+fileExt))
+	must(t, err)
+	must(t, os.WriteFile(filepath.Join(dir, "backup"+fileExt), b, 0o600))
+	later := time.Now().Add(time.Minute)
+	must(t, os.Chtimes(filepath.Join(dir, "backup"+fileExt), later, later))
+	c, l, err := st.Open("backup")
+	must(t, err)
+	writeTurn(t, c, 3, "on the copy")
+	must(t, c.Close())
+	list, err := st.List("/w")
+	must(t, err)
+	var got []string
+	for _, i := range list {
+		got = append(got, fmt.Sprintf("%s:%d", i.ID, i.Turns))
+	}
+	if strings.Join(got, " ") != "backup:3 renamed:2" {
+		t.Errorf("List = %q, want the copy with its own turn, then the original", got)
+	}
+	orig, err := Load(filepath.Join(dir, "renamed"+fileExt))
+	must(t, err)
+	if orig.Turns != 2 || orig.LastPrompt() != "second" {
+		t.Errorf("the original has %d turns, last prompt %q: the copy's turn went into it", orig.Turns, orig.LastPrompt())
 	}
 }

@@ -42,16 +42,18 @@ func NewID(now time.Time) string {
 }
 
 // CheckID accepts a session id or name: 1 to 128 letters, digits, '.',
-// '_' and '-', not starting with '.', so that it is a safe file name.
+// '_' and '-', not starting with '.', so that it is a safe file name, nor
+// with '-', so that a flag given where the name was due ("--session
+// --json") is not taken for one.
 func CheckID(id string) error {
-	ok := id != "" && len(id) <= 128 && id[0] != '.'
+	ok := id != "" && len(id) <= 128 && id[0] != '.' && id[0] != '-'
 	for _, r := range id {
 		if !(r == '.' || r == '_' || r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
 			ok = false
 		}
 	}
 	if !ok {
-		return fmt.Errorf("session id %q: want 1 to 128 letters, digits, '.', '_' or '-' that do not start with '.'", id)
+		return fmt.Errorf("session id %q: want 1 to 128 letters, digits, '.', '_' or '-' that do not start with '.' or '-'", id)
 	}
 	return nil
 }
@@ -366,11 +368,7 @@ func (st *Store) scan(workdir string) ([]stored, error) {
 		if err != nil || (workdir != "" && h.Workdir != workdir) {
 			continue
 		}
-		id := strings.TrimSuffix(name, fileExt)
-		if h.ID != "" {
-			id = h.ID
-		}
-		out = append(out, stored{id: id, path: path, modified: fi.ModTime()})
+		out = append(out, stored{id: strings.TrimSuffix(name, fileExt), path: path, modified: fi.ModTime()})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if !out[i].modified.Equal(out[j].modified) {

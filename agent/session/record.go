@@ -110,6 +110,11 @@ func (w *wireMsg) message() (provider.Message, error) {
 	}
 	for i := range m.ToolCalls {
 		if a := w.Args[i]; a != nil {
+			// Saved arguments were JSON (or empty); others would fail
+			// every later request of the conversation.
+			if *a != "" && !json.Valid([]byte(*a)) {
+				return m, fmt.Errorf("tool call %d's arguments %.40q are not JSON", i, *a)
+			}
 			m.ToolCalls[i].Args = json.RawMessage(*a)
 		} else {
 			m.ToolCalls[i].Args = nil

@@ -155,6 +155,8 @@ func TestHostileRecords(t *testing.T) {
 		"unknown type":   `{"t":"zap"}`,
 		"second header":  `{"t":"session","id":"x"}`,
 		"args mismatch":  `{"t":"msg","msg":{"role":"assistant","tool_calls":[{"id":"a","name":"b","args":null}]}}`,
+		"args not json":  `{"t":"msg","msg":{"role":"assistant","tool_calls":[{"id":"a","name":"b","args":null}]},"args":["{not json"]}`,
+		"replaced args":  `{"t":"replace","msgs":[{"msg":{"role":"assistant","tool_calls":[{"id":"a","name":"b","args":null}]},"args":["nope"]}]}`,
 		"bad role":       `{"t":"msg","msg":{"role":"root","content":"x"}}`,
 		"msg without":    `{"t":"msg"}`,
 		"replace bad":    `{"t":"replace","msgs":[{"msg":{"role":"??"}}]}`,

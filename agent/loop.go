@@ -212,9 +212,17 @@ func (a *Agent) Run(ctx context.Context, prompt string, opts ...RunOption) (*Rep
 		reply.ToolCalls += len(resp.ToolCalls)
 		denials, exhausted := a.runTools(ctx, turn, resp.ToolCalls)
 		reply.Denials = append(reply.Denials, denials...)
-		reply.Denials = append(reply.Denials, a.childDenials(ctx)...) // the subagents' of this turn
+		// The subagents' of this turn: one a budget stopped stops this
+		// run too, since the budget is shared.
+		children, childExhausted := a.childDenials(ctx)
+		reply.Denials = append(reply.Denials, children...)
 		if err := a.endTurn(ctx, turn, resp, reply); err != nil {
 			return reply, err
+		}
+		if childExhausted != "" && !exhausted {
+			a.exhausted(reply, errors.New(childExhausted))
+			reply.Stop = StopBudget
+			return reply, nil
 		}
 		if exhausted {
 			a.noteExhausted(reply, denials)

@@ -50,7 +50,8 @@ type SubagentLimits struct {
 	// its children 1. An agent at MaxDepth cannot spawn; its default
 	// tools leave out task.
 	MaxDepth int
-	// PerRun bounds the children one Run of an agent starts.
+	// PerRun bounds the subagents one Run of a top-level agent starts,
+	// its subagents' subagents included.
 	PerRun int
 	// Concurrent bounds the children of one agent running at once; more
 	// wait for a slot (or their context).
@@ -154,9 +155,25 @@ type runState struct {
 
 	mu      sync.Mutex
 	denials []Denial
+	// exhausted is the Exhausted of the first child a budget stopped:
+	// the budget is shared, so it stops this Run too.
+	exhausted string
 }
 
 type runStateKey struct{}
+
+// top is the Run of rs's top-level agent that rs runs under: where the
+// tree's subagents are counted. nil for nil.
+func (rs *runState) top() *runState {
+	if rs == nil {
+		return nil
+	}
+	root := rs.agent.root()
+	for rs.up != nil && rs.up.agent.root() == root {
+		rs = rs.up
+	}
+	return rs
+}
 
 func runOf(ctx context.Context) *runState {
 	rs, _ := ctx.Value(runStateKey{}).(*runState)
@@ -183,23 +200,25 @@ func (a *Agent) inRun(ctx context.Context) bool {
 }
 
 // childDenials takes the denials of the children this Run started that
-// ended since the last take.
-func (a *Agent) childDenials(ctx context.Context) []Denial {
+// ended since the last take, and the Exhausted of the first a budget
+// stopped ("" for none).
+func (a *Agent) childDenials(ctx context.Context) (denials []Denial, exhausted string) {
 	rs := runOf(ctx)
 	if rs == nil || rs.agent != a {
-		return nil
+		return nil, ""
 	}
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
-	d := rs.denials
-	rs.denials = nil
-	return d
+	denials, exhausted = rs.denials, rs.exhausted
+	rs.denials, rs.exhausted = nil, ""
+	return denials, exhausted
 }
 
 // collectChildDenials adds to reply the children's denials not taken yet
 // (children a lifecycle hook started, say); Run defers it.
 func (a *Agent) collectChildDenials(ctx context.Context, reply *Reply) {
-	reply.Denials = append(reply.Denials, a.childDenials(ctx)...)
+	denials, _ := a.childDenials(ctx)
+	reply.Denials = append(reply.Denials, denials...)
 }
 
 // mayUse reports whether the agent may use the tool called name.
@@ -256,26 +275,29 @@ func (a *Agent) spawn(ctx context.Context, rs *runState, prompt string, opts Sub
 	if err != nil {
 		return &Reply{AgentID: a.ID()}, err
 	}
-	// Only the children let through count toward the run's share, so a
-	// share raised after a refusal admits as many more as it says.
-	for rs != nil {
-		n := rs.children.Load()
+	// The share is the top-level Run's, its subagents' spawns included,
+	// so that a tree of them stays as small as PerRun says. Only the
+	// children let through count, so a share raised after a refusal
+	// admits as many more as it says.
+	top := rs.top()
+	for top != nil {
+		n := top.children.Load()
 		if n >= int64(lim.PerRun) {
 			noun := "subagents"
 			if n == 1 {
 				noun = "subagent"
 			}
-			return &Reply{AgentID: a.ID()}, fmt.Errorf("%w: agent %s has started %d %s in this run, the limit (%d); finish with the answers it has, or split the work differently",
-				ErrSubagentLimit, a.ID(), n, noun, lim.PerRun)
+			return &Reply{AgentID: a.ID()}, fmt.Errorf("%w: this run of agent %s has started %d %s, its subagents' included, the limit (%d); finish with the answers it has, or split the work differently",
+				ErrSubagentLimit, top.agent.ID(), n, noun, lim.PerRun)
 		}
-		if rs.children.CompareAndSwap(n, n+1) {
+		if top.children.CompareAndSwap(n, n+1) {
 			break
 		}
 	}
 	concurrent := func() int { return a.SubagentLimits().Concurrent }
 	if err := a.sub.running.acquire(ctx, concurrent); err != nil {
-		if rs != nil {
-			rs.children.Add(-1) // never started
+		if top != nil {
+			top.children.Add(-1) // never started
 		}
 		return &Reply{Stop: StopCanceled, AgentID: a.ID()}, err
 	}
@@ -290,9 +312,12 @@ func (a *Agent) spawn(ctx context.Context, rs *runState, prompt string, opts Sub
 		end.Text = err.Error()
 	}
 	a.emit(end)
-	if rs != nil && len(reply.Denials) > 0 {
+	if rs != nil && (len(reply.Denials) > 0 || reply.Stop == StopBudget) {
 		rs.mu.Lock()
 		rs.denials = append(rs.denials, reply.Denials...)
+		if reply.Stop == StopBudget && rs.exhausted == "" {
+			rs.exhausted = reply.Exhausted
+		}
 		rs.mu.Unlock()
 	}
 	if err != nil {

@@ -339,7 +339,7 @@ func TestSubagentFanOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "one | two | error (failed): task: subagent limit: agent main has started 2 subagents in this run, the limit (2); finish with the answers it has, or split the work differently"
+	want := "one | two | error (failed): task: subagent limit: this run of agent main has started 2 subagents, its subagents' included, the limit (2); finish with the answers it has, or split the work differently"
 	if reply.Text != want {
 		t.Errorf("parent read\n%s\nwant\n%s", reply.Text, want)
 	}
@@ -579,7 +579,7 @@ func TestSetSubagentLimitsMidRun(t *testing.T) {
 	}
 	last := func(req provider.Request) string { return req.Messages[len(req.Messages)-1].Content }
 	tops := r.requests("top")
-	if got := last(tops[3]); !strings.Contains(got, "has started 1 subagent in this run, the limit (1)") {
+	if got := last(tops[3]); !strings.Contains(got, "this run of agent main has started 1 subagent, its subagents' included, the limit (1)") {
 		t.Errorf("the second task's result: %s", got)
 	}
 	if got := last(tops[5]); got != "child again" {
@@ -592,5 +592,38 @@ func TestSetSubagentLimitsMidRun(t *testing.T) {
 	child.SetSubagentLimits(SubagentLimits{MaxDepth: 1})
 	if got := e.a.SubagentLimits(); got.MaxDepth != 1 || got.PerRun != DefaultSubagentsPerRun {
 		t.Errorf("after a child set them, the tree's limits are %+v", got)
+	}
+}
+
+// TestSubagentShareIsTheTrees: PerRun bounds the subagents of one
+// top-level Run with its subagents' own: a tree of tasks that each start
+// tasks stops at the share, wherever in the tree the next one is asked.
+func TestSubagentShareIsTheTrees(t *testing.T) {
+	r := newRouter().
+		on("top", calls(task("a", "mid"), task("b", "mid")), answer("top done")).
+		on("mid", calls(task("x", "leaf"), task("y", "leaf")), answer("mid done"), answer("mid done")).
+		on("leaf", answer("leaf"), answer("leaf"), answer("leaf"))
+	var mu sync.Mutex
+	var started []string
+	e := newSubagentEnv(t, r, WithSubagentLimits(SubagentLimits{PerRun: 3}), WithObserver(func(ev Event) {
+		if ev.Type == "subagent_start" {
+			mu.Lock()
+			started = append(started, ev.Agent)
+			mu.Unlock()
+		}
+	}))
+	reply, err := e.a.Run(context.Background(), "top")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(started, " "); got != "main/1 main/1/1 main/1/2" {
+		t.Errorf("started %s, want main/1 and its two children: 3 in all", got)
+	}
+	if reply.Text != "top done" {
+		t.Errorf("reply %q", reply.Text)
+	}
+	results := r.requests("top")[1].Messages
+	if last := results[len(results)-1].Content; !strings.Contains(last, "this run of agent main has started 3 subagents, its subagents' included, the limit (3)") {
+		t.Errorf("the second task's result: %s", last)
 	}
 }

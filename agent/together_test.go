@@ -52,6 +52,11 @@ func TestSubagentsDrawOnTheParentsBudget(t *testing.T) {
 	if len(r.requests("child")) != 1 {
 		t.Errorf("the child made %d requests, want 1: its run stops at the refusal", len(r.requests("child")))
 	}
+	// The budget is the parent's too: its run stops after the task's
+	// turn, as if its own call had been refused.
+	if reply.Stop != StopBudget || !strings.Contains(reply.Exhausted, "2 tool calls of 2 made") || len(r.requests("top")) != 1 {
+		t.Errorf("parent stop %q, exhausted %q, %d requests; want budget after its first", reply.Stop, reply.Exhausted, len(r.requests("top")))
+	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if !strings.Contains(strings.Join(e.after, "\n"), "write main/1 rejected") {

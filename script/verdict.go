@@ -190,6 +190,9 @@ func (h *Host) apiAsk(ctx context.Context, a Args) (any, error) {
 		return nil, fmt.Errorf("ask: no model is set up to ask; outside a before hook ask(prompt) asks the model (pass --model SPEC, or set one with model(fn) or provider(spec)), inside one ask(reason) asks for approval")
 	}
 	n, _ := a["max_turns"].(int)
+	if turns && n < 1 {
+		return nil, fmt.Errorf("ask: max_turns got %d, want 1 or more (leave it out for the default)", n)
+	}
 	return ask(ctx, AskRequest{Prompt: a["prompt"].(string), MaxTurns: n, Stream: stream, Schema: a["schema"]})
 }
 

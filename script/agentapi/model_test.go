@@ -238,6 +238,17 @@ print(r.text, r.turns, r.tool_calls, r.stop)
 		})
 	}
 
+	t.Run("max_turns below 1", func(t *testing.T) {
+		e := newEnv(t, agentapi.Config{Provider: fixed("ok")})
+		for _, n := range []string{"0", "-1"} {
+			wantErr(t, "starlark", e.execStar(context.Background(), `ask("hi", max_turns = `+n+`)`), "ask: max_turns got "+n+", want 1 or more")
+			wantErr(t, "lua", e.execLua(context.Background(), `ask("hi", {max_turns = `+n+`})`), "ask: max_turns got "+n+", want 1 or more")
+		}
+		// Left out (or None), it is the default.
+		e.runStar(`print(ask("hi").text, ask("hi", max_turns = None).text)`)
+		wantLines(t, e.lines(), "ok ok")
+	})
+
 	t.Run("no model", func(t *testing.T) {
 		e := newEnv(t, agentapi.Config{})
 		err := e.execStar(context.Background(), `ask("hi")`)

@@ -137,7 +137,7 @@ print(s.depth, s.per_run, s.concurrent)
 				row(lang, "1", "1", "4"),
 				"top got mid got error (failed): "+where+": spawn: subagent limit: agent main/1 is 1 deep, the limit (1): it cannot start a subagent; do this part of the work itself"+
 					` (the limits in force: config(subagents = {"depth": 1, "per_run": 1, "concurrent": 4}))`+
-					" | error (failed): task: subagent limit: agent main has started 1 subagent in this run, the limit (1); finish with the answers it has, or split the work differently",
+					" | error (failed): task: subagent limit: this run of agent main has started 1 subagent, its subagents' included, the limit (1); finish with the answers it has, or split the work differently",
 				row(lang, "3", "1", "4"))
 			if got := e.sess.Agent().SubagentLimits(); got.MaxDepth != 3 || got.PerRun != 1 {
 				t.Errorf("the agent's limits %+v", got)

@@ -132,7 +132,7 @@ func budgetCount(key string, v any) (int, error) {
 			return int(n), nil
 		}
 	}
-	return 0, fmt.Errorf("%s: got %s, want a whole number from 0 (no limit) up", key, script.Quote(v))
+	return 0, fmt.Errorf("%s: got %s, want a whole number from 0 (no limit) to %d", key, script.Quote(v), maxBudgetCount)
 }
 
 func budgetCost(v any) (float64, error) {

@@ -434,6 +434,9 @@ const SubagentHook = "subagent"
 // outside its subset.
 func (a *Agent) subsetRefusal(call core.Call) *core.Result {
 	msg := fmt.Sprintf("subagent %s may use only %s; %s is not one of them (its parent chose its tools)", a.ID(), nameList(a.sub.tools), call.Name)
+	if len(a.sub.tools) == 0 {
+		msg = fmt.Sprintf("subagent %s may use no tools; its parent gave it none, so %s is refused", a.ID(), call.Name)
+	}
 	return &core.Result{
 		Err:       &core.Error{Kind: core.KindRejected, Tool: call.Name, CallID: call.ID, Hook: SubagentHook, Message: msg},
 		Decisions: []core.Decision{{Stage: core.StageToolBefore, Hook: SubagentHook, Verdict: core.VerdictDeny, Reason: msg}},

@@ -237,6 +237,15 @@ func TestSubagentToolSubset(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `agent main has no tool "nope" to give a subagent; its tools are outer, read, task, write`) {
 		t.Errorf("unknown tool: %v", err)
 	}
+	// A child given no tools is told so, not "may use only none".
+	r.on("nothing", calls(tc("r2", "read", `{}`)), answer("nothing done"))
+	nothing, err := e.a.Spawn(context.Background(), "nothing", SubagentOptions{Tools: []string{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(nothing.Denials) != 1 || !strings.Contains(nothing.Denials[0].Reason, "subagent main/2 may use no tools; its parent gave it none, so read is refused") {
+		t.Errorf("denials of a child without tools: %+v", nothing.Denials)
+	}
 }
 
 // TestSubagentPolicy: the parent's policies hold for its children — a

@@ -437,11 +437,17 @@ func toolCallOf(v any, i int) (provider.ToolCall, error) {
 	if !ok {
 		return provider.ToolCall{}, fmt.Errorf("model returned tool_calls[%d] = %s; want {\"name\": ..., \"args\": {...}}", i, script.Quote(v))
 	}
-	name, _ := m["name"].(string)
+	name, isString := m["name"].(string)
+	if m["name"] != nil && !isString {
+		return provider.ToolCall{}, fmt.Errorf("model returned tool_calls[%d] with name %s; want the tool's name as a string", i, script.Quote(m["name"]))
+	}
 	if name == "" {
 		return provider.ToolCall{}, fmt.Errorf("model returned tool_calls[%d] without a name", i)
 	}
-	id, _ := m["id"].(string)
+	id, isString := m["id"].(string)
+	if m["id"] != nil && !isString {
+		return provider.ToolCall{}, fmt.Errorf("model returned tool_calls[%d] with id %s; want a string, or leave it out", i, script.Quote(m["id"]))
+	}
 	var args json.RawMessage
 	switch a := m["args"].(type) {
 	case nil:

@@ -175,6 +175,8 @@ func TestModelReturnErrors(t *testing.T) {
 		{"call not a dict", `{"tool_calls": ["grep"]}`, `{tool_calls = {"grep"}}`, `ask: model returned tool_calls[0] = "grep"; want {"name": ..., "args": {...}}`},
 		{"call without a name", `{"tool_calls": [{"args": {}}]}`, `{tool_calls = {{args = {a = 1}}}}`, "ask: model returned tool_calls[0] without a name"},
 		{"second call without a name", `{"tool_calls": [{"name": "x"}, {"name": ""}]}`, `{tool_calls = {{name = "x"}, {name = ""}}}`, "ask: model returned tool_calls[1] without a name"},
+		{"name not a string", `{"tool_calls": [{"name": 5}]}`, `{tool_calls = {{name = 5}}}`, "ask: model returned tool_calls[0] with name 5; want the tool's name as a string"},
+		{"id not a string", `{"tool_calls": [{"name": "x", "id": 7}]}`, `{tool_calls = {{name = "x", id = 7}}}`, "ask: model returned tool_calls[0] with id 7; want a string, or leave it out"},
 		{"content not a string", `{"content": 3}`, `{content = 3}`, "ask: model returned content 3; want a string"},
 	} {
 		for _, lang := range langs {

@@ -101,6 +101,9 @@ func Open(path string) (*Player, error) {
 	return Load(f, path)
 }
 
+// recordAgain ends the messages of a recording that cannot be replayed.
+const recordAgain = "record the run again with --record FILE"
+
 // Load reads a recording; name identifies it in messages.
 func Load(r io.Reader, name string) (*Player, error) {
 	p := &Player{name: name}
@@ -117,6 +120,13 @@ func Load(r io.Reader, name string) (*Player, error) {
 		}
 		if e.Response == nil && e.Error == nil {
 			return nil, fmt.Errorf("replay %s:%d: an entry without a response or an error", name, n)
+		}
+		if e.Response != nil {
+			// A count out of bounds would price an answer below nothing,
+			// or overflow a budget's sum past its limit.
+			if err := e.Response.Usage.Check(); err != nil {
+				return nil, fmt.Errorf("replay %s:%d: response %v; correct the line or %s", name, n, err, recordAgain)
+			}
 		}
 		p.entries = append(p.entries, e)
 	}

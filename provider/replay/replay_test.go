@@ -139,6 +139,32 @@ func TestLoadErrors(t *testing.T) {
 	}
 }
 
+// TestLoadRefusesImpossibleUsage: a recorded count of tokens below 0 or
+// above provider.MaxTokenCount (a negative cost, a sum that overflows past
+// --max-tokens) is refused at load, naming the file, line, field and value.
+func TestLoadRefusesImpossibleUsage(t *testing.T) {
+	entry := func(usage string) string {
+		return `{"provider":"x","request":{"messages":[]},"response":{"content":"a","usage":` + usage + "}}\n"
+	}
+	good := entry(`{"input_tokens":3}`)
+	for _, tc := range []struct{ usage, want string }{
+		{`{"input_tokens":-100000000}`, "run.jsonl:2: response usage input_tokens = -100000000;"},
+		{`{"output_tokens":9223372036854775807}`, "run.jsonl:2: response usage output_tokens = 9223372036854775807;"},
+		{`{"cache_read_tokens":1125899906842625}`, "run.jsonl:2: response usage cache_read_tokens = 1125899906842625;"},
+		{`{"input_tokens":1,"cache_write_tokens":-1}`, "run.jsonl:2: response usage cache_write_tokens = -1;"},
+	} {
+		_, err := Load(strings.NewReader(good+entry(tc.usage)), "run.jsonl")
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "from 0 to 1125899906842624") ||
+			!strings.Contains(err.Error(), "--record FILE") {
+			t.Errorf("usage %s: %v, want an error containing %q, the bound and how to record again", tc.usage, err, tc.want)
+		}
+	}
+	p, err := Load(strings.NewReader(good+entry(`{"input_tokens":1125899906842624,"output_tokens":0}`)), "run.jsonl")
+	if err != nil || p.Remaining() != 2 {
+		t.Errorf("usage at the bound: %v, want it loaded", err)
+	}
+}
+
 func TestCancelledExchangeIsNotRecorded(t *testing.T) {
 	var buf bytes.Buffer
 	ctx, cancel := context.WithCancel(context.Background())

@@ -107,11 +107,23 @@ const recordAgain = "record the run again with --record FILE"
 // Load reads a recording; name identifies it in messages.
 func Load(r io.Reader, name string) (*Player, error) {
 	p := &Player{name: name}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := bytes.TrimSpace(sc.Bytes())
+	br := bufio.NewReaderSize(r, 64<<10)
+	var buf []byte
+	for n := 1; ; n++ {
+		// As long as the recorder wrote it: a line holds a whole request.
+		raw, err := readLine(br, buf[:0])
+		buf = raw
+		if err != nil && err != io.EOF {
+			return nil, fmt.Errorf("replay %s:%d: %w", name, n, err)
+		}
+		if len(raw) == 0 && err == io.EOF {
+			break
+		}
+		line := bytes.TrimSpace(raw)
 		if len(line) == 0 {
+			if err == io.EOF {
+				break
+			}
 			continue
 		}
 		var e Entry
@@ -129,11 +141,23 @@ func Load(r io.Reader, name string) (*Player, error) {
 			}
 		}
 		p.entries = append(p.entries, e)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("replay %s: %w", name, err)
+		if err == io.EOF {
+			break
+		}
 	}
 	return p, nil
+}
+
+// readLine reads one line, with its newline unless it is the last and has
+// none, appending to buf.
+func readLine(br *bufio.Reader, buf []byte) ([]byte, error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		buf = append(buf, chunk...)
+		if err != bufio.ErrBufferFull {
+			return buf, err
+		}
+	}
 }
 
 // Name is "replay:PATH".

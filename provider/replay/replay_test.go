@@ -165,6 +165,26 @@ func TestLoadRefusesImpossibleUsage(t *testing.T) {
 	}
 }
 
+// TestReplayLongLine: a line is read back however long the recorder
+// wrote it, here a prompt past 64 MiB.
+func TestReplayLongLine(t *testing.T) {
+	short := provider.Func{Label: "test:short", Fn: func(context.Context, provider.Request) (provider.Response, error) {
+		return provider.Response{Content: "ok"}, nil
+	}}
+	req := provider.Request{Messages: []provider.Message{{Role: provider.RoleUser, Content: strings.Repeat("a", 65<<20)}}}
+	var buf bytes.Buffer
+	if _, err := Record(short, &buf).Complete(context.Background(), req, nil); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Load(&buf, "run.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp, err := p.Complete(context.Background(), req, nil); err != nil || resp.Content != "ok" {
+		t.Errorf("replayed %q, %v; want the recorded answer", resp.Content, err)
+	}
+}
+
 func TestCancelledExchangeIsNotRecorded(t *testing.T) {
 	var buf bytes.Buffer
 	ctx, cancel := context.WithCancel(context.Background())

@@ -89,6 +89,7 @@ type Player struct {
 	mu      sync.Mutex
 	entries []Entry
 	next    int
+	torn    int // the line number of a last line cut short, left out; 0: none
 }
 
 // Open loads the recording at path.
@@ -104,7 +105,10 @@ func Open(path string) (*Player, error) {
 // recordAgain ends the messages of a recording that cannot be replayed.
 const recordAgain = "record the run again with --record FILE"
 
-// Load reads a recording; name identifies it in messages.
+// Load reads a recording; name identifies it in messages. A last line
+// cut short (no newline, not JSON: the recording ended while it was
+// written) is left out, and Warnings says so; a corrupt line anywhere
+// else is an error.
 func Load(r io.Reader, name string) (*Player, error) {
 	p := &Player{name: name}
 	br := bufio.NewReaderSize(r, 64<<10)
@@ -127,11 +131,15 @@ func Load(r io.Reader, name string) (*Player, error) {
 			continue
 		}
 		var e Entry
-		if err := json.Unmarshal(line, &e); err != nil {
-			return nil, fmt.Errorf("replay %s:%d: %v", name, n, err)
+		if jerr := json.Unmarshal(line, &e); jerr != nil {
+			if err == io.EOF {
+				p.torn = n // the recorder writes a line and its newline at once
+				break
+			}
+			return nil, fmt.Errorf("replay %s:%d: a corrupt line (%v); correct or remove it, or %s", name, n, jerr, recordAgain)
 		}
 		if e.Response == nil && e.Error == nil {
-			return nil, fmt.Errorf("replay %s:%d: an entry without a response or an error", name, n)
+			return nil, fmt.Errorf("replay %s:%d: an entry without a response or an error; correct or remove it, or %s", name, n, recordAgain)
 		}
 		if e.Response != nil {
 			// A count out of bounds would price an answer below nothing,
@@ -158,6 +166,16 @@ func readLine(br *bufio.Reader, buf []byte) ([]byte, error) {
 			return buf, err
 		}
 	}
+}
+
+// Warnings says what Load left out of the recording: a last line cut
+// short. Nil when it left out nothing.
+func (p *Player) Warnings() []string {
+	if p.torn == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("replay %s:%d: the last line was cut short (the recording ended while it was written) and is left out, so the recording holds %d requests; to replay further, %s",
+		p.name, p.torn, len(p.entries), recordAgain)}
 }
 
 // Name is "replay:PATH".
@@ -195,7 +213,12 @@ func (p *Player) Complete(ctx context.Context, req provider.Request, stream func
 	defer p.mu.Unlock()
 	turn := p.next + 1
 	if p.next >= len(p.entries) {
-		return provider.Response{}, p.diverged(fmt.Sprintf("request %d is past the end of the recording (%d requests)%s", turn, len(p.entries), p.against(req, -1)))
+		end := ""
+		if p.torn != 0 {
+			// Most likely the request whose exchange was being written.
+			end = fmt.Sprintf(", whose last line, %d, was cut short as the recording ended while it was written", p.torn)
+		}
+		return provider.Response{}, p.diverged(fmt.Sprintf("request %d is past the end of the recording (%d requests)%s%s", turn, len(p.entries), end, p.against(req, -1)))
 	}
 	e := p.entries[p.next]
 	if !equalJSON(e.Request, req) {

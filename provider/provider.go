@@ -3,6 +3,7 @@ package provider
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 
 	"github.com/agentsh/agentsh/core"
 )
@@ -111,6 +112,26 @@ func (u Usage) Add(v Usage) Usage {
 // Total is every token counted: input, output, cache read and write.
 func (u Usage) Total() int {
 	return u.InputTokens + u.OutputTokens + u.CacheReadTokens + u.CacheWriteTokens
+}
+
+// MaxTokenCount bounds a count of tokens taken from outside the program
+// (a scripted model's usage, a recording's): far above any real count,
+// and low enough that sums of many such counts cannot overflow.
+const MaxTokenCount = 1 << 50
+
+// Check reports the first count of u below 0 or above MaxTokenCount,
+// naming the field as JSON does and the value.
+func (u Usage) Check() error {
+	for _, f := range []struct {
+		name string
+		n    int
+	}{{"input_tokens", u.InputTokens}, {"output_tokens", u.OutputTokens},
+		{"cache_read_tokens", u.CacheReadTokens}, {"cache_write_tokens", u.CacheWriteTokens}} {
+		if f.n < 0 || f.n > MaxTokenCount {
+			return fmt.Errorf("usage %s = %d; want a whole number of tokens from 0 to %d", f.name, f.n, MaxTokenCount)
+		}
+	}
+	return nil
 }
 
 // Provider answers requests. Implementations must be safe for concurrent

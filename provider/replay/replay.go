@@ -89,6 +89,7 @@ type Player struct {
 	mu      sync.Mutex
 	entries []Entry
 	next    int
+	torn    int // the line number of a last line cut short, left out; 0: none
 }
 
 // Open loads the recording at path.
@@ -101,29 +102,80 @@ func Open(path string) (*Player, error) {
 	return Load(f, path)
 }
 
-// Load reads a recording; name identifies it in messages.
+// recordAgain ends the messages of a recording that cannot be replayed.
+const recordAgain = "record the run again with --record FILE"
+
+// Load reads a recording; name identifies it in messages. A last line
+// cut short (no newline, not JSON: the recording ended while it was
+// written) is left out, and Warnings says so; a corrupt line anywhere
+// else is an error.
 func Load(r io.Reader, name string) (*Player, error) {
 	p := &Player{name: name}
-	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for n := 1; sc.Scan(); n++ {
-		line := bytes.TrimSpace(sc.Bytes())
+	br := bufio.NewReaderSize(r, 64<<10)
+	var buf []byte
+	for n := 1; ; n++ {
+		// As long as the recorder wrote it: a line holds a whole request.
+		raw, err := readLine(br, buf[:0])
+		buf = raw
+		if err != nil && err != io.EOF {
+			return nil, fmt.Errorf("replay %s:%d: %w", name, n, err)
+		}
+		if len(raw) == 0 && err == io.EOF {
+			break
+		}
+		line := bytes.TrimSpace(raw)
 		if len(line) == 0 {
+			if err == io.EOF {
+				break
+			}
 			continue
 		}
 		var e Entry
-		if err := json.Unmarshal(line, &e); err != nil {
-			return nil, fmt.Errorf("replay %s:%d: %v", name, n, err)
+		if jerr := json.Unmarshal(line, &e); jerr != nil {
+			if err == io.EOF {
+				p.torn = n // the recorder writes a line and its newline at once
+				break
+			}
+			return nil, fmt.Errorf("replay %s:%d: a corrupt line (%v); correct or remove it, or %s", name, n, jerr, recordAgain)
 		}
 		if e.Response == nil && e.Error == nil {
-			return nil, fmt.Errorf("replay %s:%d: an entry without a response or an error", name, n)
+			return nil, fmt.Errorf("replay %s:%d: an entry without a response or an error; correct or remove it, or %s", name, n, recordAgain)
+		}
+		if e.Response != nil {
+			// A count out of bounds would price an answer below nothing,
+			// or overflow a budget's sum past its limit.
+			if err := e.Response.Usage.Check(); err != nil {
+				return nil, fmt.Errorf("replay %s:%d: response %v; correct the line or %s", name, n, err, recordAgain)
+			}
 		}
 		p.entries = append(p.entries, e)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("replay %s: %w", name, err)
+		if err == io.EOF {
+			break
+		}
 	}
 	return p, nil
+}
+
+// readLine reads one line, with its newline unless it is the last and has
+// none, appending to buf.
+func readLine(br *bufio.Reader, buf []byte) ([]byte, error) {
+	for {
+		chunk, err := br.ReadSlice('\n')
+		buf = append(buf, chunk...)
+		if err != bufio.ErrBufferFull {
+			return buf, err
+		}
+	}
+}
+
+// Warnings says what Load left out of the recording: a last line cut
+// short. Nil when it left out nothing.
+func (p *Player) Warnings() []string {
+	if p.torn == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("replay %s:%d: the last line was cut short (the recording ended while it was written) and is left out, so the recording holds %d requests; to replay further, %s",
+		p.name, p.torn, len(p.entries), recordAgain)}
 }
 
 // Name is "replay:PATH".
@@ -161,7 +213,12 @@ func (p *Player) Complete(ctx context.Context, req provider.Request, stream func
 	defer p.mu.Unlock()
 	turn := p.next + 1
 	if p.next >= len(p.entries) {
-		return provider.Response{}, p.diverged(fmt.Sprintf("request %d is past the end of the recording (%d requests)%s", turn, len(p.entries), p.against(req, -1)))
+		end := ""
+		if p.torn != 0 {
+			// Most likely the request whose exchange was being written.
+			end = fmt.Sprintf(", whose last line, %d, was cut short as the recording ended while it was written", p.torn)
+		}
+		return provider.Response{}, p.diverged(fmt.Sprintf("request %d is past the end of the recording (%d requests)%s%s", turn, len(p.entries), end, p.against(req, -1)))
 	}
 	e := p.entries[p.next]
 	if !equalJSON(e.Request, req) {

@@ -139,6 +139,103 @@ func TestLoadErrors(t *testing.T) {
 	}
 }
 
+// TestLoadRefusesImpossibleUsage: a recorded count of tokens below 0 or
+// above provider.MaxTokenCount (a negative cost, a sum that overflows past
+// --max-tokens) is refused at load, naming the file, line, field and value.
+func TestLoadRefusesImpossibleUsage(t *testing.T) {
+	entry := func(usage string) string {
+		return `{"provider":"x","request":{"messages":[]},"response":{"content":"a","usage":` + usage + "}}\n"
+	}
+	good := entry(`{"input_tokens":3}`)
+	for _, tc := range []struct{ usage, want string }{
+		{`{"input_tokens":-100000000}`, "run.jsonl:2: response usage input_tokens = -100000000;"},
+		{`{"output_tokens":9223372036854775807}`, "run.jsonl:2: response usage output_tokens = 9223372036854775807;"},
+		{`{"cache_read_tokens":1125899906842625}`, "run.jsonl:2: response usage cache_read_tokens = 1125899906842625;"},
+		{`{"input_tokens":1,"cache_write_tokens":-1}`, "run.jsonl:2: response usage cache_write_tokens = -1;"},
+	} {
+		_, err := Load(strings.NewReader(good+entry(tc.usage)), "run.jsonl")
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "from 0 to 1125899906842624") ||
+			!strings.Contains(err.Error(), "--record FILE") {
+			t.Errorf("usage %s: %v, want an error containing %q, the bound and how to record again", tc.usage, err, tc.want)
+		}
+	}
+	p, err := Load(strings.NewReader(good+entry(`{"input_tokens":1125899906842624,"output_tokens":0}`)), "run.jsonl")
+	if err != nil || p.Remaining() != 2 {
+		t.Errorf("usage at the bound: %v, want it loaded", err)
+	}
+}
+
+// TestReplayLongLine: a line is read back however long the recorder
+// wrote it, here a prompt past 64 MiB.
+func TestReplayLongLine(t *testing.T) {
+	short := provider.Func{Label: "test:short", Fn: func(context.Context, provider.Request) (provider.Response, error) {
+		return provider.Response{Content: "ok"}, nil
+	}}
+	req := provider.Request{Messages: []provider.Message{{Role: provider.RoleUser, Content: strings.Repeat("a", 65<<20)}}}
+	var buf bytes.Buffer
+	if _, err := Record(short, &buf).Complete(context.Background(), req, nil); err != nil {
+		t.Fatal(err)
+	}
+	p, err := Load(&buf, "run.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp, err := p.Complete(context.Background(), req, nil); err != nil || resp.Content != "ok" {
+		t.Errorf("replayed %q, %v; want the recorded answer", resp.Content, err)
+	}
+}
+
+// TestTornRecording: a recording whose last line is cut short (it ended
+// while the line was written) replays the lines before it, says so in
+// Warnings and past the end; a corrupt line before the last is an error.
+func TestTornRecording(t *testing.T) {
+	var buf bytes.Buffer
+	rec := Record(echo, &buf)
+	reqs := conversation("a", "b", "c")
+	for _, req := range reqs {
+		rec.Complete(context.Background(), req, nil)
+	}
+	lines := strings.SplitAfter(buf.String(), "\n")
+	whole := lines[0] + lines[1]
+	torn := whole + lines[2][:len(lines[2])/2]
+
+	p, err := Load(strings.NewReader(torn), "run.jsonl")
+	if err != nil {
+		t.Fatalf("a torn last line: %v, want the lines before it loaded", err)
+	}
+	if p.Remaining() != 2 {
+		t.Errorf("%d requests loaded, want 2", p.Remaining())
+	}
+	w := p.Warnings()
+	if len(w) != 1 || !strings.Contains(w[0], "run.jsonl:3: the last line was cut short") || !strings.Contains(w[0], "holds 2 requests") ||
+		!strings.Contains(w[0], "--record FILE") {
+		t.Errorf("warnings %q, want one naming the file and line 3, the requests kept and how to record again", w)
+	}
+	for _, req := range reqs[:2] {
+		if _, err := p.Complete(context.Background(), req, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err = p.Complete(context.Background(), reqs[2], nil)
+	if want := "request 3 is past the end of the recording (2 requests), whose last line, 3, was cut short"; !errors.Is(err, provider.ErrDiverged) ||
+		!strings.Contains(err.Error(), want) {
+		t.Errorf("past the torn end: %v, want it to contain %q", err, want)
+	}
+
+	for _, in := range []string{whole, strings.TrimSuffix(whole, "\n")} {
+		p, err := Load(strings.NewReader(in), "run.jsonl")
+		if err != nil || p.Remaining() != 2 || p.Warnings() != nil {
+			t.Errorf("a whole recording (%d bytes): %v, %d requests, warnings %q; want 2 and none", len(in), err, p.Remaining(), p.Warnings())
+		}
+	}
+
+	mid := lines[0] + lines[1][:len(lines[1])/2] + "\n" + lines[2]
+	if _, err := Load(strings.NewReader(mid), "run.jsonl"); err == nil || !strings.Contains(err.Error(), "replay run.jsonl:2: a corrupt line") ||
+		!strings.Contains(err.Error(), "--record FILE") {
+		t.Errorf("a corrupt line 2 of 3: %v, want an error naming the file and line and how to record again", err)
+	}
+}
+
 func TestCancelledExchangeIsNotRecorded(t *testing.T) {
 	var buf bytes.Buffer
 	ctx, cancel := context.WithCancel(context.Background())

@@ -81,8 +81,9 @@ func budgetValue(b *agent.Budget) map[string]any {
 
 var budgetKeys = []string{"cost", "spent", "tokens", "tool_calls", "tools", "wall"}
 
-// maxBudgetCount bounds a count limit.
-const maxBudgetCount = 1 << 50
+// maxBudgetCount bounds a count limit and a scripted model's usage: the
+// bound of a recording's usage too.
+const maxBudgetCount = provider.MaxTokenCount
 
 // budgetUpdate returns l, a copy the caller owns (Budget.Limits), with
 // the limits of v, a config(budget = ...) value, applied; errors name the

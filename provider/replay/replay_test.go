@@ -171,7 +171,7 @@ func TestReplayLongLine(t *testing.T) {
 	short := provider.Func{Label: "test:short", Fn: func(context.Context, provider.Request) (provider.Response, error) {
 		return provider.Response{Content: "ok"}, nil
 	}}
-	req := provider.Request{Messages: []provider.Message{{Role: provider.RoleUser, Content: strings.Repeat("a", 65<<20)}}}
+	req := provider.Request{Messages: []provider.Message{{Role: provider.RoleUser, Content: strings.Repeat("a", longLine)}}}
 	var buf bytes.Buffer
 	if _, err := Record(short, &buf).Complete(context.Background(), req, nil); err != nil {
 		t.Fatal(err)

@@ -26,6 +26,19 @@ type agentSetup struct {
 	mcp     *mcp.Client
 }
 
+// endSession ends the conversation of a run that is done: its
+// session_end hooks run with ctx, or, when ctx has already ended (a
+// signal, --timeout), unbounded by it as they would at close. The error
+// is a hook's (or the session file's). close does not run them again.
+func (s *agentSetup) endSession(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	} else if ctx.Err() != nil {
+		ctx = context.WithoutCancel(ctx)
+	}
+	return s.session.NewConversation(ctx)
+}
+
 func (s *agentSetup) close() error {
 	return errors.Join(s.session.Close(), s.mcp.Close())
 }

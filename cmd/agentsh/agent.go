@@ -26,6 +26,19 @@ type agentSetup struct {
 	mcp     *mcp.Client
 }
 
+// endSession ends the conversation of a run that is done: its
+// session_end hooks run with ctx, or, when ctx has already ended (a
+// signal, --timeout), unbounded by it as they would at close. The error
+// is a hook's (or the session file's). close does not run them again.
+func (s *agentSetup) endSession(ctx context.Context) error {
+	if ctx == nil {
+		ctx = context.Background()
+	} else if ctx.Err() != nil {
+		ctx = context.WithoutCancel(ctx)
+	}
+	return s.session.NewConversation(ctx)
+}
+
 func (s *agentSetup) close() error {
 	return errors.Join(s.session.Close(), s.mcp.Close())
 }
@@ -211,11 +224,40 @@ func (e *events) agent(ev agent.Event) {
 	e.emit(m)
 }
 
-// openRecord creates the --record file.
-func openRecord(path string) (*os.File, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("--record: %w", err)
+// recordFile is the --record file. It is created (or emptied) at the
+// first exchange it records, so a run that fails before it reaches the
+// model leaves an existing recording as it was. An error opening it is
+// the error of that exchange, and of every later one.
+type recordFile struct {
+	path string
+	mu   sync.Mutex
+	f    *os.File
+	err  error
+}
+
+func newRecordFile(path string) *recordFile { return &recordFile{path: path} }
+
+func (r *recordFile) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.f == nil && r.err == nil {
+		r.f, r.err = os.OpenFile(r.path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+		if r.err != nil {
+			r.err = fmt.Errorf("--record %s: %w; give a file that can be written with --record FILE", r.path, errors.Unwrap(r.err))
+		}
 	}
-	return f, nil
+	if r.err != nil {
+		return 0, r.err
+	}
+	return r.f.Write(p)
+}
+
+// Close closes the file if an exchange opened it.
+func (r *recordFile) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.f == nil {
+		return nil
+	}
+	return r.f.Close()
 }

@@ -30,9 +30,9 @@ type app struct {
 	// provider answers ask() from the start (--model); record receives
 	// the exchanges (--record).
 	provider provider.Provider
-	record   *os.File
-	argv     []string // what scripts see as argv
-	events   *events  // nil unless --json
+	record   *recordFile // nil without --record
+	argv     []string    // what scripts see as argv
+	events   *events     // nil unless --json
 	// eventsFile is --events FILE of mcp serve.
 	eventsFile *os.File
 
@@ -83,11 +83,7 @@ func newApp(o *options, std stdio, argv []string) (*app, error) {
 		return nil, err
 	}
 	if o.record != "" {
-		f, err := openRecord(o.record)
-		if err != nil {
-			return nil, err
-		}
-		a.record = f
+		a.record = newRecordFile(o.record)
 	}
 	host, setup, err := a.newHost(out, true, extra...)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentsh/agentsh/agent"
 	"github.com/agentsh/agentsh/provider"
+	"github.com/agentsh/agentsh/script"
 	"github.com/agentsh/agentsh/script/agentapi"
 )
 
@@ -21,7 +22,9 @@ import (
 // validated against its schema (stop "schema"); an ask stopped by a
 // budget 4; an ask stopped at its turn limit 3; with --fail-on-deny, a
 // call that was denied 6; else 0. Subagents' runs count through their
-// parent's reply (its denials include theirs).
+// parent's reply (its denials include theirs). The session ends (its
+// session_end hooks run) before the code is chosen: a signal during them
+// counts, and a hook that fails makes a 0 a 1.
 
 // headlessCommand reports whether the command is a run the headless
 // contract covers.
@@ -61,22 +64,60 @@ func (a *app) finish(err error) int {
 		}
 		return 0
 	}
-	var outs []agentapi.Outcome
+	var (
+		outs   []agentapi.Outcome
+		endErr error
+	)
 	if a.agent != nil {
 		outs = a.agent.session.Outcomes()
+		// The session ends here, not when the process closes, so that
+		// what its session_end hooks print, and their errors, come
+		// before the result, and a signal during them counts.
+		endErr = a.agent.endSession(a.runCtx)
 	}
 	stop := stopCause(a.runCtx)
 	code, why := exitCodeOf(err, stop, outs, a.opts.failOnDeny)
+	if endErr != nil && code == exitOK {
+		code = exitError
+	}
 	switch {
 	case err != nil:
 		a.reportCode(err, stop, code)
 	case why != "" && a.events == nil:
 		fmt.Fprintf(a.io.err, "agentsh: %s\n", why)
 	}
+	for _, e := range sessionEndErrors(endErr) {
+		a.reportCode(e, stop, code)
+	}
 	if a.events != nil {
 		a.events.result(resultEvent(outs, code))
 	}
 	return code
+}
+
+// sessionEndErrors splits the error of a session's end into the errors
+// of its hooks (and its session file), each to be reported on its own. A
+// hook's script error keeps its position and backtrace and says which
+// hook it was.
+func sessionEndErrors(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, sessionEndErrors(e)...)
+		}
+		return out
+	}
+	var he *agent.HookError
+	var se *script.Error
+	if errors.As(err, &he) && errors.As(he.Err, &se) {
+		named := *se
+		named.Msg = fmt.Sprintf("%s hook %q failed: %s", he.Event, he.Hook, se.Msg)
+		return []error{&named}
+	}
+	return []error{err}
 }
 
 // exitCodeOf chooses the exit code of a headless run (see the order above)

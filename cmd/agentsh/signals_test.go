@@ -373,3 +373,64 @@ func TestStoppedExitCode(t *testing.T) {
 		}
 	}
 }
+
+// TestSignalInSessionEnd: a SIGTERM while a session_end hook runs stops
+// the hook, and the result event, still the last, has the exit code the
+// process exits with (143).
+func TestSignalInSessionEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an agentsh process; skipped with -short")
+	}
+	cmd := agentshCmd(t, "--no-builtins", "--max-steps", "100000000000", "--load", "spin.star", "--json", "ask", "go")
+	hook := "model(lambda messages, tools: 'hi')\ndef spin(e):\n    print('ready')\n    while True:\n        pass\non('session_end', spin)\n"
+	if err := os.WriteFile(filepath.Join(cmd.Dir, "spin.star"), []byte(hook), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stderr := newLockedBuffer()
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	var lines []string
+	ready := make(chan struct{})
+	exited := make(chan error, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			lines = append(lines, sc.Text())
+			if sc.Text() == `{"event":"print","text":"ready"}` {
+				close(ready)
+			}
+		}
+		exited <- cmd.Wait()
+	}()
+	select {
+	case <-ready:
+	case err := <-exited:
+		t.Fatalf("agentsh exited (%v) before its session_end hook ran; stdout:\n%s\nstderr:\n%s", err, strings.Join(lines, "\n"), stderr.String())
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the session_end hook did not start; stderr:\n%s", stderr.String())
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	var code int
+	select {
+	case err := <-exited:
+		code = exitCode(t, err)
+	case <-time.After(30 * time.Second):
+		t.Fatalf("agentsh did not exit after SIGTERM; stderr:\n%s", stderr.String())
+	}
+	if code != 143 {
+		t.Errorf("exit %d after SIGTERM, want 143; stderr:\n%s", code, stderr.String())
+	}
+	last := lines[len(lines)-1]
+	if !strings.Contains(last, `"event":"result","exit_code":143,`) {
+		t.Errorf("the last event is %s, want the result with exit_code 143; stdout:\n%s", last, strings.Join(lines, "\n"))
+	}
+}

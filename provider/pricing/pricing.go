@@ -45,13 +45,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
-	"os"
 	"sort"
 	"strings"
 	"sync"
 	"unicode"
 
+	"github.com/agentsh/agentsh/internal/userfile"
 	"github.com/agentsh/agentsh/provider"
 )
 
@@ -101,19 +102,17 @@ var builtin = sync.OnceValue(func() *Table {
 func Builtin() *Table { return builtin() }
 
 // Load reads a price file and returns the built-in table with the file's
-// entries merged over it. Errors name the file and what is wrong in it.
+// entries merged over it. Errors name the file and what is wrong in it;
+// a path that is not a regular file (a FIFO, a device) or a file larger
+// than MaxFileSize is refused without waiting or reading it all.
 func Load(path string) (*Table, error) {
-	f, err := os.Open(path)
+	data, err := userfile.Read(path, MaxFileSize)
 	if err != nil {
-		return nil, fmt.Errorf("price file %s: %w", path, errors.Unwrap(err))
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("price file %s: %w", path, err)
-	}
-	if len(data) > MaxFileSize {
-		return nil, fmt.Errorf("price file %s: larger than %d bytes; a price table is a few kilobytes", path, MaxFileSize)
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("price file %s: %w", path, pe.Err)
+		}
+		return nil, fmt.Errorf("price file %w; a price table is a JSON file of a few kilobytes", err)
 	}
 	t, err := Parse(path, data)
 	if err != nil {

@@ -1,0 +1,39 @@
+//go:build unix
+
+package userfile
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestReadSpecial: a FIFO and a device are refused at once, without
+// waiting for a writer or reading without end; the timeout turns a
+// regression into a failure rather than a hang.
+func TestReadSpecial(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "pipe")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{fifo: fifo + " is a named pipe (FIFO), not a regular file"}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		want["/dev/zero"] = "/dev/zero is a device, not a regular file"
+	}
+	for path, msg := range want {
+		done := make(chan error, 1)
+		go func() { _, err := Read(path, 1<<20); done <- err }()
+		select {
+		case err := <-done:
+			var nr *NotRegularError
+			if !errors.As(err, &nr) || err.Error() != msg {
+				t.Errorf("Read(%s) = %v; want %q", path, err, msg)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("Read(%s) did not return", path)
+		}
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentsh/agentsh/internal/userfile"
 	"github.com/agentsh/agentsh/provider"
 )
 
@@ -59,7 +60,7 @@ func Load(path string) (*Loaded, error) {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, fmt.Errorf("%w: %s", ErrNotFound, path)
 		}
-		var nr *notRegularError
+		var nr *userfile.NotRegularError
 		if errors.As(err, &nr) {
 			return nil, fmt.Errorf("session: %w; remove it", err)
 		}

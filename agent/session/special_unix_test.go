@@ -39,7 +39,7 @@ func TestSpecialSessionFiles(t *testing.T) {
 	must(t, os.Mkdir(filepath.Join(dir, "dir"+fileExt), 0o700))
 	for id, kind := range map[string]string{"pipe": "a named pipe (FIFO)", "link": "a symbolic link", "dir": "a directory"} {
 		t.Run(id, func(t *testing.T) {
-			want := filepath.Join(dir, id+fileExt) + " is " + kind + ", not a session file"
+			want := filepath.Join(dir, id+fileExt) + " is " + kind + ", not a regular file"
 			within(t, "Open", func() {
 				_, _, err := st.Open(id)
 				if err == nil || err.Error() != "session "+id+": "+want+"; remove it, or start a session of another name with --session NAME" {

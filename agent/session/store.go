@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/internal/userfile"
 	"github.com/agentsh/agentsh/provider"
 )
 
@@ -167,7 +168,7 @@ func (st *Store) Open(id string) (*Session, *Loaded, error) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, fmt.Errorf("%w %q in %s", ErrNotFound, id, filepath.Dir(path))
 		}
-		var nr *notRegularError
+		var nr *userfile.NotRegularError
 		if errors.As(err, &nr) {
 			return nil, nil, fmt.Errorf("session %s: %w; remove it, or start a session of another name with --session NAME", id, err)
 		}
@@ -209,57 +210,11 @@ func (st *Store) Open(id string) (*Session, *Loaded, error) {
 var errLocked = errors.New("locked")
 
 // openRegular opens the session file at path with flag, refusing anything
-// but a regular file: reading a FIFO would wait forever, and a symbolic
-// link would send the records appended to it to another file.
+// but a regular file (a *userfile.NotRegularError): reading a FIFO would
+// wait forever, and a symbolic link would send the records appended to it
+// to another file.
 func openRegular(path string, flag int) (*os.File, error) {
-	before, err := os.Lstat(path)
-	if err != nil {
-		return nil, err
-	}
-	if !before.Mode().IsRegular() {
-		return nil, &notRegularError{path: path, mode: before.Mode()}
-	}
-	f, err := os.OpenFile(path, flag, 0o600)
-	if err != nil {
-		return nil, err
-	}
-	// Replaced between the two looks: refuse what is there now.
-	if now, err := f.Stat(); err != nil || !os.SameFile(before, now) {
-		f.Close()
-		if err != nil {
-			return nil, err
-		}
-		return nil, &notRegularError{path: path, mode: now.Mode(), replaced: true}
-	}
-	return f, nil
-}
-
-// notRegularError is the error of a session path that is not a regular
-// file.
-type notRegularError struct {
-	path     string
-	mode     fs.FileMode
-	replaced bool
-}
-
-func (e *notRegularError) Error() string {
-	if e.replaced {
-		return e.path + " was replaced while it was opened"
-	}
-	kind := "a special file"
-	switch t := e.mode.Type(); {
-	case t&fs.ModeSymlink != 0:
-		kind = "a symbolic link"
-	case t&fs.ModeNamedPipe != 0:
-		kind = "a named pipe (FIFO)"
-	case t&fs.ModeDir != 0:
-		kind = "a directory"
-	case t&fs.ModeSocket != 0:
-		kind = "a socket"
-	case t&fs.ModeDevice != 0:
-		kind = "a device"
-	}
-	return e.path + " is " + kind + ", not a session file"
+	return userfile.Open(path, flag, userfile.RefuseLinks)
 }
 
 // lockedError names the process that writes the session.

@@ -2,4 +2,7 @@
 
 package userfile
 
-const nonBlock = 0
+const (
+	nonBlock = 0
+	noFollow = 0 // Open's look at what it opened refuses a link there
+)

@@ -4,4 +4,7 @@ package userfile
 
 import "syscall"
 
-const nonBlock = syscall.O_NONBLOCK
+const (
+	nonBlock = syscall.O_NONBLOCK
+	noFollow = syscall.O_NOFOLLOW
+)

@@ -18,29 +18,17 @@ import (
 // those of package os (a *fs.PathError). Read never blocks on a special
 // file that takes the place of a regular one while it is opened.
 func Read(path string, limit int64) ([]byte, error) {
-	info, err := os.Stat(path)
-	if err != nil {
-		if pe, ok := err.(*fs.PathError); ok {
-			pe.Op = "open" // the look before the open is the open, to the person
-		}
-		return nil, err
-	}
-	if err := check(path, info, limit); err != nil {
-		return nil, err
-	}
-	// Non-blocking: should a FIFO replace the file before the open, the
-	// open returns instead of waiting for a writer, and the check of what
-	// was opened refuses it.
-	f, err := os.OpenFile(path, os.O_RDONLY|nonBlock, 0)
+	f, err := Open(path, os.O_RDONLY, FollowLinks)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if info, err = f.Stat(); err != nil {
+	info, err := f.Stat()
+	if err != nil {
 		return nil, err
 	}
-	if err := check(path, info, limit); err != nil {
-		return nil, err
+	if info.Size() > limit {
+		return nil, &TooLargeError{Path: path, Size: info.Size(), Limit: limit}
 	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
@@ -52,14 +40,57 @@ func Read(path string, limit int64) ([]byte, error) {
 	return data, nil
 }
 
-func check(path string, info fs.FileInfo, limit int64) error {
-	if !info.Mode().IsRegular() {
-		return &NotRegularError{Path: path, Mode: info.Mode()}
+// Links says whether Open follows a symbolic link at the path itself.
+type Links bool
+
+const (
+	// FollowLinks opens what a link points to, as a person naming a file
+	// expects.
+	FollowLinks Links = true
+	// RefuseLinks refuses a link (a *NotRegularError): for a file that
+	// the program itself keeps and appends to, where a link put in its
+	// place would send the writes elsewhere.
+	RefuseLinks Links = false
+)
+
+// Open opens the regular file at path with flag (os.O_RDONLY, os.O_RDWR,
+// ...; not os.O_CREATE), refusing at once, with a *NotRegularError, what
+// is not a regular file. It never blocks on a FIFO, also one that takes
+// the place of the file while it is opened.
+func Open(path string, flag int, links Links) (*os.File, error) {
+	look, extra := os.Stat, nonBlock
+	if links == RefuseLinks {
+		look, extra = os.Lstat, nonBlock|noFollow
 	}
-	if info.Size() > limit {
-		return &TooLargeError{Path: path, Size: info.Size(), Limit: limit}
+	before, err := look(path)
+	if err != nil {
+		if pe, ok := err.(*fs.PathError); ok {
+			pe.Op = "open" // the look before the open is the open, to the person
+		}
+		return nil, err
 	}
-	return nil
+	if !before.Mode().IsRegular() {
+		return nil, &NotRegularError{Path: path, Mode: before.Mode()}
+	}
+	// Non-blocking: should a FIFO replace the file before the open, the
+	// open returns instead of waiting for a writer, and the look at what
+	// was opened refuses it.
+	f, err := os.OpenFile(path, flag|extra, 0)
+	if err != nil {
+		return nil, err
+	}
+	now, err := f.Stat()
+	if err == nil && !now.Mode().IsRegular() {
+		err = &NotRegularError{Path: path, Mode: now.Mode()}
+	}
+	if err == nil && links == RefuseLinks && !os.SameFile(before, now) {
+		err = &NotRegularError{Path: path, Mode: fs.ModeSymlink} // replaced meanwhile
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
 }
 
 // NotRegularError is the error of a path that is not a regular file.

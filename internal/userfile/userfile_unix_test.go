@@ -37,3 +37,32 @@ func TestReadSpecial(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenLinks: FollowLinks opens what a link points to; RefuseLinks
+// refuses the link, whatever it points to.
+func TestOpenLinks(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "target")
+	if err := os.WriteFile(target, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(target, link); err != nil {
+		t.Fatal(err)
+	}
+	f, err := Open(link, os.O_RDONLY, FollowLinks)
+	if err != nil {
+		t.Fatalf("Open(link, FollowLinks) = %v", err)
+	}
+	f.Close()
+	_, err = Open(link, os.O_RDWR|os.O_APPEND, RefuseLinks)
+	var nr *NotRegularError
+	if !errors.As(err, &nr) || err.Error() != link+" is a symbolic link, not a regular file" {
+		t.Errorf("Open(link, RefuseLinks) = %v; want it refused as a link", err)
+	}
+	if f, err := Open(target, os.O_RDWR|os.O_APPEND, RefuseLinks); err != nil {
+		t.Errorf("Open(target, RefuseLinks) = %v", err)
+	} else {
+		f.Close()
+	}
+}

@@ -17,6 +17,7 @@ import (
 	"os"
 	"sync"
 
+	"github.com/agentsh/agentsh/internal/userfile"
 	"github.com/agentsh/agentsh/provider"
 )
 
@@ -92,9 +93,10 @@ type Player struct {
 	torn    int // the line number of a last line cut short, left out; 0: none
 }
 
-// Open loads the recording at path.
+// Open loads the recording at path, a regular file (a FIFO or a device
+// is refused at once rather than waited on).
 func Open(path string) (*Player, error) {
-	f, err := os.Open(path)
+	f, err := userfile.Open(path, os.O_RDONLY, userfile.FollowLinks)
 	if err != nil {
 		return nil, fmt.Errorf("replay: %w", err)
 	}

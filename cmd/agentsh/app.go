@@ -78,6 +78,13 @@ func newApp(o *options, std stdio, argv []string) (*app, error) {
 			return nil, fmt.Errorf("--model: %w", err)
 		}
 		a.provider = p
+		// A recording cut short says so at start, not only when the run
+		// reaches its end.
+		if w, ok := p.(interface{ Warnings() []string }); ok {
+			for _, msg := range w.Warnings() {
+				a.warn("replay_warning", msg)
+			}
+		}
 	}
 	if err := a.loadPrices(); err != nil {
 		return nil, err

@@ -104,9 +104,13 @@ func (a *app) startSession(sess *agentapi.Session) error {
 
 // sessionWarn shows a warning about a session on stderr, or as a
 // session_warning event with --json.
-func (a *app) sessionWarn(msg string) {
+func (a *app) sessionWarn(msg string) { a.warn("session_warning", msg) }
+
+// warn shows a warning on stderr, or as an event of the given type with
+// --json.
+func (a *app) warn(event, msg string) {
 	if a.events != nil {
-		a.events.emit(map[string]any{"event": "session_warning", "text": msg})
+		a.events.emit(map[string]any{"event": event, "text": msg})
 		return
 	}
 	fmt.Fprintf(a.io.err, "agentsh: warning: %s\n", msg)

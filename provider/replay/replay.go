@@ -176,8 +176,8 @@ func (p *Player) Warnings() []string {
 	if p.torn == 0 {
 		return nil
 	}
-	return []string{fmt.Sprintf("replay %s:%d: the last line was cut short (the recording ended while it was written) and is left out, so the recording holds %d requests; to replay further, %s",
-		p.name, p.torn, len(p.entries), recordAgain)}
+	return []string{fmt.Sprintf("replay %s:%d: the last line was cut short (the recording ended while it was written) and is left out, so the recording holds %s; to replay further, %s",
+		p.name, p.torn, requests(len(p.entries)), recordAgain)}
 }
 
 // Name is "replay:PATH".
@@ -220,7 +220,7 @@ func (p *Player) Complete(ctx context.Context, req provider.Request, stream func
 			// Most likely the request whose exchange was being written.
 			end = fmt.Sprintf(", whose last line, %d, was cut short as the recording ended while it was written", p.torn)
 		}
-		return provider.Response{}, p.diverged(fmt.Sprintf("request %d is past the end of the recording (%d requests)%s%s", turn, len(p.entries), end, p.against(req, -1)))
+		return provider.Response{}, p.diverged(fmt.Sprintf("request %d is past the end of the recording (%s)%s%s", turn, requests(len(p.entries)), end, p.against(req, -1)))
 	}
 	e := p.entries[p.next]
 	if !equalJSON(e.Request, req) {
@@ -294,3 +294,11 @@ var (
 	_ provider.Provider = (*Recorder)(nil)
 	_ provider.Provider = (*Player)(nil)
 )
+
+// requests counts n requests, for messages.
+func requests(n int) string {
+	if n == 1 {
+		return "1 request"
+	}
+	return fmt.Sprintf("%d requests", n)
+}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/agentsh/agentsh/agent/rules"
 	"github.com/agentsh/agentsh/agent/skills"
 	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/internal/userfile"
 	"github.com/agentsh/agentsh/provider"
 	"github.com/agentsh/agentsh/script"
 	"github.com/agentsh/agentsh/script/agentapi"
@@ -236,6 +238,20 @@ type recordFile struct {
 }
 
 func newRecordFile(path string) *recordFile { return &recordFile{path: path} }
+
+// checkRecordPath finds at start what would keep --record from writing
+// path, short of creating it (which would empty a recording kept there):
+// a directory that does not exist, or a path that is not a regular file.
+func checkRecordPath(path string) error {
+	dir := filepath.Dir(path)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return usagef("--record %s: the directory %s does not exist; create it, or give a file in another with --record FILE", path, dir)
+	}
+	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
+		return usagef("--record %s is %s, not a regular file; give the path of a file to write with --record FILE", path, userfile.Kind(fi.Mode()))
+	}
+	return nil
+}
 
 func (r *recordFile) Write(p []byte) (int, error) {
 	r.mu.Lock()

@@ -90,6 +90,9 @@ func newApp(o *options, std stdio, argv []string) (*app, error) {
 		return nil, err
 	}
 	if o.record != "" {
+		if err := checkRecordPath(o.record); err != nil {
+			return nil, err
+		}
 		a.record = newRecordFile(o.record)
 	}
 	host, setup, err := a.newHost(out, true, extra...)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 
+	"github.com/agentsh/agentsh/internal/userfile"
 	"github.com/agentsh/agentsh/tools/process"
 	"github.com/agentsh/agentsh/tools/web"
 )
@@ -68,26 +69,8 @@ func (e *FileSizeError) Error() string {
 	return fmt.Sprintf("%s is %d bytes, more than the limit of %d", quotePath(e.Path), e.Size, e.Limit)
 }
 
-// fileKind names a file type for messages: "a directory", "a named pipe".
-func fileKind(m fs.FileMode) string {
-	switch t := m.Type(); {
-	case t == 0:
-		return "a regular file"
-	case t&fs.ModeDir != 0:
-		return "a directory"
-	case t&fs.ModeSymlink != 0:
-		return "a symbolic link"
-	case t&fs.ModeNamedPipe != 0:
-		return "a named pipe"
-	case t&fs.ModeSocket != 0:
-		return "a socket"
-	case t&fs.ModeCharDevice != 0:
-		return "a character device"
-	case t&fs.ModeDevice != 0:
-		return "a block device"
-	}
-	return "a special file"
-}
+// fileKind names a file's type for messages, as everywhere in agentsh.
+func fileKind(m fs.FileMode) string { return userfile.Kind(m) }
 
 // ExecOps runs processes; see package process. Fetcher and Browser reach
 // the web; see package web.

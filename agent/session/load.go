@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentsh/agentsh/internal/jsonl"
 	"github.com/agentsh/agentsh/internal/userfile"
 	"github.com/agentsh/agentsh/provider"
 )
@@ -105,7 +106,7 @@ func load(r io.Reader, path string) (*Loaded, error) {
 	br := bufio.NewReaderSize(r, 64<<10)
 	var buf []byte
 	for n := 1; ; n++ {
-		line, err := readLine(br, buf[:0])
+		line, err := jsonl.ReadLine(br, buf[:0])
 		buf = line
 		if err != nil && err != io.EOF {
 			return nil, fmt.Errorf("session: read %s: %w", path, err)
@@ -227,18 +228,6 @@ func load(r io.Reader, path string) (*Loaded, error) {
 	return l, nil
 }
 
-// readLine reads one line, with its newline unless it is the last and has
-// none, appending to buf.
-func readLine(br *bufio.Reader, buf []byte) ([]byte, error) {
-	for {
-		chunk, err := br.ReadSlice('\n')
-		buf = append(buf, chunk...)
-		if err != bufio.ErrBufferFull {
-			return buf, err
-		}
-	}
-}
-
 // maxHeader bounds how much of a file readHeader reads before it leaves
 // the file to Load; a header is a few hundred bytes.
 const maxHeader = 64 << 10
@@ -253,7 +242,7 @@ func readHeader(path string) (record, error) {
 		return record{}, err
 	}
 	defer f.Close()
-	line, err := readLine(bufio.NewReader(io.LimitReader(f, maxHeader)), nil)
+	line, err := jsonl.ReadLine(bufio.NewReader(io.LimitReader(f, maxHeader)), nil)
 	if err != nil && err != io.EOF {
 		return record{}, err
 	}

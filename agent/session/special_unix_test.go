@@ -37,7 +37,7 @@ func TestSpecialSessionFiles(t *testing.T) {
 	must(t, syscall.Mkfifo(filepath.Join(dir, "pipe"+fileExt), 0o600))
 	must(t, os.Symlink(target, filepath.Join(dir, "link"+fileExt)))
 	must(t, os.Mkdir(filepath.Join(dir, "dir"+fileExt), 0o700))
-	for id, kind := range map[string]string{"pipe": "a named pipe (FIFO)", "link": "a symbolic link", "dir": "a directory"} {
+	for id, kind := range map[string]string{"pipe": "a named pipe", "link": "a symbolic link", "dir": "a directory"} {
 		t.Run(id, func(t *testing.T) {
 			want := filepath.Join(dir, id+fileExt) + " is " + kind + ", not a regular file"
 			within(t, "Open", func() {

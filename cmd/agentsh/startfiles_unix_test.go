@@ -37,12 +37,12 @@ func TestStartupSpecialFiles(t *testing.T) {
 	tests := []struct {
 		name, flag, path, want string
 	}{
-		{"schema fifo", "--output-schema", fifo, "--output-schema " + fifo + " is a named pipe (FIFO), not a regular file; give the path of a JSON Schema file of at most 1 MiB"},
-		{"schema device", "--output-schema", "/dev/zero", "--output-schema /dev/zero is a device, not a regular file; give the path of a JSON Schema file of at most 1 MiB"},
+		{"schema fifo", "--output-schema", fifo, "--output-schema " + fifo + " is a named pipe, not a regular file; give the path of a JSON Schema file of at most 1 MiB"},
+		{"schema device", "--output-schema", "/dev/zero", "--output-schema /dev/zero is a character device, not a regular file; give the path of a JSON Schema file of at most 1 MiB"},
 		{"schema directory", "--output-schema", dir, "--output-schema " + dir + " is a directory, not a regular file"},
 		{"schema too large", "--output-schema", big, "--output-schema " + big + " is 2097152 bytes, larger than the limit of 1048576 bytes"},
-		{"prices fifo", "--prices", fifo, "--prices: price file " + fifo + " is a named pipe (FIFO), not a regular file; a price table is a JSON file of a few kilobytes"},
-		{"prices device", "--prices", "/dev/zero", "--prices: price file /dev/zero is a device, not a regular file"},
+		{"prices fifo", "--prices", fifo, "--prices: price file " + fifo + " is a named pipe, not a regular file; a price table is a JSON file of a few kilobytes"},
+		{"prices device", "--prices", "/dev/zero", "--prices: price file /dev/zero is a character device, not a regular file"},
 		{"prices too large", "--prices", big, "--prices: price file " + big + " is 2097152 bytes, larger than the limit of 1048576 bytes"},
 	}
 	for _, tt := range tests {

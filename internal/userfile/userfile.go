@@ -99,28 +99,30 @@ type NotRegularError struct {
 	Mode fs.FileMode
 }
 
-// Error says what the path is: "PATH is a named pipe (FIFO), not a
-// regular file".
+// Error says what the path is: "PATH is a named pipe, not a regular
+// file".
 func (e *NotRegularError) Error() string {
 	return e.Path + " is " + Kind(e.Mode) + ", not a regular file"
 }
 
-// Kind names the type of file mode m: "a directory", "a named pipe
-// (FIFO)", "a device", ...
+// Kind names the type of file mode m, for messages: "a regular file",
+// "a directory", "a named pipe", "a character device", ...
 func Kind(m fs.FileMode) string {
 	switch t := m.Type(); {
-	case t&fs.ModeDir != 0:
-		return "a directory"
-	case t&fs.ModeNamedPipe != 0:
-		return "a named pipe (FIFO)"
-	case t&fs.ModeSocket != 0:
-		return "a socket"
-	case t&fs.ModeDevice != 0:
-		return "a device"
-	case t&fs.ModeSymlink != 0:
-		return "a symbolic link"
 	case t == 0:
 		return "a regular file"
+	case t&fs.ModeDir != 0:
+		return "a directory"
+	case t&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case t&fs.ModeNamedPipe != 0:
+		return "a named pipe"
+	case t&fs.ModeSocket != 0:
+		return "a socket"
+	case t&fs.ModeCharDevice != 0:
+		return "a character device"
+	case t&fs.ModeDevice != 0:
+		return "a block device"
 	}
 	return "a special file"
 }

@@ -19,9 +19,9 @@ func TestReadSpecial(t *testing.T) {
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]string{fifo: fifo + " is a named pipe (FIFO), not a regular file"}
+	want := map[string]string{fifo: fifo + " is a named pipe, not a regular file"}
 	if _, err := os.Stat("/dev/zero"); err == nil {
-		want["/dev/zero"] = "/dev/zero is a device, not a regular file"
+		want["/dev/zero"] = "/dev/zero is a character device, not a regular file"
 	}
 	for path, msg := range want {
 		done := make(chan error, 1)

@@ -25,7 +25,7 @@ func TestOpenRefusesAFIFO(t *testing.T) {
 	select {
 	case err := <-done:
 		var nr *userfile.NotRegularError
-		if !errors.As(err, &nr) || !strings.Contains(err.Error(), "is a named pipe (FIFO), not a regular file") {
+		if !errors.As(err, &nr) || !strings.Contains(err.Error(), "is a named pipe, not a regular file") {
 			t.Errorf("Open(FIFO) = %v", err)
 		}
 	case <-time.After(10 * time.Second):

@@ -17,6 +17,7 @@ import (
 	"os"
 	"sync"
 
+	"github.com/agentsh/agentsh/internal/jsonl"
 	"github.com/agentsh/agentsh/internal/userfile"
 	"github.com/agentsh/agentsh/provider"
 )
@@ -117,7 +118,7 @@ func Load(r io.Reader, name string) (*Player, error) {
 	var buf []byte
 	for n := 1; ; n++ {
 		// As long as the recorder wrote it: a line holds a whole request.
-		raw, err := readLine(br, buf[:0])
+		raw, err := jsonl.ReadLine(br, buf[:0])
 		buf = raw
 		if err != nil && err != io.EOF {
 			return nil, fmt.Errorf("replay %s:%d: %w", name, n, err)
@@ -156,18 +157,6 @@ func Load(r io.Reader, name string) (*Player, error) {
 		}
 	}
 	return p, nil
-}
-
-// readLine reads one line, with its newline unless it is the last and has
-// none, appending to buf.
-func readLine(br *bufio.Reader, buf []byte) ([]byte, error) {
-	for {
-		chunk, err := br.ReadSlice('\n')
-		buf = append(buf, chunk...)
-		if err != bufio.ErrBufferFull {
-			return buf, err
-		}
-	}
 }
 
 // Warnings says what Load left out of the recording: a last line cut

@@ -94,7 +94,18 @@ func (a *app) repl() int {
 		a.report(err, nil)
 	}
 	s.replaceTools()
-	return s.loop()
+	code := s.loop()
+	// The conversation ends here, not when the process closes, so that a
+	// session_end hook's error is shown and counts.
+	if a.agent != nil {
+		for _, err := range sessionEndErrors(a.agent.endSession(context.Background())) {
+			a.report(err, nil)
+			if code == exitOK {
+				code = exitError
+			}
+		}
+	}
+	return code
 }
 
 // replaceTools lets what is typed redefine tools, with a note: trying a

@@ -248,6 +248,18 @@ func (a *Agent) Reset(ctx context.Context) error {
 	return errors.Join(err, a.endJournal())
 }
 
+// End ends the conversation for good, as the program that holds it
+// finishes: the session_end hooks run under ctx and the session file is
+// closed. A session that a session_end hook starts (with an ask there) is
+// not ended again, by End or Close: it would start another, and another.
+func (a *Agent) End(ctx context.Context) error {
+	err := errors.Join(a.endSession(ctx), a.endJournal())
+	a.mu.Lock()
+	a.started = false
+	a.mu.Unlock()
+	return err
+}
+
 // Close ends the session (session_end hooks) and closes the executor's
 // extensions — unless the executor came from WithExecutor, whose owner
 // closes it.

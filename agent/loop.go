@@ -220,7 +220,10 @@ func (a *Agent) Run(ctx context.Context, prompt string, opts ...RunOption) (*Rep
 			return reply, err
 		}
 		if childExhausted != "" && !exhausted {
-			a.exhausted(reply, errors.New(childExhausted))
+			// The subagent showed it (budget_exhausted); said once.
+			if reply.Exhausted == "" {
+				reply.Exhausted = childExhausted
+			}
 			reply.Stop = StopBudget
 			return reply, nil
 		}

@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/agentsh/agentsh/agent"
 	"github.com/agentsh/agentsh/agent/rules"
@@ -28,17 +30,24 @@ type agentSetup struct {
 	mcp     *mcp.Client
 }
 
-// endSession ends the conversation of a run that is done: its
+// endGrace bounds the session_end hooks of a run a signal or --timeout
+// has already ended: short of the stopper's exit, so that the result is
+// still written.
+const endGrace = 500 * time.Millisecond
+
+// endSession ends the conversation of a run that is done, for good: its
 // session_end hooks run with ctx, or, when ctx has already ended (a
-// signal, --timeout), unbounded by it as they would at close. The error
-// is a hook's (or the session file's). close does not run them again.
+// signal, --timeout), for at most endGrace. The error is a hook's (or the
+// session file's). close does not run them again.
 func (s *agentSetup) endSession(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	} else if ctx.Err() != nil {
-		ctx = context.WithoutCancel(ctx)
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), endGrace)
+		defer cancel()
 	}
-	return s.session.NewConversation(ctx)
+	return s.session.End(ctx)
 }
 
 func (s *agentSetup) close() error {
@@ -244,8 +253,13 @@ func newRecordFile(path string) *recordFile { return &recordFile{path: path} }
 // a directory that does not exist, or a path that is not a regular file.
 func checkRecordPath(path string) error {
 	dir := filepath.Dir(path)
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+	switch fi, err := os.Stat(dir); {
+	case errors.Is(err, fs.ErrNotExist):
 		return usagef("--record %s: the directory %s does not exist; create it, or give a file in another with --record FILE", path, dir)
+	case err != nil:
+		return usagef("--record %s: %v; give a file in a directory that can be written with --record FILE", path, err)
+	case !fi.IsDir():
+		return usagef("--record %s: %s is %s, not a directory; give a file in a directory with --record FILE", path, dir, userfile.Kind(fi.Mode()))
 	}
 	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
 		return usagef("--record %s is %s, not a regular file; give the path of a file to write with --record FILE", path, userfile.Kind(fi.Mode()))

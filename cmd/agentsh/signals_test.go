@@ -434,3 +434,43 @@ func TestSignalInSessionEnd(t *testing.T) {
 		t.Errorf("the last event is %s, want the result with exit_code 143; stdout:\n%s", last, strings.Join(lines, "\n"))
 	}
 }
+
+// TestTimeoutBeforeSessionEnd: when --timeout has already ended the run,
+// a session_end hook that never returns is cut short after a grace
+// period, and the result is still the last event, with the process's
+// exit code.
+func TestTimeoutBeforeSessionEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts an agentsh process; skipped with -short")
+	}
+	cmd := agentshCmd(t, "--no-builtins", "--max-steps", "100000000000", "--timeout", "1s", "--load", "spin.star", "--json", "run", "main.star")
+	hook := "model(lambda messages, tools: 'hi')\ndef spin(e):\n    while True:\n        pass\non('session_end', spin)\n"
+	main := "def main():\n    ask('go')\n    while True:\n        pass\nmain()\n"
+	for name, src := range map[string]string{"spin.star": hook, "main.star": main} {
+		if err := os.WriteFile(filepath.Join(cmd.Dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var stdout bytes.Buffer
+	cmd.Stdout = &stdout
+	stderr := newLockedBuffer()
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	var code int
+	select {
+	case err := <-exited:
+		code = exitCode(t, err)
+	case <-time.After(30 * time.Second):
+		t.Fatalf("agentsh did not exit after its --timeout; stderr:\n%s", stderr.String())
+	}
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	last := lines[len(lines)-1]
+	if !strings.Contains(last, `"event":"result"`) || !strings.Contains(last, fmt.Sprintf(`"exit_code":%d,`, code)) {
+		t.Errorf("exit %d; the last event is %s, want the result with that exit code; stderr:\n%s", code, last, stderr.String())
+	}
+}

@@ -172,6 +172,10 @@ func (s *Session) NewConversation(ctx context.Context) error {
 	return s.agent.Reset(ctx)
 }
 
+// End ends the conversation for good (see agent.Agent.End), before
+// Close.
+func (s *Session) End(ctx context.Context) error { return s.agent.End(ctx) }
+
 // Close ends the session (session_end hooks). The executor, and the
 // extensions the agent installed into it, belong to the host's owner.
 func (s *Session) Close() error { return s.agent.Close() }

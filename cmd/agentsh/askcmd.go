@@ -102,6 +102,9 @@ const maxSchemaSize = 1 << 20
 func readOutputSchema(path string) (*core.Schema, error) {
 	b, err := userfile.Read(path, maxSchemaSize)
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, usagef("--output-schema: %v; give the path of a JSON Schema file", err)
+		}
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
 			return nil, usagef("--output-schema: %v", err)

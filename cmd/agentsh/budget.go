@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 	"sync"
 
@@ -26,6 +27,9 @@ func (a *app) loadPrices() error {
 		return nil
 	}
 	t, err := pricing.Load(a.opts.prices)
+	if errors.Is(err, fs.ErrNotExist) {
+		return usagef("--prices: %v; give the path of a price file (its format is in docs/budgets.md)", err)
+	}
 	if err != nil {
 		return usagef("--prices: %v", err)
 	}

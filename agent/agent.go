@@ -264,7 +264,7 @@ func (a *Agent) End(ctx context.Context) error {
 // extensions — unless the executor came from WithExecutor, whose owner
 // closes it.
 func (a *Agent) Close() error {
-	err := errors.Join(a.endSession(context.Background()), a.endJournal())
+	err := a.End(context.Background())
 	a.mu.Lock()
 	closed := a.closed
 	a.closed = true

@@ -17,23 +17,18 @@ import (
 // with calls has call_1_1 and on, its next call_2_1 and on, and so on.
 func nameCalls(conv []provider.Message, resp *provider.Response) {
 	answer := [][]provider.ToolCall{resp.ToolCalls, resp.Incomplete}
-	missing := false
+	missing, n := false, 0
 	for _, calls := range answer {
 		for _, tc := range calls {
 			missing = missing || tc.ID == ""
+			n = max(n, callTurn(tc.ID))
 		}
 	}
 	if !missing {
 		return
 	}
-	n := 0
 	for _, m := range conv {
 		for _, tc := range m.ToolCalls {
-			n = max(n, callTurn(tc.ID))
-		}
-	}
-	for _, calls := range answer {
-		for _, tc := range calls {
 			n = max(n, callTurn(tc.ID))
 		}
 	}

@@ -36,6 +36,19 @@ func writeTurn(t testing.TB, s *Session, n int, prompt string) {
 	must(t, s.Commit(n, provider.Usage{InputTokens: n, OutputTokens: 1}))
 }
 
+// saved saves session id of st with one turn for each prompt, closed,
+// and returns its file.
+func saved(t testing.TB, st *Store, id string, prompts ...string) string {
+	t.Helper()
+	s, err := st.Create(id, "test")
+	must(t, err)
+	for n, prompt := range prompts {
+		writeTurn(t, s, n+1, prompt)
+	}
+	must(t, s.Close())
+	return s.Path()
+}
+
 func must(t testing.TB, err error) {
 	t.Helper()
 	if err != nil {
@@ -164,16 +177,12 @@ func TestHostileRecords(t *testing.T) {
 		"invalid utf8 j": "{\"t\":\"msg\",\"msg\":{\"role\":\"user\",\"content\":\"\xff\"}}x",
 	} {
 		t.Run(name, func(t *testing.T) {
-			st := newStore(t, "/w")
-			s, err := st.Create("h", "test")
-			must(t, err)
-			writeTurn(t, s, 1, "p1")
-			must(t, s.Close())
-			f, err := os.OpenFile(s.Path(), os.O_APPEND|os.O_WRONLY, 0)
+			path := saved(t, newStore(t, "/w"), "h", "p1")
+			f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
 			must(t, err)
 			fmt.Fprintf(f, "%s\n%s\n", line, `{"t":"msg","msg":{"role":"user","content":"after"}}`)
 			f.Close()
-			l, err := Load(s.Path())
+			l, err := Load(path)
 			must(t, err)
 			if l.Turns != 1 || len(l.Messages) != 3 || len(l.Warnings) != 1 || !strings.Contains(l.Warnings[0], ":6: ") {
 				t.Errorf("%d turns, %d messages, warnings %q; want 1, 3, one for line 6", l.Turns, len(l.Messages), l.Warnings)
@@ -265,16 +274,12 @@ func TestConcurrentWritersRefused(t *testing.T) {
 
 // TestModes: the directory is 0700 and the files 0600.
 func TestModes(t *testing.T) {
-	st := newStore(t, "/w")
-	s, err := st.Create("m", "test")
-	must(t, err)
-	writeTurn(t, s, 1, "x")
-	must(t, s.Close())
+	file := saved(t, newStore(t, "/w"), "m", "x")
 	dir, _ := DefaultDir()
-	if filepath.Dir(s.Path()) != dir || !strings.HasSuffix(dir, filepath.Join("agentsh", "sessions")) {
-		t.Errorf("saved in %s, want %s", s.Path(), dir)
+	if filepath.Dir(file) != dir || !strings.HasSuffix(dir, filepath.Join("agentsh", "sessions")) {
+		t.Errorf("saved in %s, want %s", file, dir)
 	}
-	for path, want := range map[string]os.FileMode{dir: 0o700, s.Path(): 0o600} {
+	for path, want := range map[string]os.FileMode{dir: 0o700, file: 0o600} {
 		fi, err := os.Stat(path)
 		must(t, err)
 		if fi.Mode().Perm() != want {
@@ -416,17 +421,10 @@ func TestHeaderAgreesWithLoad(t *testing.T) {
 // header is unreadable belongs to no workdir.
 func TestLatestSkipsOtherWorkdirs(t *testing.T) {
 	st := newStore(t, "/a")
-	s, err := st.Create("mine", "test")
-	must(t, err)
-	writeTurn(t, s, 1, "my prompt")
-	must(t, s.Close())
+	mine := saved(t, st, "mine", "my prompt")
 	old := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-	must(t, os.Chtimes(s.Path(), old, old))
-	other := &Store{Workdir: "/b"} // the same directory, by XDG_STATE_HOME
-	o, err := other.Create("theirs", "test")
-	must(t, err)
-	writeTurn(t, o, 1, "their prompt")
-	must(t, o.Close())
+	must(t, os.Chtimes(mine, old, old))
+	saved(t, &Store{Workdir: "/b"}, "theirs", "their prompt") // the same directory, by XDG_STATE_HOME
 	dir, err := st.dir()
 	must(t, err)
 	must(t, os.WriteFile(filepath.Join(dir, "broken"+fileExt), []byte("not a header\n"), 0o600))
@@ -454,12 +452,9 @@ func TestLatestSkipsOtherWorkdirs(t *testing.T) {
 // is a session of its own that --continue opens, not the original.
 func TestRenamedAndCopiedSessions(t *testing.T) {
 	st := newStore(t, "/w")
-	s, err := st.Create("work", "test")
-	must(t, err)
-	writeTurn(t, s, 1, "first")
-	must(t, s.Close())
-	dir := filepath.Dir(s.Path())
-	must(t, os.Rename(s.Path(), filepath.Join(dir, "renamed"+fileExt)))
+	work := saved(t, st, "work", "first")
+	dir := filepath.Dir(work)
+	must(t, os.Rename(work, filepath.Join(dir, "renamed"+fileExt)))
 	i, ok, err := st.Latest("/w")
 	if err != nil || !ok || i.ID != "renamed" {
 		t.Fatalf("Latest after a rename = %q %v %v, want renamed", i.ID, ok, err)

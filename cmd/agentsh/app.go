@@ -80,15 +80,9 @@ func newApp(o *options, std stdio, argv []string) (*app, error) {
 		a.provider = p
 		// A recording cut short says so at start, not only when the run
 		// reaches its end.
-		// An event only where the events are the stream; call, tools and
-		// hook print their own JSON on stdout.
 		if w, ok := p.(interface{ Warnings() []string }); ok {
 			for _, msg := range w.Warnings() {
-				if o.headlessCommand() {
-					a.warn("replay_warning", msg)
-				} else {
-					fmt.Fprintf(a.io.err, "agentsh: warning: %s\n", msg)
-				}
+				a.warn("replay_warning", msg)
 			}
 		}
 	}

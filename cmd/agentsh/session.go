@@ -107,9 +107,10 @@ func (a *app) startSession(sess *agentapi.Session) error {
 func (a *app) sessionWarn(msg string) { a.warn("session_warning", msg) }
 
 // warn shows a warning on stderr, or as an event of the given type with
-// --json.
+// --json where the events are the stream: call, tools and hook print
+// their own JSON on stdout.
 func (a *app) warn(event, msg string) {
-	if a.events != nil {
+	if a.events != nil && a.opts.headlessCommand() {
 		a.events.emit(map[string]any{"event": event, "text": msg})
 		return
 	}

@@ -16,8 +16,21 @@ type Call struct {
 	ID   string
 	Name string
 	// Args is the arguments object. After the first pipeline step it is
-	// always a JSON object.
+	// always a JSON object, and canonical: the arguments the tool
+	// declares as paths (Tool.Effects) are relative to WorkDir and clean.
 	Args json.RawMessage
+	// RawArgs is what the caller sent, before the call was made
+	// canonical and before any hook rewrote it; the executor sets it when
+	// the call starts.
+	RawArgs json.RawMessage
+	// WorkDir is the working directory the call's paths are relative to:
+	// absolute, set by the executor (its own, see WithWorkDir) unless the
+	// caller gives one (a hook adapter gives the other agent's).
+	WorkDir string
+	// Effects is what the call will do, made from its canonical
+	// arguments by the executor before any hook runs (see Tool.Effects).
+	// Treat it as read-only.
+	Effects *Effects
 	// DedupKey, when set, lets the Retry middleware execute a tool that is
 	// not Idempotent again, and makes a key that already succeeded return the
 	// stored result instead of running again.

@@ -98,8 +98,9 @@ func VerdictOf(err error) (Verdict, string) {
 var ErrNeedsApproval = errors.New("needs approval")
 
 // Origin says who made a call, which sets the default when no hook
-// decides: a person's call runs, a model's runs only for a read-only tool
-// and asks otherwise.
+// decides: a person's call runs; a model's, an MCP client's and another
+// agent's (through a hook) run only for a read-only tool and ask
+// otherwise.
 type Origin uint8
 
 const (
@@ -108,12 +109,14 @@ const (
 	// OriginPerson.
 	OriginUnset  Origin = iota
 	OriginPerson        // a script's top level, agentsh call, the REPL
-	OriginModel         // the agent loop, MCP clients, hook adapters
+	OriginModel         // the agent loop: agentsh's own model and its subagents
+	OriginMCP           // a client of agentsh mcp serve
+	OriginHook          // another agent's call, through agentsh hook CLIENT
 )
 
-var originNames = [...]string{"", "person", "model"}
+var originNames = [...]string{"", "person", "model", "mcp", "hook"}
 
-// String is the stable name: person or model ("" when unset).
+// String is the stable name: person, model, mcp or hook ("" when unset).
 func (o Origin) String() string {
 	if int(o) < len(originNames) {
 		return originNames[o]
@@ -121,21 +124,25 @@ func (o Origin) String() string {
 	return fmt.Sprintf("origin(%d)", o)
 }
 
-// ParseOrigin returns the origin named s: person or model.
+// Automated reports whether a model made the call, agentsh's own or
+// another's (model, mcp, hook): such calls take a model's defaults.
+func (o Origin) Automated() bool { return o >= OriginModel }
+
+// ParseOrigin returns the origin named s: person, model, mcp or hook.
 func ParseOrigin(s string) (Origin, error) {
-	switch s {
-	case "person":
-		return OriginPerson, nil
-	case "model":
-		return OriginModel, nil
+	for i, n := range originNames {
+		if n == s && i > 0 {
+			return Origin(i), nil
+		}
 	}
-	return OriginUnset, fmt.Errorf("unknown origin %q: want person or model", s)
+	return OriginUnset, fmt.Errorf("unknown origin %q: want person, model, mcp or hook", s)
 }
 
 // Stage names the pipeline step a Decision was made in.
 type Stage string
 
 const (
+	StageCanonical    Stage = "canonical"     // the call made canonical, before any hook (see Tool.Effects)
 	StageToolBefore   Stage = "tool-before"   // the tool's own and tool-specific before hooks
 	StageGlobalBefore Stage = "global-before" // global before hooks
 	StageApproval     Stage = "approval"      // the default, the session's approvals, the Approver

@@ -45,3 +45,11 @@ type Initializer interface {
 type Closer interface {
 	Close() error
 }
+
+// WorkingDirProvider is an extension that works in a directory (the
+// built-in tools). An executor that was given no working directory takes
+// the first installed one's as the directory its calls' paths are
+// relative to.
+type WorkingDirProvider interface {
+	WorkingDir() string
+}

@@ -36,6 +36,14 @@ type Tool struct {
 	// searches, ...). A model's call of a read-only tool runs when no hook
 	// decides; any other tool asks (see executor's permissions).
 	ReadOnly bool
+	// Effects declares what the tool does with its arguments: the paths
+	// it reads, writes and deletes, the shell commands and code it runs,
+	// the URLs it fetches. Before any hook runs, the executor makes the
+	// declared paths canonical (decoded, relative to the working
+	// directory, clean, refused when they leave it) and lists the call's
+	// Effects, so policies decide on what the call will do. Nil declares
+	// nothing: the arguments reach hooks as sent.
+	Effects []ArgEffect
 	// Before and After hooks run only for calls of this tool, ahead of any
 	// hook registered with the executor (see the executor package).
 	Before []BeforeFunc
@@ -76,10 +84,47 @@ func (t *Tool) check() error {
 	if t.Func == nil {
 		return fmt.Errorf("tool %q has no function", t.Name)
 	}
+	if err := checkEffects(t.Effects); err != nil {
+		return fmt.Errorf("tool %q: %w", t.Name, err)
+	}
 	s, err := CompileSchema(t.Parameters)
 	if err != nil {
 		return fmt.Errorf("tool %q: %w", t.Name, err)
 	}
 	t.schema = s
 	return nil
+}
+
+// checkEffects refuses a declaration that names no argument, has an
+// unknown kind, or declares one argument twice.
+func checkEffects(effects []ArgEffect) error {
+	seen := map[string]bool{}
+	for _, e := range effects {
+		switch {
+		case e.Arg == "":
+			return fmt.Errorf("an effect of kind %q names no argument", e.Kind)
+		case seen[e.Arg]:
+			return fmt.Errorf("argument %q has two effects; declare one", e.Arg)
+		}
+		seen[e.Arg] = true
+		known := false
+		for _, k := range ArgKinds {
+			known = known || e.Kind == k
+		}
+		if !known {
+			return fmt.Errorf("argument %q: unknown effect %q; want one of %s", e.Arg, e.Kind, argKindList())
+		}
+	}
+	return nil
+}
+
+func argKindList() string {
+	s := ""
+	for i, k := range ArgKinds {
+		if i > 0 {
+			s += ", "
+		}
+		s += string(k)
+	}
+	return s
 }

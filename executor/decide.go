@@ -12,9 +12,13 @@ import (
 // Ruling is what the pipeline would decide for one call, from Decide.
 type Ruling struct {
 	Tool string
-	// Args are the arguments after every rewrite.
-	Args   json.RawMessage
-	Origin core.Origin
+	// Args are the canonical arguments after every rewrite.
+	Args json.RawMessage
+	// WorkDir is the working directory the call's paths are relative to,
+	// and Effects what the call would do (see core.Call).
+	WorkDir string
+	Effects *core.Effects
+	Origin  core.Origin
 	// Outcome is VerdictAllow when the call would run, VerdictAsk when it
 	// would ask the Approver, VerdictDeny when it would not run.
 	Outcome core.Verdict
@@ -45,9 +49,12 @@ func (e *Executor) Decide(ctx context.Context, call core.Call) *Ruling {
 	e.startOutside(&call)
 	call.Session = e.session.Clone()
 	ctx = withAgent(ctx, &call)
+	call.RawArgs = call.Args
 	ctx = withScope(ctx, scope{origin: call.Origin, session: call.Session, deciding: true})
 	r := &Ruling{Tool: call.Name, Origin: call.Origin, Session: call.Session}
-	defer func() { r.Args, r.Decisions = call.Args, call.Decisions() }()
+	defer func() {
+		r.Args, r.Decisions, r.WorkDir, r.Effects = call.Args, call.Decisions(), call.WorkDir, call.Effects
+	}()
 
 	args, err := core.NormalizeArgs(call.Args)
 	if err != nil {
@@ -56,6 +63,10 @@ func (e *Executor) Decide(ctx context.Context, call core.Call) *Ruling {
 		return r
 	}
 	call.Args = args
+	if ce := e.makeCanonical(&call); ce != nil {
+		r.Outcome, r.Reason, r.Hook, r.Err = core.VerdictDeny, ce.Message, "canonical", ce
+		return r
+	}
 	res, op := e.runBefore(ctx, p, &call, false, start)
 	r.Outcome, r.Reason, r.Hook, r.Source = op.verdict, op.reason, op.hook, op.source
 	if res != nil {

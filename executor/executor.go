@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/workpath"
 )
 
 // Executor runs calls against a Registry through hooks and middleware.
@@ -35,6 +36,9 @@ type Executor struct {
 
 	offloadMu    sync.Mutex
 	artifactTool *core.Tool // the artifact_read this executor registered
+
+	workdir    atomic.Pointer[workpath.Dir] // see WithWorkDir
+	workdirSet atomic.Bool                  // by WithWorkDir, SetWorkDir or an extension
 }
 
 // pipeline is an immutable snapshot of the hooks and middleware.
@@ -318,9 +322,12 @@ func (e *Executor) invokeResolved(ctx context.Context, call *core.Call, tool *co
 		ctx = withScope(ctx, inner)
 	}
 	ctx = withAgent(ctx, call)
+	call.RawArgs = call.Args
 	args, err := core.NormalizeArgs(call.Args)
+	var canonErr *core.Error
 	if err == nil {
 		call.Args = args
+		canonErr = e.makeCanonical(call)
 	}
 	if !sc.deciding {
 		for _, fn := range e.onStart {
@@ -333,6 +340,8 @@ func (e *Executor) invokeResolved(ctx context.Context, call *core.Call, tool *co
 	case err != nil:
 		res = &core.Result{Err: &core.Error{Kind: core.KindInvalidArguments, Tool: call.Name, CallID: call.ID,
 			Message: fmt.Sprintf("invalid arguments for %s: %v", call.Name, err), Err: err}}
+	case canonErr != nil:
+		res = &core.Result{Err: canonErr}
 	case ctx.Err() != nil:
 		res = &core.Result{Err: contextError(ctx, call, nil)}
 	default:

@@ -26,6 +26,7 @@ func (e *Executor) Install(ctx context.Context, exts ...core.Extension) error {
 		}
 		done = append(done, x)
 	}
+
 	var tools []core.Tool
 	var before []core.BeforeHook
 	var after []core.AfterHook
@@ -66,6 +67,9 @@ func (e *Executor) Install(ctx context.Context, exts ...core.Extension) error {
 	must(e.AddBefore(before...))
 	must(e.AddAfter(after...))
 	must(e.Use(mws...))
+	for _, x := range exts {
+		e.adoptWorkDir(x)
+	}
 	e.mu.Lock()
 	e.exts = append(e.exts, exts...)
 	e.mu.Unlock()

@@ -19,8 +19,14 @@ func (e *Executor) Observe(ctx context.Context, call core.Call, res *core.Result
 	p := e.pipe.Load()
 	e.startOutside(&call)
 	call.Session = e.session
+	call.RawArgs = call.Args
 	if args, err := core.NormalizeArgs(call.Args); err == nil {
 		call.Args = args
+		// The call ran already: arguments that cannot be made canonical
+		// reach the after hooks as they were, which they can see.
+		if e.canonicalize(&call, true) != nil {
+			call.Args = args
+		}
 	}
 	ctx = withScope(ctx, scope{origin: call.Origin, session: e.session})
 	ctx = withAgent(ctx, &call)

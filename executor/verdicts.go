@@ -106,7 +106,12 @@ func (e *Executor) before(ctx context.Context, call *core.Call, s beforeStep) (d
 				Message: fmt.Sprintf("rejected: %s rewrote the arguments badly: %v", s.name, err), Err: err}}
 		}
 		call.Args = norm
-		d.Rewrote, d.ArgsBefore, d.ArgsAfter = true, argsBefore, norm
+		if err := e.canonicalize(call, false); err != nil {
+			d.Verdict, d.Reason = core.VerdictDeny, fmt.Sprintf("rewrote the arguments to ones that cannot run: %s: argument %v", call.Name, err)
+			return d, &core.Result{Err: &core.Error{Kind: core.KindRejected, Tool: call.Name, CallID: call.ID, Hook: d.Hook,
+				Message: fmt.Sprintf("rejected: %s %s", s.name, d.Reason), Err: err}}
+		}
+		d.Rewrote, d.ArgsBefore, d.ArgsAfter = true, argsBefore, call.Args
 	}
 	return d, nil
 }
@@ -200,7 +205,7 @@ func (e *Executor) defaultOpinion(call *core.Call) opinion {
 	switch t := call.Tool; {
 	case t == nil:
 		return opinion{core.VerdictAllow, "no tool has this name", "default", ""}
-	case call.Origin != core.OriginModel:
+	case !call.Origin.Automated():
 		return opinion{core.VerdictAllow, "a person's calls run unless a policy decides", "default", ""}
 	case t.ReadOnly:
 		return opinion{core.VerdictAllow, t.Name + " is read-only", "default", ""}

@@ -133,7 +133,7 @@ func preTool(ctx context.Context, cfg Config, ev *Event) (Answer, *core.Session,
 	if err != nil {
 		return Answer{}, nil, err
 	}
-	r := cfg.Exec.Decide(ctx, core.Call{Name: name, Args: args, Origin: core.OriginModel})
+	r := cfg.Exec.Decide(ctx, core.Call{Name: name, Args: args, Origin: core.OriginHook, WorkDir: ev.Cwd})
 	if err := ctx.Err(); err != nil {
 		return Answer{}, nil, fmt.Errorf("no decision in time (%v); the call is blocked", context.Cause(ctx))
 	}
@@ -160,7 +160,7 @@ func verdictOf(r *executor.Ruling) Answer {
 	for _, d := range r.Decisions {
 		switch {
 		case d.Skipped:
-		case d.Stage == core.StageToolBefore || d.Stage == core.StageGlobalBefore:
+		case d.Stage == core.StageCanonical || d.Stage == core.StageToolBefore || d.Stage == core.StageGlobalBefore:
 			if d.Verdict > a.Verdict {
 				a.Verdict, by = d.Verdict, d
 			}
@@ -186,9 +186,11 @@ func verdictOf(r *executor.Ruling) Answer {
 	return a
 }
 
+// rewrote reports whether a hook rewrote the arguments; making them
+// canonical is not a rewrite to send back.
 func rewrote(r *executor.Ruling) bool {
 	for _, d := range r.Decisions {
-		if d.Rewrote {
+		if d.Rewrote && d.Stage != core.StageCanonical {
 			return true
 		}
 	}
@@ -212,7 +214,7 @@ func postTool(ctx context.Context, cfg Config, ev *Event) (Answer, error) {
 	if err != nil {
 		return Answer{}, err
 	}
-	res := cfg.Exec.Observe(ctx, core.Call{Name: name, Args: args, Origin: core.OriginModel}, responseResult(ev.Response))
+	res := cfg.Exec.Observe(ctx, core.Call{Name: name, Args: args, Origin: core.OriginHook, WorkDir: ev.Cwd}, responseResult(ev.Response))
 	var failure *core.Error
 	if errors.As(res.Err, &failure) && failure.Hook != "" {
 		return Answer{Verdict: core.VerdictDeny, Reason: failure.Message}, nil

@@ -48,7 +48,10 @@ func (h *Host) coreAPI() []Builtin {
 				{Name: "concurrency_safe", Kind: OptBool, Optional: true}, {Name: "idempotent", Kind: Bool, Optional: true, Default: false},
 				{Name: "replace", Kind: Bool, Optional: true, Default: false},
 				// read_only = True lets a model's calls run without asking.
-				{Name: "read_only", Kind: Bool, Optional: true, Default: false}},
+				{Name: "read_only", Kind: Bool, Optional: true, Default: false},
+				// effects = {"path": "write", ...} declares what the tool
+				// does with its arguments (see core.Tool.Effects).
+				{Name: "effects", Kind: Dict, Optional: true}},
 			Fn: h.apiTool},
 		{Name: "before", Doc: "Adds a hook fn(call) that runs before calls and returns None, allow(...), ask(...), deny(...) or rewrite(args).",
 			Params: hookParams(Function), Fn: h.apiHook("before", h.Before)},
@@ -139,6 +142,16 @@ func (h *Host) apiTool(_ context.Context, a Args) (any, error) {
 		spec.Parameters = p
 	}
 	spec.ConcurrencySafe, _ = a["concurrency_safe"].(*bool)
+	if m, ok := a["effects"].(map[string]any); ok {
+		spec.Effects = map[string]string{}
+		for arg, v := range m {
+			kind, ok := v.(string)
+			if !ok {
+				return nil, fmt.Errorf("tool %q: effects[%q] got %s, want a kind: read, write, delete, dir, shell, code, url or patch", spec.Name, arg, describe(v))
+			}
+			spec.Effects[arg] = kind
+		}
+	}
 	if err := h.DefineTool(spec); err != nil {
 		var dup *core.DuplicateToolError
 		if errors.As(err, &dup) {

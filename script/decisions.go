@@ -69,16 +69,20 @@ var (
 
 func (r *Ruling) TypeName() string { return "ruling" }
 func (r *Ruling) AttrNames() []string {
-	return []string{"args", "decisions", "error_kind", "hook", "origin", "outcome", "reason", "source", "tool"}
+	return []string{"args", "decisions", "effects", "error_kind", "hook", "origin", "outcome", "reason", "source", "tool", "workdir"}
 }
 
-// Attr returns tool, origin (person or model), outcome (allow, ask or
-// deny), reason, hook and source (who decided), args (the final
-// arguments, decoded), decisions (as r.decisions) and error_kind (of a
-// call that would fail: rejected, invalid_arguments or unknown_tool; None
-// otherwise).
+// Attr returns tool, origin (person, model, mcp or hook), outcome (allow,
+// ask or deny), reason, hook and source (who decided), args (the final
+// canonical arguments, decoded), workdir and effects (as a call's),
+// decisions (as r.decisions) and error_kind (of a call that would fail:
+// rejected, invalid_arguments or unknown_tool; None otherwise).
 func (r *Ruling) Attr(name string) (any, bool, error) {
 	switch name {
+	case "workdir":
+		return r.R.WorkDir, true, nil
+	case "effects":
+		return EffectsValue(r.R.Effects), true, nil
 	case "tool":
 		return r.R.Tool, true, nil
 	case "origin":
@@ -131,7 +135,8 @@ func (r *Ruling) Explain() string {
 }
 
 // Decide evaluates a call as executor.Decide does, without running it:
-// args is a JSON shape or raw JSON text, origin "person" or "model".
+// args is a JSON shape or raw JSON text, origin "person", "model", "mcp"
+// or "hook".
 func (h *Host) Decide(ctx context.Context, name string, args any, origin string) (*Ruling, error) {
 	o, err := core.ParseOrigin(origin)
 	if err != nil {

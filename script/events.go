@@ -68,7 +68,8 @@ func (h *Host) approveEvent() Event {
 
 // scriptApprover asks a script function whether a call may run:
 // fn(request) with request .tool .args .reason .hook .source .call_id
-// .origin .agent .parent_agent (see core.Call.Agent), answering allow(reason?, always = True?), deny(reason), True
+// .origin .agent .parent_agent (see core.Call.Agent) .workdir .effects (as
+// a call's), answering allow(reason?, always = True?), deny(reason), True
 // or False. Anything else, or an error, denies the call. fn may run on
 // several goroutines at once (parallel batches); script functions can.
 type scriptApprover struct{ fn Func }
@@ -85,7 +86,8 @@ func (a *scriptApprover) Approve(ctx context.Context, req *core.ApprovalRequest)
 		args = map[string]any{}
 	}
 	rec := Record{"tool": call.Name, "args": args, "reason": req.Reason, "hook": req.Hook, "source": req.Source,
-		"call_id": call.ID, "origin": call.Origin.String(), "agent": call.Agent, "parent_agent": call.ParentAgent}
+		"call_id": call.ID, "origin": call.Origin.String(), "agent": call.Agent, "parent_agent": call.ParentAgent,
+		"workdir": call.WorkDir, "effects": EffectsValue(call.Effects)}
 	out, err := a.fn.Call(LeaveBeforeHook(ctx), rec)
 	if err != nil {
 		return core.Approval{}, fmt.Errorf("%s: %w", a.fn.Name(), boundError(err))

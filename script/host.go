@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -94,6 +95,29 @@ type ToolSpec struct {
 	// of it run when no policy decides (see executor.Permissions).
 	ReadOnly bool
 	Replace  bool
+	// Effects declares what the tool does with its arguments, by argument
+	// name (see core.Tool.Effects): "read", "write", "delete", "dir",
+	// "shell", "code" (or "code:LANGUAGE"), "url" or "patch".
+	Effects map[string]string
+}
+
+// ParseEffects reads the effects = {...} declaration of a script tool:
+// argument name to kind, sorted by argument name.
+func ParseEffects(m map[string]string) ([]core.ArgEffect, error) {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	out := make([]core.ArgEffect, 0, len(m))
+	for _, arg := range names {
+		kind, lang, _ := strings.Cut(m[arg], ":")
+		if lang != "" && kind != string(core.ArgCode) {
+			return nil, fmt.Errorf("effects: %q got %q; only code takes a language (\"code:python3\")", arg, m[arg])
+		}
+		out = append(out, core.ArgEffect{Arg: arg, Kind: core.ArgKind(kind), Language: lang})
+	}
+	return out, nil
 }
 
 // DefineTool registers a script tool. The function receives the decoded
@@ -122,10 +146,14 @@ func (h *Host) scriptTool(spec ToolSpec) (core.Tool, error) {
 		}
 		params = raw
 	}
+	effects, err := ParseEffects(spec.Effects)
+	if err != nil {
+		return core.Tool{}, err
+	}
 	fn := spec.Fn
 	t := core.Tool{
 		Name: spec.Name, Description: spec.Description, Parameters: params,
-		ConcurrencySafe: spec.ConcurrencySafe, Idempotent: spec.Idempotent, ReadOnly: spec.ReadOnly,
+		ConcurrencySafe: spec.ConcurrencySafe, Idempotent: spec.Idempotent, ReadOnly: spec.ReadOnly, Effects: effects,
 		Func: func(ctx context.Context, raw json.RawMessage) (any, error) {
 			// The binding decodes the arguments straight into its own
 			// values: the text is the pipeline's, checked to be an object.
@@ -382,8 +410,8 @@ func (h *Host) InvokeAll(ctx context.Context, specs []CallSpec, mode string, con
 func (h *Host) ToolNames() []string { return h.exec.Registry().ToolNames() }
 
 // GetTool describes a tool as {name, description, parameters,
-// concurrency_safe, idempotent, read_only}, or returns nil when there is
-// none.
+// concurrency_safe, idempotent, read_only, effects (argument name to
+// kind)}, or returns nil when there is none.
 func (h *Host) GetTool(name string) map[string]any {
 	t := h.exec.Registry().GetTool(name)
 	if t == nil {
@@ -394,8 +422,16 @@ func (h *Host) GetTool(name string) map[string]any {
 	if t.ConcurrencySafe != nil {
 		safe = *t.ConcurrencySafe
 	}
+	effects := map[string]any{}
+	for _, e := range t.Effects {
+		kind := string(e.Kind)
+		if e.Language != "" {
+			kind += ":" + e.Language
+		}
+		effects[e.Arg] = kind
+	}
 	return map[string]any{"name": t.Name, "description": t.Description, "parameters": params,
-		"concurrency_safe": safe, "idempotent": t.Idempotent, "read_only": t.ReadOnly}
+		"concurrency_safe": safe, "idempotent": t.Idempotent, "read_only": t.ReadOnly, "effects": effects}
 }
 
 // UnregisterTool removes a tool.

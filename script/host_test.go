@@ -528,11 +528,11 @@ func TestHostRegistry(t *testing.T) {
 		t.Errorf("ToolNames = %s", got)
 	}
 	got := Quote(h.GetTool("aa"))
-	if got != `{"concurrency_safe":false,"description":"A","idempotent":true,"name":"aa","parameters":{"required":["x"],"type":"object"},"read_only":true}` {
+	if got != `{"concurrency_safe":false,"description":"A","effects":{},"idempotent":true,"name":"aa","parameters":{"required":["x"],"type":"object"},"read_only":true}` {
 		t.Errorf("GetTool(aa) = %s", got)
 	}
 	got = Quote(h.GetTool("zz"))
-	if got != `{"concurrency_safe":null,"description":"","idempotent":false,"name":"zz","parameters":{"type":"object"},"read_only":false}` {
+	if got != `{"concurrency_safe":null,"description":"","effects":{},"idempotent":false,"name":"zz","parameters":{"type":"object"},"read_only":false}` {
 		t.Errorf("GetTool(zz) = %s", got)
 	}
 	if h.GetTool("nope") != nil {

@@ -14,13 +14,15 @@ import (
 // package; every language gets them from Host.Modules (and, in script
 // tests, TestingModules). Their values are in modobjects.go.
 
-// coreModules are the modules of every script on h: json, re, time,
+// coreModules are the modules of every script on h: json, re, time, path,
 // shell and state.
 func (h *Host) coreModules() []Module { return append(PureModules(), h.stateModule()) }
 
 // PureModules returns the modules that need no host, for sandboxed code:
-// json, re, time and shell.
-func PureModules() []Module { return []Module{jsonModule, reModule, timeModule, shellModule} }
+// json, re, time, shell and path.
+func PureModules() []Module {
+	return []Module{jsonModule, reModule, timeModule, shellModule, pathModule}
+}
 
 // TestingModules returns the modules of script tests (agentsh test):
 // assert, with the assertions on how h's policies decide a call

@@ -11,13 +11,20 @@ import (
 )
 
 // CallInfo is what a hook or middleware sees of a call: .id .name .args
-// (decoded, see Arguments) .raw (the JSON text) .agent .parent_agent (the
+// (the canonical arguments, decoded, see Arguments) .raw (the arguments as
+// the caller sent them, JSON text) .origin (person, model, mcp or hook)
+// .workdir (the absolute working directory its paths are relative to)
+// .effects (what it will do, see EffectsValue) .agent .parent_agent (the
 // agent whose run made the call and its parent, see core.Call.Agent; ""
 // when none did). It belongs to the goroutine of its call.
 type CallInfo struct {
 	ID   string
 	Name string
-	Raw  string
+	// ArgsJSON is the canonical arguments' JSON text; Raw what was sent.
+	ArgsJSON, Raw string
+	Origin        core.Origin
+	WorkDir       string
+	Effects       *core.Effects
 	// Agent and ParentAgent are the call's core.Call.Agent and
 	// ParentAgent.
 	Agent, ParentAgent string
@@ -27,7 +34,12 @@ type CallInfo struct {
 }
 
 func newCallInfo(call *core.Call) *CallInfo {
-	return &CallInfo{ID: call.ID, Name: call.Name, Raw: string(call.Args), Agent: call.Agent, ParentAgent: call.ParentAgent}
+	raw := call.RawArgs
+	if raw == nil {
+		raw = call.Args
+	}
+	return &CallInfo{ID: call.ID, Name: call.Name, ArgsJSON: string(call.Args), Raw: string(raw), Origin: call.Origin,
+		WorkDir: call.WorkDir, Effects: call.Effects, Agent: call.Agent, ParentAgent: call.ParentAgent}
 }
 
 // Arguments returns the decoded arguments object. Arguments that were never
@@ -56,7 +68,7 @@ func (c *CallInfo) Arguments() (map[string]any, error) {
 // object is the call's JSON text when it starts as an object, else nil;
 // it shares the memory of Raw and must not be changed.
 func (c *CallInfo) object() []byte {
-	raw := bytes.TrimSpace(unsafe.Slice(unsafe.StringData(c.Raw), len(c.Raw)))
+	raw := bytes.TrimSpace(unsafe.Slice(unsafe.StringData(c.ArgsJSON), len(c.ArgsJSON)))
 	if len(raw) == 0 || raw[0] != '{' {
 		return nil
 	}
@@ -95,13 +107,19 @@ var (
 
 func (c *CallInfo) TypeName() string { return "call" }
 func (c *CallInfo) AttrNames() []string {
-	return []string{"agent", "args", "id", "name", "parent_agent", "raw"}
+	return []string{"agent", "args", "effects", "id", "name", "origin", "parent_agent", "raw", "workdir"}
 }
 
-// Attr returns id, name, raw, agent, parent_agent, or args (decoded, see
-// Arguments).
+// Attr returns id, name, raw, origin, workdir, effects (see EffectsValue),
+// agent, parent_agent, or args (decoded, see Arguments).
 func (c *CallInfo) Attr(name string) (any, bool, error) {
 	switch name {
+	case "origin":
+		return c.Origin.String(), true, nil
+	case "workdir":
+		return c.WorkDir, true, nil
+	case "effects":
+		return EffectsValue(c.Effects), true, nil
 	case "agent":
 		return c.Agent, true, nil
 	case "parent_agent":
@@ -127,7 +145,7 @@ func (c *CallInfo) String() string { return c.Spell(CallSpelling) }
 func (c *CallInfo) Spell(sp Spelling) string {
 	args, err := c.Arguments()
 	if err != nil {
-		return sp.record("call", "id", quoteString(c.ID), "name", quoteString(c.Name), "raw", quoteString(shorten(c.Raw, 256)))
+		return sp.record("call", "id", quoteString(c.ID), "name", quoteString(c.Name), "raw", quoteString(shorten(c.ArgsJSON, 256)))
 	}
 	return sp.record("call", "id", quoteString(c.ID), "name", quoteString(c.Name), "args", Quote(args))
 }
@@ -338,4 +356,33 @@ func (n *Next) Call(ctx context.Context, args map[string]any) (*ResultInfo, erro
 		c.Args = json.RawMessage(raw)
 	}
 	return &ResultInfo{R: n.next(ctx, &c)}, nil
+}
+
+// EffectsValue is a call's effects as a script value: a dict of reads,
+// writes, deletes and hosts (lists of strings; paths canonical and bare),
+// shell (a list of {command, dir}), code (a list of {language, code}) and
+// unknown (True when nothing is known of what the call does). Nil effects
+// (a call made outside the executor) are all empty.
+func EffectsValue(e *core.Effects) map[string]any {
+	if e == nil {
+		e = &core.Effects{}
+	}
+	shell := make([]any, len(e.Shell))
+	for i, s := range e.Shell {
+		shell[i] = map[string]any{"command": s.Command, "dir": s.Dir}
+	}
+	code := make([]any, len(e.Code))
+	for i, c := range e.Code {
+		code[i] = map[string]any{"language": c.Language, "code": c.Code}
+	}
+	return map[string]any{"reads": stringValues(e.Reads), "writes": stringValues(e.Writes), "deletes": stringValues(e.Deletes),
+		"hosts": stringValues(e.Hosts), "shell": shell, "code": code, "unknown": e.Unknown}
+}
+
+func stringValues(ss []string) []any {
+	out := make([]any, len(ss))
+	for i, s := range ss {
+		out[i] = s
+	}
+	return out
 }

@@ -149,6 +149,22 @@ var toolBuilders = map[string]func(*Extension) core.Tool{}
 // of them run without asking (see core.Tool.ReadOnly).
 var readOnly = map[string]bool{"read_file": true, "list_dir": true, "glob": true, "grep": true}
 
+// effects declares what each built-in tool does with its arguments, so
+// the executor makes its paths canonical and lists its effects before any
+// hook runs (see core.Tool.Effects).
+var effects = map[string][]core.ArgEffect{
+	"read_file":  {{Arg: "path", Kind: core.ArgRead}},
+	"write_file": {{Arg: "path", Kind: core.ArgWrite}},
+	"edit_file":  {{Arg: "path", Kind: core.ArgWrite}},
+	"list_dir":   {{Arg: "path", Kind: core.ArgRead}},
+	"glob":       {{Arg: "path", Kind: core.ArgRead}},
+	"grep":       {{Arg: "path", Kind: core.ArgRead}},
+	"bash":       {{Arg: "workdir", Kind: core.ArgDir}, {Arg: "command", Kind: core.ArgShell}},
+	"run_code":   {{Arg: "code", Kind: core.ArgCode}},
+	"fetch":      {{Arg: "url", Kind: core.ArgURL}},
+	"browser":    {{Arg: "url", Kind: core.ArgURL}},
+}
+
 // Tools returns the built-in tools, sorted by name.
 func (x *Extension) Tools() []core.Tool {
 	names := make([]string, 0, len(toolBuilders))
@@ -160,6 +176,7 @@ func (x *Extension) Tools() []core.Tool {
 	for i, n := range names {
 		out[i] = toolBuilders[n](x)
 		out[i].ReadOnly = readOnly[n]
+		out[i].Effects = effects[n]
 	}
 	return out
 }

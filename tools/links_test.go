@@ -147,11 +147,12 @@ func TestLinksRefused(t *testing.T) {
 		{"self", "too many levels of symbolic links"},
 		{"dangle_up", "does not exist"},
 	} {
-		e.fails("read_file", map[string]any{"path": c.path}, core.KindFailed, c.path, c.want)
-		e.fails("edit_file", map[string]any{"path": c.path, "old_string": "SECRET", "new_string": "PWNED"}, core.KindFailed, c.path, c.want)
-		e.fails("write_file", map[string]any{"path": c.path, "content": "PWNED"}, core.KindFailed, c.path, c.want)
+		// Refused when the call is made canonical, before any hook.
+		e.fails("read_file", map[string]any{"path": c.path}, core.KindInvalidArguments, c.path, c.want)
+		e.fails("edit_file", map[string]any{"path": c.path, "old_string": "SECRET", "new_string": "PWNED"}, core.KindInvalidArguments, c.path, c.want)
+		e.fails("write_file", map[string]any{"path": c.path, "content": "PWNED"}, core.KindInvalidArguments, c.path, c.want)
 	}
-	e.fails("list_dir", map[string]any{"path": "dlo"}, core.KindFailed, "leads outside")
+	e.fails("list_dir", map[string]any{"path": "dlo"}, core.KindInvalidArguments, "leads outside")
 	if got := snapshot(t, filepath.Join(base, "outside")); got != outsideBefore {
 		t.Errorf("the outside changed:\n%s", got)
 	}

@@ -225,10 +225,10 @@ func TestOddNamesListDir(t *testing.T) {
 		t.Errorf("list_dir of a quoted directory: %q", got)
 	}
 	// A quoted path that is not well formed is an error, not a name.
-	e.fails("read_file", map[string]any{"path": `"new\nline.txt`}, core.KindFailed, "not a valid quoted path", "does not end")
-	e.fails("read_file", map[string]any{"path": `"leading.txt`}, core.KindFailed, "not a valid quoted path")
-	e.fails("read_file", map[string]any{"path": `"a\qb"`}, core.KindFailed, `unknown escape \q`)
-	e.fails("read_file", map[string]any{"path": `"nul\000"`}, core.KindFailed, "NUL byte")
+	e.fails("read_file", map[string]any{"path": `"new\nline.txt`}, core.KindInvalidArguments, "not a valid quoted path", "does not end")
+	e.fails("read_file", map[string]any{"path": `"leading.txt`}, core.KindInvalidArguments, "not a valid quoted path")
+	e.fails("read_file", map[string]any{"path": `"a\qb"`}, core.KindInvalidArguments, `unknown escape \q`)
+	e.fails("read_file", map[string]any{"path": `"nul\000"`}, core.KindInvalidArguments, "NUL byte")
 	// Messages print the path the same way.
 	e.fails("read_file", map[string]any{"path": `"no\nsuch"`}, core.KindFailed, `"no\nsuch" does not exist`)
 	if got := e.ok("write_file", map[string]any{"path": `"new\tfile"`, "content": ""}); got != `wrote 0 bytes to "new\tfile"` {

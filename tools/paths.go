@@ -5,49 +5,26 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path"
 	"path/filepath"
 	"strings"
+
+	"github.com/agentsh/agentsh/workpath"
 )
 
 // resolve turns a path from a tool call into a clean slash path relative
-// to the working directory ("." for the directory itself). It accepts
-// relative paths and absolute paths inside the working directory, bare or
-// quoted as the tools print them (see quotePath), and refuses everything
-// that leaves it lexically. Symbolic links are checked
-// later, where the file is opened (FileOps) or by confineLocal.
-func (x *Extension) resolve(p string) (string, error) {
-	if strings.HasPrefix(p, `"`) {
-		u, err := unquotePath(p)
-		if err != nil {
-			return "", fmt.Errorf("path %s is not a valid quoted path: %v. Give the path bare, or quoted as the tools print it", p, err)
-		}
-		p = u
-	}
-	if strings.IndexByte(p, 0) >= 0 {
-		return "", fmt.Errorf("path %s contains a NUL byte", quoteAlways(p))
-	}
-	if p == "" {
-		return ".", nil
-	}
-	native := filepath.FromSlash(p)
-	if filepath.IsAbs(native) {
-		rel, err := filepath.Rel(x.root, filepath.Clean(native))
-		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-			return "", x.outside(p)
-		}
-		return filepath.ToSlash(rel), nil
-	}
-	clean := path.Clean(filepath.ToSlash(native))
-	if clean == ".." || strings.HasPrefix(clean, "../") {
-		return "", x.outside(p)
-	}
-	return clean, nil
-}
+// to the working directory ("." for the directory itself): relative
+// paths and absolute paths inside the working directory, bare or quoted
+// as the tools print them, the same reading as the canonical call's (see
+// workpath.Lexical); everything that leaves it lexically is refused.
+// Symbolic links are checked later, where the file is opened (FileOps) or
+// by confineLocal.
+func (x *Extension) resolve(p string) (string, error) { return workpath.Lexical(x.root, p) }
 
-func (x *Extension) outside(p string) error {
-	return fmt.Errorf("path %s is outside the working directory %s; use a path inside it", quoteAlways(p), x.root)
-}
+// The tools print paths as workpath spells them.
+var (
+	quotePath   = workpath.Quote
+	quoteAlways = workpath.QuoteAlways
+)
 
 // confineLocal checks that rel (from resolve) does not lead outside the
 // working directory through symbolic links on the local filesystem, for

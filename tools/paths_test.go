@@ -180,25 +180,26 @@ func TestAdversarialPaths(t *testing.T) {
 	}
 }
 
-// Each lexical escape is refused with a message that names the path.
+// Each escape is refused with a message that names the path, when the call
+// is made canonical, before any hook.
 func TestEscapeMessages(t *testing.T) {
 	base, work := escapeTree(t)
 	e := newEnv(t, tools.ExtensionConfig{WorkingDir: work})
 	for _, p := range []string{"../outside/secret.txt", "/etc/passwd", filepath.Join(base, "outside")} {
-		e.fails("read_file", map[string]any{"path": p}, core.KindFailed, fmt.Sprintf("%q is outside the working directory", p))
-		e.fails("bash", map[string]any{"command": "true", "workdir": p}, core.KindFailed, "outside the working directory")
-		e.fails("grep", map[string]any{"pattern": "x", "path": p}, core.KindFailed, "outside the working directory")
+		e.fails("read_file", map[string]any{"path": p}, core.KindInvalidArguments, fmt.Sprintf("%q is outside the working directory", p))
+		e.fails("bash", map[string]any{"command": "true", "workdir": p}, core.KindInvalidArguments, "outside the working directory")
+		e.fails("grep", map[string]any{"pattern": "x", "path": p}, core.KindInvalidArguments, "outside the working directory")
 	}
 	for _, p := range []string{"link_out_file", "link_out_dir/secret.txt", "sub/link_up/outside"} {
-		e.fails("read_file", map[string]any{"path": p}, core.KindFailed, "outside the working directory")
+		e.fails("read_file", map[string]any{"path": p}, core.KindInvalidArguments, "outside the working directory")
 	}
 	for _, p := range []string{"link_out_dir", "src/deep_out"} {
-		e.fails("grep", map[string]any{"pattern": "x", "path": p}, core.KindFailed, "symbolic link")
-		e.fails("bash", map[string]any{"command": "true", "workdir": p}, core.KindFailed, "outside the working directory")
-		e.fails("list_dir", map[string]any{"path": p}, core.KindFailed, "outside the working directory")
+		e.fails("grep", map[string]any{"pattern": "x", "path": p}, core.KindInvalidArguments, "symbolic link")
+		e.fails("bash", map[string]any{"command": "true", "workdir": p}, core.KindInvalidArguments, "outside the working directory")
+		e.fails("list_dir", map[string]any{"path": p}, core.KindInvalidArguments, "outside the working directory")
 	}
-	e.fails("read_file", map[string]any{"path": "loop_a"}, core.KindFailed)
-	e.fails("read_file", map[string]any{"path": "nul\x00byte"}, core.KindFailed, "NUL byte")
+	e.fails("read_file", map[string]any{"path": "loop_a"}, core.KindInvalidArguments)
+	e.fails("read_file", map[string]any{"path": "nul\x00byte"}, core.KindInvalidArguments, "NUL byte")
 }
 
 // Inside links keep working, and searches never follow links out.

@@ -216,7 +216,7 @@ var valueFlags = map[string]func(o *options, v string) error{
 	"as": func(o *options, v string) error {
 		origin, err := core.ParseOrigin(v)
 		if err != nil {
-			return usagef("--as: got %q, want person or model", v)
+			return usagef("--as: got %q, want person, model, mcp or hook", v)
 		}
 		o.as = origin
 		return nil
@@ -515,7 +515,7 @@ Flags:
                       without the REPL on a terminal: the call is rejected) or always;
                       a script's on("approve", fn) replaces it. The REPL on a terminal
                       asks you: y once, a always for that tool, n no (with a reason)
-  --as WHO            call and explain: person (default) or model, whose defaults apply
+  --as WHO            call and explain: person (default), model, mcp or hook, whose defaults apply
   --mode MODE         execution mode of invoke_all: serial, parallel or mixed
   --concurrency N     bound parallel calls (default and 0: 64)
   --json              JSONL events on stdout, ending with a result event (call: the

@@ -72,9 +72,9 @@ func TestHookClaudeCodePreToolUse(t *testing.T) {
 		// Code's business; no output, exit 0.
 		{"no opinion", ev("Bash", `{"command":"ls"}`), 0, "", ""},
 		{"unknown tool, no opinion", ev("TodoWrite", `{"todos":[]}`), 0, "", ""},
-		// Read{file_path} is read_file{path}.
+		// Read{file_path} is read_file{path}, the path relative to the event's cwd.
 		{"read mapped", ev("Read", `{"file_path":"/w/.env","offset":1}`), 0,
-			`{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no secrets: /w/.env (agentsh policy: decide at ` + policy + `:2)"}`, ""},
+			`{"hookEventName":"PreToolUse","permissionDecision":"deny","permissionDecisionReason":"no secrets: .env (agentsh policy: decide at ` + policy + `:2)"}`, ""},
 		// A rewrite comes back in Claude Code's fields (timeout, not
 		// timeout_ms), keeping the fields agentsh has no name for.
 		{"rewrite", ev("Bash", `{"command":"touch rewrite.marker","description":"d"}`), 0,

@@ -292,8 +292,8 @@ print(invoke_tool("zeta").error_kind)
 	wantLines(t, e.lines(),
 		"[]",
 		`["Alpha", "_x", "b-2", "beta", "zeta"]`,
-		`{"concurrency_safe": False, "description": "d", "idempotent": True, "name": "described", "parameters": {"properties": {"p": {"type": "integer"}}, "type": "object"}, "read_only": False}`,
-		`{"concurrency_safe": None, "description": "", "idempotent": False, "name": "zeta", "parameters": {"type": "object"}, "read_only": False}`,
+		`{"concurrency_safe": False, "description": "d", "effects": {}, "idempotent": True, "name": "described", "parameters": {"properties": {"p": {"type": "integer"}}, "type": "object"}, "read_only": False}`,
+		`{"concurrency_safe": None, "description": "", "effects": {}, "idempotent": False, "name": "zeta", "parameters": {"type": "object"}, "read_only": False}`,
 		"None",
 		"None False",
 		"unknown_tool",
@@ -512,7 +512,7 @@ print(invoke_tool("t", '{"b": [1, 2], "a": "x"}').output)
 	if !strings.HasPrefix(lines[0], "call_") {
 		t.Errorf("call.id: %q", lines[0])
 	}
-	wantContains(t, lines[0], ` t {"b": [1, 2], "a": "x"} {"a": "x", "b": [1, 2]} call ["agent", "args", "id", "name", "parent_agent", "raw"]`)
+	wantContains(t, lines[0], ` t {"b": [1, 2], "a": "x"} {"a": "x", "b": [1, 2]} call ["agent", "args", "effects", "id", "name", "origin", "parent_agent", "raw", "workdir"]`)
 	wantContains(t, lines[1], `call(id="call_`, `name="t", args={"a":"x","b":[1,2]})`)
 	if lines[2] != `{"a":"x","b":[1,2]}` {
 		t.Errorf("mutating call.args changed the call: %q", lines[2])

@@ -326,7 +326,7 @@ r = invoke_tool("double", {"n": "21"})
 print(r.ok, r.output)
 `)
 	wantLines(t, e.lines(),
-		`later hook sees {"n":21} {"n":21}`,
+		`later hook sees {"n":"21"} {"n":21}`, // call.raw is what was sent
 		`tool sees {"n":21}`,
 		"True 42",
 	)

@@ -24,7 +24,7 @@ func TestVerdictAssertions(t *testing.T) {
 		`assert.allowed: bash {"command":"rm -rf ~"} as a person's call: got deny by no_rm at testdata/verdicts/policy.star:3: recursive delete, want allow`,
 		`assert.denied: bash {"command":"rm -rf /"} as a person's call: got deny by no_rm at testdata/verdicts/policy.star:3: recursive delete, want a reason containing "fork bomb"`,
 		`assert.denied: ls is harmless: bash {"command":"ls"} as a person's call: got allow by default: a person's calls run unless a policy decides, want deny`,
-		`assert.allowed: unknown origin "robot": want person or model`,
+		`assert.allowed: unknown origin "robot": want person, model, mcp or hook`,
 	} {
 		if !strings.Contains(report, want) {
 			t.Errorf("report lacks %q:\n%s", want, report)

@@ -1,4 +1,4 @@
-package tools
+package workpath
 
 import (
 	"errors"
@@ -18,15 +18,16 @@ import (
 // quoted, and one path is always one line. Every tool that takes a path
 // accepts the quoted form back and unquotes it (\xHH is accepted too).
 
-// quotePath renders p for output: bare if it can be, quoted if not.
-func quotePath(p string) string {
-	if !needsQuoting(p) {
+// Quote renders p for output: bare if it can be, quoted if not.
+func Quote(p string) string {
+	if !NeedsQuoting(p) {
 		return p
 	}
-	return quoteAlways(p)
+	return QuoteAlways(p)
 }
 
-func needsQuoting(p string) bool {
+// NeedsQuoting reports whether Quote would quote p.
+func NeedsQuoting(p string) bool {
 	if strings.HasPrefix(p, `"`) {
 		return true
 	}
@@ -48,8 +49,8 @@ func needsQuoting(p string) bool {
 	return false
 }
 
-// quoteAlways renders p quoted, for messages that quote every path.
-func quoteAlways(p string) string {
+// QuoteAlways renders p quoted, for messages that quote every path.
+func QuoteAlways(p string) string {
 	var b strings.Builder
 	b.Grow(len(p) + 2)
 	b.WriteByte('"')
@@ -91,9 +92,9 @@ func writeOctal(b *strings.Builder, c byte) {
 	b.WriteByte('0' + c&7)
 }
 
-// unquotePath reverses quoteAlways. q must be one double-quoted string;
+// Unquote reverses QuoteAlways. q must be one double-quoted string;
 // the result may hold any bytes, valid UTF-8 or not.
-func unquotePath(q string) (string, error) {
+func Unquote(q string) (string, error) {
 	if len(q) < 2 || q[0] != '"' || q[len(q)-1] != '"' {
 		return "", errors.New(`it starts with " but does not end with one`)
 	}

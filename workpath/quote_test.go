@@ -1,4 +1,4 @@
-package tools
+package workpath
 
 import (
 	"strings"
@@ -32,14 +32,14 @@ func TestQuotePath(t *testing.T) {
 		{`"new` + "\n" + `\`, `"\"new\n\\"`},
 		{"dir/new\nline/f", `"dir/new\nline/f"`},
 	} {
-		if got := quotePath(c.in); got != c.want {
-			t.Errorf("quotePath(%q) = %s, want %s", c.in, got, c.want)
+		if got := Quote(c.in); got != c.want {
+			t.Errorf("Quote(%q) = %s, want %s", c.in, got, c.want)
 		}
 		back := c.want
 		if strings.HasPrefix(back, `"`) {
 			var err error
-			if back, err = unquotePath(c.want); err != nil {
-				t.Errorf("unquotePath(%s): %v", c.want, err)
+			if back, err = Unquote(c.want); err != nil {
+				t.Errorf("Unquote(%s): %v", c.want, err)
 			}
 		}
 		if back != c.in {
@@ -60,9 +60,9 @@ func TestUnquotePath(t *testing.T) {
 		{`""`, ""},
 		{`"日本"`, "日本"},
 	} {
-		got, err := unquotePath(c.in)
+		got, err := Unquote(c.in)
 		if err != nil || got != c.want {
-			t.Errorf("unquotePath(%s) = %q, %v; want %q", c.in, got, err, c.want)
+			t.Errorf("Unquote(%s) = %q, %v; want %q", c.in, got, err, c.want)
 		}
 	}
 	for _, c := range []struct{ in, want string }{
@@ -76,8 +76,8 @@ func TestUnquotePath(t *testing.T) {
 		{`"\xg"`, `\x is not followed by a hex digit`},
 		{`"x"/y`, "does not end"},
 	} {
-		if _, err := unquotePath(c.in); err == nil || !strings.Contains(err.Error(), c.want) {
-			t.Errorf("unquotePath(%s): %v, want an error with %q", c.in, err, c.want)
+		if _, err := Unquote(c.in); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("Unquote(%s): %v, want an error with %q", c.in, err, c.want)
 		}
 	}
 }
@@ -89,22 +89,22 @@ func FuzzQuotePath(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		q := quotePath(s)
+		q := Quote(s)
 		if !utf8.ValidString(q) {
-			t.Fatalf("quotePath(%q) = %q is not valid UTF-8", s, q)
+			t.Fatalf("Quote(%q) = %q is not valid UTF-8", s, q)
 		}
 		for i := 0; i < len(q); i++ {
 			if q[i] < 0x20 || q[i] == 0x7f {
-				t.Fatalf("quotePath(%q) = %q holds a control byte", s, q)
+				t.Fatalf("Quote(%q) = %q holds a control byte", s, q)
 			}
 		}
 		quoted := strings.HasPrefix(q, `"`)
 		if quoted != (q != s) {
-			t.Fatalf("quotePath(%q) = %q: starts with a quote %v, changed %v", s, q, quoted, q != s)
+			t.Fatalf("Quote(%q) = %q: starts with a quote %v, changed %v", s, q, quoted, q != s)
 		}
-		back, err := unquotePath(quoteAlways(s))
+		back, err := Unquote(QuoteAlways(s))
 		if err != nil || back != s {
-			t.Fatalf("quoteAlways(%q) = %s reads back as %q, %v", s, quoteAlways(s), back, err)
+			t.Fatalf("QuoteAlways(%q) = %s reads back as %q, %v", s, QuoteAlways(s), back, err)
 		}
 	})
 }

@@ -1,0 +1,377 @@
+package executor
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/internal/applypatch"
+	"github.com/agentsh/agentsh/workpath"
+)
+
+// The canonical call: before any hook runs, the arguments a tool declares
+// (core.Tool.Effects) are made canonical once — paths decoded from the
+// quoted form, made relative to the working directory, cleaned, their
+// symbolic links below it resolved, and refused when they leave it — and
+// the call's Effects are listed. Hooks, the approver, decision records,
+// Decide and the tool all see the same arguments; Call.RawArgs keeps what
+// was sent.
+
+// WithWorkDir sets the working directory calls' paths are relative to. Without
+// it, the executor takes the working directory of the first installed
+// extension that has one (core.WorkingDirProvider: the built-in tools),
+// else the process's current directory when the first call needs it.
+func WithWorkDir(dir string) Option {
+	return func(e *Executor) { must(e.SetWorkDir(dir)) }
+}
+
+// SetWorkDir changes the working directory for calls that start from now
+// on.
+func (e *Executor) SetWorkDir(dir string) error {
+	d, err := workpath.NewDir(dir)
+	if err != nil {
+		return fmt.Errorf("set work dir: %w", err)
+	}
+	e.workdir.Store(d)
+	e.workdirSet.Store(true)
+	return nil
+}
+
+// WorkDir returns the absolute working directory of calls (see WithWorkDir).
+func (e *Executor) WorkDir() string { return e.dir().Path() }
+
+// dir returns the working directory, settling the default on first use.
+func (e *Executor) dir() *workpath.Dir {
+	if d := e.workdir.Load(); d != nil {
+		return d
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		wd = "/"
+	}
+	d, _ := workpath.NewDir(wd)
+	e.workdir.CompareAndSwap(nil, d)
+	return e.workdir.Load()
+}
+
+// adoptWorkDir takes an installed extension's working directory unless
+// one was set.
+func (e *Executor) adoptWorkDir(x core.Extension) {
+	p, ok := x.(core.WorkingDirProvider)
+	if !ok || e.workdirSet.Load() {
+		return
+	}
+	if d, err := workpath.NewDir(p.WorkingDir()); err == nil {
+		e.workdir.Store(d)
+		e.workdirSet.Store(true)
+	}
+}
+
+// dirFor returns the directory call's paths are relative to: the call's
+// own (a hook adapter's event), else the executor's, which the call then
+// names.
+func (e *Executor) dirFor(call *core.Call) (*workpath.Dir, error) {
+	d := e.dir()
+	if call.WorkDir == "" || call.WorkDir == d.Path() {
+		call.WorkDir = d.Path()
+		return d, nil
+	}
+	cd, err := workpath.NewDir(call.WorkDir)
+	if err != nil {
+		return nil, err
+	}
+	call.WorkDir = cd.Path()
+	return cd, nil
+}
+
+// none is the empty list of every Effects field: appending to it
+// allocates, so it is never written.
+var none = []string{}
+
+func noEffects() *core.Effects {
+	return &core.Effects{Reads: none, Writes: none, Deletes: none, Hosts: none,
+		Shell: []core.ShellRun{}, Code: []core.CodeRun{}}
+}
+
+// canonicalize makes call.Args canonical and sets call.Effects. With
+// record, it records a canonical step when the arguments changed (a
+// hook's rewrite is recorded as the hook's). The error says which
+// argument cannot be made canonical and why; the call must not run.
+func (e *Executor) canonicalize(call *core.Call, record bool) error {
+	dir, err := e.dirFor(call)
+	if err != nil {
+		return err
+	}
+	fx := noEffects()
+	call.Effects = fx
+	t := call.Tool
+	if t == nil {
+		fx.Unknown = true
+		return nil
+	}
+	if len(t.Effects) == 0 {
+		return nil
+	}
+	obj, dup, err := members(call.Args)
+	if err != nil {
+		return err
+	}
+	changed := dup
+	shellDir := "."
+	// Directories first: a shell command runs in the canonical one.
+	for _, ae := range t.Effects {
+		if ae.Kind != core.ArgDir {
+			continue
+		}
+		vals, _, ok := stringsOf(obj[ae.Arg])
+		if !ok || len(vals) == 0 {
+			continue
+		}
+		c, err := dir.Canonical(vals[0], workpath.FollowAll)
+		if err != nil {
+			return argError(ae.Arg, err)
+		}
+		shellDir = c
+		if q := workpath.Quote(c); q != vals[0] {
+			obj[ae.Arg], changed = encode(q), true
+		}
+	}
+	for _, ae := range t.Effects {
+		raw, present := obj[ae.Arg]
+		vals, array, ok := stringsOf(raw)
+		if !ok {
+			continue // not strings: the tool's own checks refuse it
+		}
+		if !present && ae.Kind == core.ArgRead {
+			fx.Reads = append(fx.Reads, ".")
+			continue
+		}
+		switch ae.Kind {
+		case core.ArgRead, core.ArgWrite, core.ArgDelete:
+			// The tools read and write through a link; a delete removes
+			// the link itself.
+			follow := workpath.FollowAll
+			if ae.Kind == core.ArgDelete {
+				follow = workpath.FollowParents
+			}
+			out := make([]string, len(vals))     // bare, for Effects
+			printed := make([]string, len(vals)) // as the tools print them, for Args
+			for i, v := range vals {
+				c, err := dir.Canonical(v, follow)
+				if err != nil {
+					return argError(ae.Arg, err)
+				}
+				out[i], printed[i] = c, workpath.Quote(c)
+			}
+			if !equalStrings(printed, vals) {
+				changed = true
+				if array {
+					obj[ae.Arg] = encode(printed)
+				} else {
+					obj[ae.Arg] = encode(printed[0])
+				}
+			}
+			switch ae.Kind {
+			case core.ArgRead:
+				fx.Reads = append(fx.Reads, out...)
+			case core.ArgWrite:
+				fx.Writes = append(fx.Writes, out...)
+			default:
+				fx.Deletes = append(fx.Deletes, out...)
+			}
+		case core.ArgShell:
+			for _, v := range vals {
+				fx.Shell = append(fx.Shell, core.ShellRun{Command: v, Dir: shellDir})
+			}
+		case core.ArgCode:
+			lang := ae.Language
+			if l, _, ok := stringsOf(obj["language"]); ok && len(l) == 1 {
+				lang = l[0]
+			}
+			for _, v := range vals {
+				if core.ShellLanguages[lang] {
+					fx.Shell = append(fx.Shell, core.ShellRun{Command: v, Dir: shellDir})
+				} else {
+					fx.Code = append(fx.Code, core.CodeRun{Language: lang, Code: v})
+				}
+			}
+		case core.ArgURL:
+			for _, v := range vals {
+				if u, err := url.Parse(strings.TrimSpace(v)); err == nil && u.Hostname() != "" {
+					fx.Hosts = appendNew(fx.Hosts, strings.ToLower(u.Hostname()))
+				}
+			}
+		case core.ArgPatch:
+			for _, v := range vals {
+				if err := patchEffects(dir, v, fx); err != nil {
+					return argError(ae.Arg, err)
+				}
+			}
+		}
+	}
+	if changed {
+		before := call.Args
+		call.Args = encodeObject(obj)
+		if !record {
+			return nil
+		}
+		call.Record(core.Decision{Stage: core.StageCanonical, Hook: "canonical", Rewrote: true,
+			ArgsBefore: before, ArgsAfter: call.Args})
+	}
+	return nil
+}
+
+// patchEffects adds what an apply_patch patch writes and deletes.
+func patchEffects(dir *workpath.Dir, patch string, fx *core.Effects) error {
+	changes, err := applypatch.Parse(patch)
+	if err != nil {
+		return fmt.Errorf("the patch cannot be read, so what it changes is unknown: %v", err)
+	}
+	for _, c := range changes {
+		p, err := dir.Canonical(c.Path, workpath.FollowParents)
+		if err != nil {
+			return err
+		}
+		switch {
+		case c.Op == applypatch.Delete:
+			fx.Deletes = append(fx.Deletes, p)
+		case c.MoveTo != "":
+			to, err := dir.Canonical(c.MoveTo, workpath.FollowParents)
+			if err != nil {
+				return err
+			}
+			fx.Deletes = append(fx.Deletes, p)
+			fx.Writes = append(fx.Writes, to)
+		default:
+			fx.Writes = append(fx.Writes, p)
+		}
+	}
+	return nil
+}
+
+// argError names the argument a canonical path came from, unless it is
+// the usual one, path, which the message names already.
+func argError(arg string, err error) error {
+	if arg == "path" {
+		return err
+	}
+	return fmt.Errorf("%s: %w", arg, err)
+}
+
+// members decodes the arguments object, keeping its values undecoded,
+// and reports whether a key appears twice (the last one counts, as the
+// tools read it; the canonical arguments keep only that one).
+func members(args json.RawMessage) (map[string]json.RawMessage, bool, error) {
+	obj := map[string]json.RawMessage{}
+	if err := json.Unmarshal(args, &obj); err != nil {
+		return nil, false, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(args))
+	if _, err := dec.Token(); err != nil { // {
+		return nil, false, err
+	}
+	n := 0
+	for dec.More() {
+		if _, err := dec.Token(); err != nil {
+			return nil, false, err
+		}
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil, false, err
+		}
+		n++
+	}
+	return obj, n != len(obj), nil
+}
+
+// stringsOf reads a string or an array of strings; ok is false for
+// anything else (absent is ok, and empty).
+func stringsOf(raw json.RawMessage) (vals []string, array, ok bool) {
+	raw = bytes.TrimSpace(raw)
+	if len(raw) == 0 {
+		return nil, false, true
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return nil, false, false
+		}
+		return []string{s}, false, true
+	case '[':
+		var ss []string
+		if json.Unmarshal(raw, &ss) != nil {
+			return nil, true, false
+		}
+		return ss, true, true
+	}
+	return nil, false, false
+}
+
+// encode is v as JSON, without HTML escaping: a person reads these.
+func encode(v any) json.RawMessage {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+	return bytes.TrimRight(b.Bytes(), "\n")
+}
+
+// encodeObject writes the members in sorted key order.
+func encodeObject(obj map[string]json.RawMessage) json.RawMessage {
+	keys := make([]string, 0, len(obj))
+	for k := range obj {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.Write(encode(k))
+		b.WriteByte(':')
+		b.Write(obj[k])
+	}
+	b.WriteByte('}')
+	return b.Bytes()
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func appendNew(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+// makeCanonical canonicalizes call and, when it cannot be, records the
+// refusal and returns the invalid_arguments error the call fails with.
+func (e *Executor) makeCanonical(call *core.Call) *core.Error {
+	err := e.canonicalize(call, true)
+	if err == nil {
+		return nil
+	}
+	msg := fmt.Sprintf("%s: %v", call.Name, err)
+	call.Record(core.Decision{Stage: core.StageCanonical, Hook: "canonical", Verdict: core.VerdictDeny, Reason: msg})
+	return &core.Error{Kind: core.KindInvalidArguments, Tool: call.Name, CallID: call.ID, Hook: "canonical", Message: msg, Err: err}
+}

@@ -18,7 +18,7 @@
 //
 // # Calls
 //
-// Every tools/call is exec.Invoke with core.OriginModel, so a policy's
+// Every tools/call is exec.Invoke with core.OriginMCP, so a policy's
 // hooks, middleware and the model's defaults apply: a tool that is not
 // read-only asks unless a policy decides. The server's Approver (install
 // it with exec.SetApprover) turns an ask into an elicitation when the

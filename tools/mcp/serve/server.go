@@ -227,7 +227,7 @@ func (s *Server) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.Cal
 	// ctx ends when the client cancels the request or its connection
 	// ends (the sdk cancels the requests in flight then).
 	ctx = withSession(ctx, req.Session)
-	res := s.exec.Invoke(ctx, core.Call{Name: req.Params.Name, Args: args, Origin: core.OriginModel})
+	res := s.exec.Invoke(ctx, core.Call{Name: req.Params.Name, Args: args, Origin: core.OriginMCP})
 	return Result(res), nil
 }
 

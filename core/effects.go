@@ -46,11 +46,13 @@ func (k ArgKind) IsPath() bool {
 // ArgEffect declares what a tool does with one argument.
 type ArgEffect struct {
 	// Arg names a top-level argument: a string, or an array of strings
-	// (each one a path, a command or a URL). An argument the call leaves
-	// out has no effect, except that a missing ArgRead or ArgDir means
-	// the working directory.
+	// (each one a path, a command or a URL).
 	Arg  string
 	Kind ArgKind
+	// Default is the argument's value when the call leaves it out ("."
+	// for a search of the working directory); "" gives no effect then.
+	// A missing ArgDir is always "." (the working directory).
+	Default string
 	// Language names the interpreter of an ArgCode argument for calls
 	// without a "language" argument ("python3", "node", ...).
 	Language string

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path"
+	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -147,9 +150,8 @@ func (e *Executor) canonicalize(call *core.Call, record bool) error {
 		if !ok {
 			continue // not strings: the tool's own checks refuse it
 		}
-		if !present && ae.Kind == core.ArgRead {
-			fx.Reads = append(fx.Reads, ".")
-			continue
+		if !present && ae.Default != "" {
+			vals = []string{ae.Default}
 		}
 		switch ae.Kind {
 		case core.ArgRead, core.ArgWrite, core.ArgDelete:
@@ -202,13 +204,13 @@ func (e *Executor) canonicalize(call *core.Call, record bool) error {
 			}
 		case core.ArgURL:
 			for _, v := range vals {
-				if u, err := url.Parse(strings.TrimSpace(v)); err == nil && u.Hostname() != "" {
-					fx.Hosts = appendNew(fx.Hosts, strings.ToLower(u.Hostname()))
+				for _, h := range hosts(v) {
+					fx.Hosts = appendNew(fx.Hosts, h)
 				}
 			}
 		case core.ArgPatch:
 			for _, v := range vals {
-				if err := patchEffects(dir, v, fx); err != nil {
+				if err := patchEffects(dir, shellDir, v, fx); err != nil {
 					return argError(ae.Arg, err)
 				}
 			}
@@ -226,14 +228,21 @@ func (e *Executor) canonicalize(call *core.Call, record bool) error {
 	return nil
 }
 
-// patchEffects adds what an apply_patch patch writes and deletes.
-func patchEffects(dir *workpath.Dir, patch string, fx *core.Effects) error {
+// patchEffects adds what an apply_patch patch writes and deletes; its
+// relative paths are relative to base (canonical), where it is applied.
+func patchEffects(dir *workpath.Dir, base, patch string, fx *core.Effects) error {
 	changes, err := applypatch.Parse(patch)
 	if err != nil {
 		return fmt.Errorf("the patch cannot be read, so what it changes is unknown: %v", err)
 	}
+	at := func(p string) string {
+		if filepath.IsAbs(p) || base == "." {
+			return p
+		}
+		return path.Join(base, p)
+	}
 	for _, c := range changes {
-		p, err := dir.Canonical(c.Path, workpath.FollowParents)
+		p, err := dir.Canonical(at(c.Path), workpath.FollowParents)
 		if err != nil {
 			return err
 		}
@@ -241,7 +250,7 @@ func patchEffects(dir *workpath.Dir, patch string, fx *core.Effects) error {
 		case c.Op == applypatch.Delete:
 			fx.Deletes = append(fx.Deletes, p)
 		case c.MoveTo != "":
-			to, err := dir.Canonical(c.MoveTo, workpath.FollowParents)
+			to, err := dir.Canonical(at(c.MoveTo), workpath.FollowParents)
 			if err != nil {
 				return err
 			}
@@ -252,6 +261,26 @@ func patchEffects(dir *workpath.Dir, patch string, fx *core.Effects) error {
 		}
 	}
 	return nil
+}
+
+// urlPattern finds the URLs in text that holds more than a URL (a
+// prompt naming the pages to fetch).
+var urlPattern = regexp.MustCompile(`(?i)\b(?:https?|wss?|ftp)://[^\s"'<>]+`)
+
+// hosts returns the hosts a URL argument reaches: the URL's, or those of
+// every URL in the text.
+func hosts(v string) []string {
+	v = strings.TrimSpace(v)
+	var out []string
+	if u, err := url.Parse(v); err == nil && u.Hostname() != "" && !strings.ContainsAny(v, " \t\n") {
+		return []string{strings.ToLower(u.Hostname())}
+	}
+	for _, m := range urlPattern.FindAllString(v, -1) {
+		if u, err := url.Parse(m); err == nil && u.Hostname() != "" {
+			out = append(out, strings.ToLower(u.Hostname()))
+		}
+	}
+	return out
 }
 
 // argError names the argument a canonical path came from, unless it is

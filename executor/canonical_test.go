@@ -182,7 +182,7 @@ func TestCanonicalEffects(t *testing.T) {
 		fileTool("get", core.ArgEffect{Arg: "url", Kind: core.ArgURL}),
 		fileTool("many", core.ArgEffect{Arg: "paths", Kind: core.ArgRead}, core.ArgEffect{Arg: "gone", Kind: core.ArgDelete}),
 		fileTool("patch", core.ArgEffect{Arg: "input", Kind: core.ArgPatch}),
-		fileTool("search", core.ArgEffect{Arg: "path", Kind: core.ArgRead}),
+		fileTool("search", core.ArgEffect{Arg: "path", Kind: core.ArgRead, Default: "."}),
 	}, executor.WithWorkDir(w))
 	cases := []struct {
 		tool, args string

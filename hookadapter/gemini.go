@@ -24,9 +24,13 @@ var geminiEvents = map[string]Kind{"BeforeTool": KindPreTool, "AfterTool": KindP
 
 func (gemini) Parse(raw []byte) (*Event, error) { return decodeEvent(raw, geminiEvents) }
 
-// geminiTools follow the parameters of docs/reference/tools.md.
+// geminiTools is every tool of the pinned Gemini CLI (the *_TOOL_NAME
+// constants of its bundle and what it offers its model), with the
+// parameters of docs/reference/tools.md. Paths are relative to the
+// project or absolute. TestClientToolListsAreMapped holds it to the
+// client's own list.
 var geminiTools = ToolMap{
-	"run_shell_command":   {Name: "bash", Fields: [][2]string{{"dir_path", "workdir"}}},
+	"run_shell_command":   {Name: "bash", Fields: [][2]string{{"dir_path", "workdir"}}, CwdArg: "workdir"},
 	"read_file":           {Name: "read_file", Fields: [][2]string{{"file_path", "path"}}},
 	"write_file":          {Name: "write_file", Fields: [][2]string{{"file_path", "path"}}},
 	"replace":             {Name: "edit_file", Fields: [][2]string{{"file_path", "path"}, {"allow_multiple", "replace_all"}}},
@@ -34,11 +38,41 @@ var geminiTools = ToolMap{
 	"grep_search":         {Name: "grep", Fields: geminiGrep},
 	"search_file_content": {Name: "grep", Fields: geminiGrep},
 	"list_directory":      {Name: "list_dir", Fields: [][2]string{{"dir_path", "path"}}},
+	"read_many_files": {Name: "read_many_files", ReadOnly: true, Effects: []core.ArgEffect{
+		{Arg: "include", Kind: core.ArgRead}, {Arg: "paths", Kind: core.ArgRead}}},
+	// web_fetch's prompt holds the URLs it fetches.
+	"web_fetch":         {Name: "web_fetch", Effects: []core.ArgEffect{{Arg: "prompt", Kind: core.ArgURL}}},
+	"google_web_search": webSearch,
+	"save_memory":       acting("save_memory"),
+	"invoke_agent":      subagent,
+
+	"activate_skill":            readOnly("activate_skill"),
+	"ask_user":                  readOnly("ask_user"),
+	"complete_task":             readOnly("complete_task"),
+	"enter_plan_mode":           readOnly("enter_plan_mode"),
+	"exit_plan_mode":            readOnly("exit_plan_mode"),
+	"get_internal_docs":         readOnly("get_internal_docs"),
+	"list_background_processes": readOnly("list_background_processes"),
+	"list_mcp_resources":        readOnly("list_mcp_resources"),
+	"read_background_output":    readOnly("read_background_output"),
+	"read_mcp_resource":         readOnly("read_mcp_resource"),
+	"take_snapshot":             readOnly("take_snapshot"),
+	"tracker_add_dependency":    readOnly("tracker_add_dependency"),
+	"tracker_create_task":       readOnly("tracker_create_task"),
+	"tracker_get_task":          readOnly("tracker_get_task"),
+	"tracker_list_tasks":        readOnly("tracker_list_tasks"),
+	"tracker_update_task":       readOnly("tracker_update_task"),
+	"tracker_visualize":         readOnly("tracker_visualize"),
+	"update_topic":              readOnly("update_topic"),
+	"write_todos":               readOnly("write_todos"),
 }
 
 var geminiGrep = [][2]string{{"dir_path", "path"}, {"include_pattern", "glob"}, {"after", "after_context"}, {"before", "before_context"}}
 
 func (gemini) Tools() ToolMap { return geminiTools }
+
+// AbsolutePaths: Gemini CLI takes paths relative to the project.
+func (gemini) AbsolutePaths() bool { return false }
 
 func (gemini) Answer(ev *Event, a Answer, stdout, stderr io.Writer) int {
 	if ev.Kind != KindPreTool {

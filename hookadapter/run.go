@@ -125,22 +125,39 @@ func handle(ctx context.Context, cfg Config, ev *Event) (Answer, error) {
 	return a, nil
 }
 
-// preTool decides a call with the model's defaults, and answers only what
-// a policy said (see verdictOf).
+// preTool decides a call with the model's defaults, as its canonical
+// call (see ToolMap), and answers only what a policy said (see
+// verdictOf) — except for a tool nobody mapped, which may do anything:
+// it asks at least, and where the agent has no ask, that is a deny.
 func preTool(ctx context.Context, cfg Config, ev *Event) (Answer, *core.Session, error) {
 	tools := cfg.Protocol.Tools()
-	name, args, err := tools.In(ev.Tool, ev.Input)
+	c, err := tools.In(ev.Tool, ev.Input, ev.Cwd)
 	if err != nil {
 		return Answer{}, nil, err
 	}
-	r := cfg.Exec.Decide(ctx, core.Call{Name: name, Args: args, Origin: core.OriginHook, WorkDir: ev.Cwd})
+	if err := tools.declare(cfg.Exec.Registry(), c.Name); err != nil {
+		return Answer{}, nil, err
+	}
+	r := cfg.Exec.Decide(ctx, core.Call{Name: c.Name, Args: c.Args, Origin: core.OriginHook})
 	if err := ctx.Err(); err != nil {
 		return Answer{}, nil, fmt.Errorf("no decision in time (%v); the call is blocked", context.Cause(ctx))
 	}
 	a := verdictOf(r)
+	if c.Name == applyPatch.Name && a.Verdict != core.VerdictDeny {
+		if a, err = decidePatch(ctx, cfg, r, a); err != nil {
+			return Answer{}, nil, err
+		}
+	}
+	if !c.Known && a.Verdict < core.VerdictAsk {
+		a = Answer{Verdict: core.VerdictAsk, Reason: fmt.Sprintf("%s is not a tool agentsh knows of %s, so it may do anything (agentsh: no policy can tell what it does)",
+			ev.Tool, cfg.Protocol.Name())}
+	}
 	if a.Verdict != core.VerdictDeny && rewrote(r) {
-		back, err := tools.Out(ev.Tool, r.Args)
-		if err != nil {
+		back, err := c.Out(r.Args, canonicalArgs(r, c.Args), r.WorkDir, absolutePaths(cfg, c.Name))
+		switch {
+		case errors.Is(err, errCannotApply):
+			return Answer{Verdict: core.VerdictDeny, Reason: fmt.Sprintf("a policy rewrote the call, which %s cannot apply (%v)", cfg.Protocol.Name(), err)}, r.Session, nil
+		case err != nil:
 			return Answer{}, nil, err
 		}
 		if !sameJSON(back, ev.Input) {
@@ -148,6 +165,34 @@ func preTool(ctx context.Context, cfg Config, ev *Event) (Answer, *core.Session,
 		}
 	}
 	return a, r.Session, nil
+}
+
+// canonicalArgs are the arguments of a ruling as the hooks first saw
+// them: made canonical from sent, before any hook rewrote them.
+func canonicalArgs(r *executor.Ruling, sent json.RawMessage) json.RawMessage {
+	for _, d := range r.Decisions {
+		if d.Stage == core.StageCanonical && d.Rewrote {
+			return d.ArgsAfter
+		}
+	}
+	return sent
+}
+
+// absolutePaths names the path arguments of the canonical tool name, when
+// the agent wants its paths absolute.
+func absolutePaths(cfg Config, name string) []string {
+	ap, ok := cfg.Protocol.(interface{ AbsolutePaths() bool })
+	t := cfg.Exec.Registry().GetTool(name)
+	if !ok || !ap.AbsolutePaths() || t == nil {
+		return nil
+	}
+	var out []string
+	for _, e := range t.Effects {
+		if e.Kind.IsPath() {
+			out = append(out, e.Arg)
+		}
+	}
+	return out
 }
 
 // verdictOf is what the policies said of a ruling: the strongest verdict
@@ -210,11 +255,15 @@ func sameJSON(a, b json.RawMessage) bool {
 // postTool runs the after hooks on the agent's call and its response. An
 // after hook's failure is reported to the agent as a blocking error.
 func postTool(ctx context.Context, cfg Config, ev *Event) (Answer, error) {
-	name, args, err := cfg.Protocol.Tools().In(ev.Tool, ev.Input)
+	tools := cfg.Protocol.Tools()
+	c, err := tools.In(ev.Tool, ev.Input, ev.Cwd)
 	if err != nil {
 		return Answer{}, err
 	}
-	res := cfg.Exec.Observe(ctx, core.Call{Name: name, Args: args, Origin: core.OriginHook, WorkDir: ev.Cwd}, responseResult(ev.Response))
+	if err := tools.declare(cfg.Exec.Registry(), c.Name); err != nil {
+		return Answer{}, err
+	}
+	res := cfg.Exec.Observe(ctx, core.Call{Name: c.Name, Args: c.Args, Origin: core.OriginHook}, responseResult(ev.Response))
 	var failure *core.Error
 	if errors.As(res.Err, &failure) && failure.Hook != "" {
 		return Answer{Verdict: core.VerdictDeny, Reason: failure.Message}, nil

@@ -19,12 +19,12 @@ func TestToolMapRoundTrip(t *testing.T) {
 		{"Grep", `{"pattern":"TODO","-i":true,"-A":2}`, "grep", `{"after_context":2,"ignore_case":true,"pattern":"TODO"}`},
 		{"mcp__srv__tool", `{"x":1}`, "mcp__srv__tool", `{"x":1}`},
 	} {
-		name, args, err := claudeTools.In(c.tool, json.RawMessage(c.input))
-		if err != nil || name != c.name || string(args) != c.args {
-			t.Errorf("In(%s, %s) = %s %s %v; want %s %s", c.tool, c.input, name, args, err, c.name, c.args)
+		can, err := claudeTools.In(c.tool, json.RawMessage(c.input), "")
+		if err != nil || can.Name != c.name || string(can.Args) != c.args {
+			t.Errorf("In(%s, %s) = %+v %v; want %s %s", c.tool, c.input, can, err, c.name, c.args)
 			continue
 		}
-		back, err := claudeTools.Out(c.tool, args)
+		back, err := can.Out(can.Args, can.Args, "", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,14 +41,18 @@ func TestToolMapRoundTrip(t *testing.T) {
 // name are an error, never one silently dropped; input that is not an
 // object is an error.
 func TestToolMapRefusesCollisions(t *testing.T) {
-	if _, _, err := claudeTools.In("Read", json.RawMessage(`{"file_path":"a","path":"b"}`)); err == nil || !strings.Contains(err.Error(), `both map to "path"`) {
+	if _, err := claudeTools.In("Read", json.RawMessage(`{"file_path":"a","path":"b"}`), ""); err == nil || !strings.Contains(err.Error(), `both map to "path"`) {
 		t.Errorf("a collision: got %v", err)
 	}
-	if _, err := claudeTools.Out("Read", json.RawMessage(`{"path":"a","file_path":"b"}`)); err == nil {
+	can, err := claudeTools.In("Read", json.RawMessage(`{"file_path":"a"}`), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := can.Out(json.RawMessage(`{"path":"a","file_path":"b"}`), can.Args, "", nil); err == nil {
 		t.Error("a collision on the way back: no error")
 	}
 	for _, bad := range []string{`[1]`, `"x"`, `null`, `{`} {
-		if _, _, err := claudeTools.In("Bash", json.RawMessage(bad)); err == nil {
+		if _, err := claudeTools.In("Bash", json.RawMessage(bad), ""); err == nil {
 			t.Errorf("In(Bash, %s): no error", bad)
 		}
 	}

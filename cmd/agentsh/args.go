@@ -390,6 +390,9 @@ func parseArgs(args []string) (*options, error) {
 	if o.hookScope != "" && o.command != "hook" {
 		return nil, usagef("--%s chooses the settings file of agentsh hook install claude-code", o.hookScope)
 	}
+	if o.command == "hook" && o.noBuiltins && (len(o.positional) == 0 || o.positional[0] != "install" && o.positional[0] != "uninstall") {
+		return nil, usagef("agentsh hook decides the agent's calls as agentsh's built-in tools, which --no-builtins would leave undeclared; drop --no-builtins")
+	}
 	if o.command == "hook" && o.jsonOut {
 		return nil, usagef("agentsh hook answers in the agent's protocol; --json does not apply")
 	}

@@ -44,7 +44,7 @@ before(lambda call: deny("last: " + state.get("last", "none")))
 `)
 	pre := `{"session_id":"p1","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"ls"}}`
 	_, out, _ = runHook(t, state, pre, "claude-code", "--load", reader)
-	if !strings.Contains(out, "last: read_file /w/a.txt hello") {
+	if !strings.Contains(out, "last: read_file a.txt hello") { // the canonical path
 		t.Fatalf("stdout %q, want the state the after hook stored", out)
 	}
 	post = strings.Replace(post, `"hello"`, `"explode"`, 1)

@@ -10,13 +10,17 @@ import (
 )
 
 // runHook runs agentsh hook with stdin in a temp state dir and returns
-// the exit code, stdout and stderr.
+// the exit code, stdout and stderr. The project is a temp directory that
+// events name as /w (their cwd, absolute paths), the hook's --workdir as
+// the clients run hooks in the project.
 func runHook(t *testing.T, state, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	t.Setenv("XDG_STATE_HOME", state)
+	w := t.TempDir()
+	stdin = strings.ReplaceAll(stdin, `"/w`, `"`+w)
 	var out, errb bytes.Buffer
-	code := agentsh(append([]string{"hook"}, args...), stdio{in: strings.NewReader(stdin), out: &out, err: &errb})
-	return code, out.String(), errb.String()
+	code := agentsh(append([]string{"hook", "--workdir", w}, args...), stdio{in: strings.NewReader(stdin), out: &out, err: &errb})
+	return code, strings.ReplaceAll(out.String(), w, "/w"), strings.ReplaceAll(errb.String(), w, "/w")
 }
 
 func writePolicy(t *testing.T, dir, name, src string) string {

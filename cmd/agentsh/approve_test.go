@@ -341,3 +341,70 @@ func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// A script tool's preview = fn(args), in either language, is what the
+// prompt shows; one that fails or returns what is not text shows why,
+// with the arguments.
+func TestScriptToolPreview(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"p.star": `
+def deploy(args):
+    return "deployed " + args["to"]
+
+def plan(args):
+    if args["to"] == "bad":
+        fail("no plan for bad")
+    if args["to"] == "odd":
+        return 7
+    return "would deploy to " + args["to"] + " && restart"
+
+tool(name = "deploy_star", fn = deploy, preview = plan)
+`,
+		"p.lua": `
+tool{name = "deploy_lua", fn = function(args) return "deployed " .. args.to end,
+     preview = function(args)
+       if args.to == "bad" then error("no plan for bad") end
+       if args.to == "odd" then return 7 end
+       return "would deploy to " .. args.to .. " && restart"
+     end}
+`,
+	}
+	for name, src := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o, err := parseArgs([]string{"--no-builtins", "--load", filepath.Join(dir, "p.star"), "--load", filepath.Join(dir, "p.lua"), "tools"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb strings.Builder
+	a, err := newApp(o, stdio{in: strings.NewReader(""), out: &out, err: &errb}, []string{"agentsh"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.close()
+	if err := a.loadPolicies(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"deploy_star", "deploy_lua"} {
+		for _, tt := range []struct{ to, want string }{
+			{"prod", "would deploy to prod && restart\n"},
+			{"bad", "(cannot show the change: "},
+			{"odd", "(cannot show the change: the preview of " + name + " returned "},
+		} {
+			call := &core.Call{Name: name, Args: json.RawMessage(`{"to":"` + tt.to + `"}`), Tool: a.exec.Registry().GetTool(name)}
+			shown := describeRequest(context.Background(), &core.ApprovalRequest{Call: call, Reason: "why", Hook: "h"})
+			if !strings.Contains(shown, tt.want) {
+				t.Errorf("%s to %s: the prompt shows\n%s\nwant %q", name, tt.to, shown, tt.want)
+			}
+			if tt.to != "prod" && !strings.Contains(shown, `"to": "`+tt.to+`"`) {
+				t.Errorf("%s to %s: the prompt lacks the arguments:\n%s", name, tt.to, shown)
+			}
+			if tt.to == "bad" && !strings.Contains(shown, "no plan for bad") {
+				t.Errorf("%s: the preview's error is not shown:\n%s", name, shown)
+			}
+		}
+	}
+}

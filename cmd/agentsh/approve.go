@@ -80,6 +80,7 @@ func (p *promptApprover) Approve(ctx context.Context, req *core.ApprovalRequest)
 	io.WriteString(p.out, describeRequest(ctx, req))
 	flushTerminal(p.out)
 	for {
+		// liner writes the prompt itself, past out.
 		line, err := p.ask(termsafe.String(fmt.Sprintf("allow %s? y once, a always this session, n no: ", call.Name)))
 		switch {
 		case errors.Is(err, errAborted):

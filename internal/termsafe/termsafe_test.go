@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 	"testing"
@@ -215,5 +216,21 @@ func BenchmarkString(b *testing.B) {
 				String(bc.s)
 			}
 		})
+	}
+}
+
+// The cost of a stream written in 4 KiB pieces, as agentsh call grep
+// writes to a terminal.
+func BenchmarkWriter(b *testing.B) {
+	text := []byte(strings.Repeat("src/main.go:12:\tfmt.Println(\"héllo\\n\") // TODO\n", 2000))
+	b.SetBytes(int64(len(text)))
+	w := NewWriter(io.Discard)
+	for b.Loop() {
+		for p := text; len(p) > 0; {
+			n := min(len(p), 4096)
+			w.Write(p[:n])
+			p = p[n:]
+		}
+		w.Flush()
 	}
 }

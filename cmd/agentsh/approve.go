@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/executor"
@@ -129,10 +130,10 @@ func describeRequest(ctx context.Context, req *core.ApprovalRequest) string {
 		case err != nil:
 			fmt.Fprintf(&b, "  (cannot show the change: %v)\n", err)
 		case text != "":
-			b.WriteString(text)
 			if !strings.HasSuffix(text, "\n") {
-				b.WriteByte('\n')
+				text += "\n"
 			}
+			b.WriteString(firstLines(text, strings.Count(text, "\n")))
 			return b.String()
 		}
 	}
@@ -152,19 +153,31 @@ func preview(ctx context.Context, call *core.Call) (text string, err error) {
 	return call.Tool.Preview(ctx, call.Args)
 }
 
-// maxArgLines bounds the arguments shown at the prompt.
-const maxArgLines = 40
+// Bounds of what the prompt shows: the arguments' lines, and the bytes
+// of the arguments or a preview (a line may be as long as a file).
+const (
+	maxArgLines  = 40
+	maxShowBytes = 64 << 10
+)
 
-// firstLines keeps the first max lines of text and says how many it left
-// out.
+// firstLines keeps the first max lines of text, and at most maxShowBytes
+// of them, and says how much it left out.
 func firstLines(text string, max int) string {
 	i := 0
 	for range max {
 		j := strings.IndexByte(text[i:], '\n')
 		if j < 0 {
-			return text
+			i = len(text)
+			break
 		}
 		i += j + 1
+	}
+	if i > maxShowBytes {
+		cut := maxShowBytes
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		return text[:cut] + fmt.Sprintf("\n  (%d more bytes not shown)\n", len(text)-cut)
 	}
 	if i >= len(text) {
 		return text

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/executor"
@@ -303,6 +304,22 @@ func TestPromptArgumentsReadAsWritten(t *testing.T) {
 	shown = describeRequest(context.Background(), &core.ApprovalRequest{Call: call, Reason: "why", Hook: "h"})
 	if !strings.HasSuffix(shown, "  (26 more lines not shown)\n") || strings.Count(shown, "\n") != 3+maxArgLines+1 {
 		t.Errorf("long arguments are not cut at %d lines:\n%s", maxArgLines, shown)
+	}
+	// A line as long as a file is cut too, between characters.
+	call.Args = json.RawMessage(`{"content":"` + strings.Repeat("é", maxShowBytes) + `"}`)
+	shown = describeRequest(context.Background(), &core.ApprovalRequest{Call: call, Reason: "why", Hook: "h"})
+	full := len(showJSON(call.Args, "  ", "  ") + "\n")
+	if !strings.HasSuffix(shown, fmt.Sprintf("\n  (%d more bytes not shown)\n", full-maxShowBytes)) ||
+		len(shown) > maxShowBytes+200 || !utf8.ValidString(shown) {
+		t.Errorf("a long line is not cut at %d bytes: %d bytes shown, ending %q", maxShowBytes, len(shown), shown[len(shown)-60:])
+	}
+	// A preview too.
+	call.Tool = &core.Tool{Name: "bash", Preview: func(context.Context, json.RawMessage) (string, error) {
+		return strings.Repeat("x", 2*maxShowBytes), nil
+	}}
+	shown = describeRequest(context.Background(), &core.ApprovalRequest{Call: call, Reason: "why", Hook: "h"})
+	if !strings.HasSuffix(shown, fmt.Sprintf("\n  (%d more bytes not shown)\n", maxShowBytes+1)) {
+		t.Errorf("a long preview is not cut: %d bytes shown, ending %q", len(shown), shown[len(shown)-60:])
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/tools"
 )
 
@@ -116,25 +117,31 @@ func TestPreviewSaysTheToolsError(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(e.dir, "out")); err != nil {
 		t.Fatal(err)
 	}
-	for _, tt := range []struct{ tool, args, want string }{
-		{"edit_file", `{"path":"a.txt","old_string":"four","new_string":"4"}`, "old_string was not found in a.txt"},
-		{"edit_file", `{"path":"twice.txt","old_string":"x","new_string":"y"}`, "old_string matches 2 times in twice.txt"},
-		{"edit_file", `{"path":"nope.txt","old_string":"a","new_string":"b"}`, "nope.txt does not exist"},
-		{"edit_file", `{"path":"a.txt","old_string":"","new_string":"b"}`, "old_string is empty"},
-		{"edit_file", `{"path":"a.txt","old_string":"b","new_string":"b"}`, "nothing would change"},
-		{"edit_file", `{"path":"bin","old_string":"a","new_string":"b"}`, "bin is a binary file"},
-		{"edit_file", `{"path":"dir","old_string":"a","new_string":"b"}`, "dir is a directory"},
-		{"edit_file", `{"path":"link","old_string":"do","new_string":"b"}`, "leads outside the working directory"},
-		{"write_file", `{"path":"../x","content":"a"}`, "is outside the working directory"},
-		{"write_file", `{"path":` + jsonString(filepath.Join(outside, "secret")) + `,"content":"a"}`, "is outside the working directory"},
-		{"write_file", `{"path":"link","content":"a"}`, "leads outside the working directory"},
-		{"write_file", `{"path":"out/new","content":"a"}`, "leads outside the working directory"},
-		{"write_file", `{"path":"dir","content":"a"}`, "dir is a directory"},
-		{"write_file", `{"path":"","content":"a"}`, "is the working directory itself"},
-		{"write_file", `{"path":"a.txt"}`, "content is required"},
-		{"write_file", `{"path":"\"a.txt","content":"a"}`, "is not a valid quoted path"},
-		{"write_file", `{"path":"a.txt","content":3}`, "content must be a string"},
+	// who refuses the call: the tool (asked about, then failing with the
+	// preview's words), the canonical call (refused before any hook,
+	// never asked about) or schema validation (asked about, then refused
+	// in the validator's words).
+	for _, tt := range []struct{ tool, args, want, who string }{
+		{"edit_file", `{"path":"a.txt","old_string":"four","new_string":"4"}`, "old_string was not found in a.txt", "tool"},
+		{"edit_file", `{"path":"twice.txt","old_string":"x","new_string":"y"}`, "old_string matches 2 times in twice.txt", "tool"},
+		{"edit_file", `{"path":"nope.txt","old_string":"a","new_string":"b"}`, "nope.txt does not exist", "tool"},
+		{"edit_file", `{"path":"a.txt","old_string":"","new_string":"b"}`, "old_string is empty", "tool"},
+		{"edit_file", `{"path":"a.txt","old_string":"b","new_string":"b"}`, "nothing would change", "tool"},
+		{"edit_file", `{"path":"bin","old_string":"a","new_string":"b"}`, "bin is a binary file", "tool"},
+		{"edit_file", `{"path":"dir","old_string":"a","new_string":"b"}`, "dir is a directory", "tool"},
+		{"edit_file", `{"path":"link","old_string":"do","new_string":"b"}`, "leads outside the working directory", "canonical"},
+		{"write_file", `{"path":"../x","content":"a"}`, "is outside the working directory", "canonical"},
+		{"write_file", `{"path":` + jsonString(filepath.Join(outside, "secret")) + `,"content":"a"}`, "is outside the working directory", "canonical"},
+		{"write_file", `{"path":"link","content":"a"}`, "leads outside the working directory", "canonical"},
+		{"write_file", `{"path":"out/new","content":"a"}`, "leads outside the working directory", "canonical"},
+		{"write_file", `{"path":"dir","content":"a"}`, "dir is a directory", "tool"},
+		{"write_file", `{"path":"","content":"a"}`, "is the working directory itself", "tool"},
+		{"write_file", `{"path":"a.txt"}`, "content is required", "schema"},
+		{"write_file", `{"path":"\"a.txt","content":"a"}`, "is not a valid quoted path", "canonical"},
+		{"write_file", `{"path":"a.txt","content":3}`, "content must be a string", "schema"},
 	} {
+		// Called with the arguments as sent, the preview refuses them as
+		// the tool would.
 		got, err := e.previewOf(context.Background(), tt.tool, tt.args)
 		if err == nil {
 			t.Errorf("%s %s: previewed %q, want an error", tt.tool, tt.args, got)
@@ -143,16 +150,25 @@ func TestPreviewSaysTheToolsError(t *testing.T) {
 		if !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "do not show") {
 			t.Errorf("%s %s: preview error %q, want it to say %q", tt.tool, tt.args, err, tt.want)
 		}
-		if tt.want == "content must be a string" || tt.want == "content is required" {
-			continue // the schema refuses these before the tool runs
-		}
-		res, _ := e.exec.InvokeTool(context.Background(), tt.tool, json.RawMessage(tt.args))
-		if res.OK() {
+		// A model's call asks: the approver gets the arguments the
+		// prompt gets.
+		var shown error
+		asked := false
+		e.exec.SetApprover(core.ApproverFunc(func(ctx context.Context, req *core.ApprovalRequest) (core.Approval, error) {
+			asked = true
+			_, shown = req.Call.Tool.Preview(ctx, req.Call.Args)
+			return core.Approval{Verdict: core.VerdictAllow}, nil
+		}))
+		res := e.exec.Invoke(context.Background(), core.Call{Name: tt.tool, Args: json.RawMessage(tt.args), Origin: core.OriginModel})
+		switch {
+		case res.OK():
 			t.Errorf("%s %s ran; its preview said %v", tt.tool, tt.args, err)
-			continue
-		}
-		if res.Err.Error() != err.Error() {
-			t.Errorf("%s %s:\n preview: %v\n    call: %v\nwant the same words", tt.tool, tt.args, err, res.Err)
+		case asked != (tt.who != "canonical"):
+			t.Errorf("%s %s: asked %v, refused by the %s", tt.tool, tt.args, asked, tt.who)
+		case tt.who == "tool" && (shown == nil || shown.Error() != res.Err.Error()):
+			t.Errorf("%s %s:\n preview: %v\n    call: %v\nwant the same words", tt.tool, tt.args, shown, res.Err)
+		case tt.who != "tool" && (res.Kind() != core.KindInvalidArguments || asked && shown == nil):
+			t.Errorf("%s %s: %s %v, preview %v; want invalid_arguments and a preview error", tt.tool, tt.args, res.Kind(), res.Err, shown)
 		}
 	}
 	if got := e.read("link"); got != "do not show\n" {

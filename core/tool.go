@@ -16,8 +16,8 @@ type ToolFunc func(ctx context.Context, args json.RawMessage) (any, error)
 // Tool is a named function with a JSON Schema for its arguments.
 //
 // The zero value of every optional field is the default: no description, the
-// schema {"type":"object"}, undeclared concurrency safety, not idempotent and
-// no tool-specific hooks.
+// schema {"type":"object"}, undeclared concurrency safety, not idempotent,
+// no tool-specific hooks and no preview.
 type Tool struct {
 	// Name matches ^[A-Za-z0-9_-]{1,64}$ (model providers reject dots).
 	Name        string
@@ -50,6 +50,17 @@ type Tool struct {
 	After  []AfterFunc
 
 	schema *Schema // set at registration
+
+	// Preview, when set, says what a call with these arguments would
+	// change, for a person deciding whether it may run (the REPL's
+	// approval prompt shows it): write_file and edit_file give a unified
+	// diff of the file. It must change nothing, and should read what it
+	// shows the way the tool would (the same path resolution, the same
+	// file access), so that what is shown is what will run. An error says
+	// why there is nothing to show, at best the error the call itself
+	// would fail with. Nil: the tool has no preview. It may be called
+	// concurrently with anything, and must honour ctx.
+	Preview func(ctx context.Context, args json.RawMessage) (string, error)
 }
 
 // Bool returns a pointer to b, for Tool.ConcurrencySafe.

@@ -51,7 +51,10 @@ func (h *Host) coreAPI() []Builtin {
 				{Name: "read_only", Kind: Bool, Optional: true, Default: false},
 				// effects = {"path": "write", ...} declares what the tool
 				// does with its arguments (see core.Tool.Effects).
-				{Name: "effects", Kind: Dict, Optional: true}},
+				{Name: "effects", Kind: Dict, Optional: true},
+				// preview = fn(args) returns what a call would change, as
+				// text for the approval prompt.
+				{Name: "preview", Kind: Function, Optional: true}},
 			Fn: h.apiTool},
 		{Name: "before", Doc: "Adds a hook fn(call) that runs before calls and returns None, allow(...), ask(...), deny(...) or rewrite(args).",
 			Params: hookParams(Function), Fn: h.apiHook("before", h.Before)},
@@ -151,6 +154,9 @@ func (h *Host) apiTool(_ context.Context, a Args) (any, error) {
 			}
 			spec.Effects[arg] = kind
 		}
+	}
+	if p, ok := a["preview"].(Func); ok {
+		spec.Preview = Named(p, spec.Name+" preview")
 	}
 	if err := h.DefineTool(spec); err != nil {
 		var dup *core.DuplicateToolError

@@ -99,6 +99,9 @@ type ToolSpec struct {
 	// name (see core.Tool.Effects): "read", "write", "delete", "dir",
 	// "shell", "code" (or "code:LANGUAGE"), "url" or "patch".
 	Effects map[string]string
+	// Preview, when set, is called with the decoded arguments and returns
+	// what a call would change, as text (see core.Tool.Preview).
+	Preview Func
 }
 
 // ParseEffects reads the effects = {...} declaration of a script tool:
@@ -174,6 +177,21 @@ func (h *Host) scriptTool(spec ToolSpec) (core.Tool, error) {
 			}
 			return h.boundOutput(v), nil
 		},
+	}
+	if pv := spec.Preview; pv != nil {
+		t.Preview = func(ctx context.Context, raw json.RawMessage) (string, error) {
+			out, err := pv.Call(LeaveBeforeHook(ctx), RawJSON{Text: raw, Root: "args"})
+			if err != nil {
+				return "", boundError(err)
+			}
+			switch o := out.(type) {
+			case nil:
+				return "", nil
+			case string:
+				return o, nil
+			}
+			return "", fmt.Errorf("the preview of %s returned %s, want a string (or None)", spec.Name, describe(out))
+		}
 	}
 	return t, nil
 }

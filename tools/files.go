@@ -162,28 +162,21 @@ type writeArgs struct {
 }
 
 func (x *Extension) writeFileTool() core.Tool {
-	return tool("write_file",
+	t := tool("write_file",
 		"Writes a file of up to 64 MiB atomically, replacing what was there and creating parent directories. An existing file keeps its mode.",
 		`{"type":"object","properties":{`+
 			`"path":{"type":"string","description":"file path relative to the working directory, bare or quoted as the tools print it"},`+
 			`"content":{"type":"string","description":"the whole new content"}},`+
 			`"required":["path","content"],"additionalProperties":false}`,
 		unsafe, true, x.writeFile)
+	t.Preview = preview("write_file", x.previewWrite)
+	return t
 }
 
 func (x *Extension) writeFile(ctx context.Context, a writeArgs) (any, error) {
-	if a.Content == nil {
-		return nil, fmt.Errorf("write_file: content is required (use \"\" for an empty file)")
-	}
-	rel, err := x.resolve(a.Path)
+	rel, err := x.writeTarget(a)
 	if err != nil {
 		return nil, err
-	}
-	if rel == "." {
-		return nil, fmt.Errorf("write_file: path %s is the working directory itself; name a file", quoteAlways(a.Path))
-	}
-	if n := len(*a.Content); n > maxReadBytes {
-		return nil, fmt.Errorf("write_file: content is %d bytes, more than the limit of %d; nothing was written. Write a smaller file, or several", n, maxReadBytes)
 	}
 	if err := x.files.WriteFile(ctx, rel, []byte(*a.Content)); err != nil {
 		return nil, fileError("write_file", rel, err)
@@ -191,6 +184,25 @@ func (x *Extension) writeFile(ctx context.Context, a writeArgs) (any, error) {
 	name := quotePath(rel)
 	return core.DataOutput{Text: fmt.Sprintf("wrote %d bytes to %s", len(*a.Content), name),
 		Data: map[string]any{"path": name, "bytes": int64(len(*a.Content))}}, nil
+}
+
+// writeTarget checks a write_file call's arguments and returns the path
+// it writes, relative to the working directory.
+func (x *Extension) writeTarget(a writeArgs) (string, error) {
+	if a.Content == nil {
+		return "", fmt.Errorf("write_file: content is required (use \"\" for an empty file)")
+	}
+	rel, err := x.resolve(a.Path)
+	if err != nil {
+		return "", err
+	}
+	if rel == "." {
+		return "", fmt.Errorf("write_file: path %s is the working directory itself; name a file", quoteAlways(a.Path))
+	}
+	if n := len(*a.Content); n > maxReadBytes {
+		return "", fmt.Errorf("write_file: content is %d bytes, more than the limit of %d; nothing was written. Write a smaller file, or several", n, maxReadBytes)
+	}
+	return rel, nil
 }
 
 type editArgs struct {
@@ -201,7 +213,7 @@ type editArgs struct {
 }
 
 func (x *Extension) editFileTool() core.Tool {
-	return tool("edit_file",
+	t := tool("edit_file",
 		"Replaces an exact string in a file of up to 64 MiB. old_string must match exactly once unless replace_all is set; otherwise nothing changes. CRLF files stay CRLF.",
 		`{"type":"object","properties":{`+
 			`"path":{"type":"string","description":"file path relative to the working directory, bare or quoted as the tools print it"},`+
@@ -210,18 +222,14 @@ func (x *Extension) editFileTool() core.Tool {
 			`"replace_all":{"type":"boolean","description":"replace every occurrence (default false)"}},`+
 			`"required":["path","old_string","new_string"],"additionalProperties":false}`,
 		unsafe, false, x.editFile)
+	t.Preview = preview("edit_file", x.previewEdit)
+	return t
 }
 
 func (x *Extension) editFile(ctx context.Context, a editArgs) (any, error) {
-	rel, err := x.resolve(a.Path)
+	rel, err := x.editTarget(a)
 	if err != nil {
 		return nil, err
-	}
-	if a.OldString == "" {
-		return nil, fmt.Errorf("edit_file: old_string is empty; use write_file to create or replace a whole file")
-	}
-	if a.OldString == a.NewString {
-		return nil, fmt.Errorf("edit_file: old_string and new_string are the same; nothing would change")
 	}
 	name := quotePath(rel)
 	n := 0
@@ -242,6 +250,22 @@ func (x *Extension) editFile(ctx context.Context, a editArgs) (any, error) {
 		return core.DataOutput{Text: fmt.Sprintf("replaced 1 occurrence in %s", name), Data: data}, nil
 	}
 	return core.DataOutput{Text: fmt.Sprintf("replaced %d occurrences in %s", n, name), Data: data}, nil
+}
+
+// editTarget checks an edit_file call's arguments and returns the path
+// it edits, relative to the working directory.
+func (x *Extension) editTarget(a editArgs) (string, error) {
+	rel, err := x.resolve(a.Path)
+	if err != nil {
+		return "", err
+	}
+	if a.OldString == "" {
+		return "", fmt.Errorf("edit_file: old_string is empty; use write_file to create or replace a whole file")
+	}
+	if a.OldString == a.NewString {
+		return "", fmt.Errorf("edit_file: old_string and new_string are the same; nothing would change")
+	}
+	return rel, nil
 }
 
 // replaceIn makes the edit a asks for in data and returns the result and

@@ -226,6 +226,8 @@ func agentsh(args []string, std stdio) int {
 		fmt.Fprintf(std.err, "agentsh: %v\nrun 'agentsh help' for usage\n", err)
 		return 2
 	}
+	std = safeTerminals(std, o)
+	defer flushTerminal(std.out, std.err) // after a.close: the session's last words
 	switch o.command {
 	case "help":
 		io.WriteString(std.out, usage())

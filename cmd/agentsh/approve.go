@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/executor"
+	"github.com/agentsh/agentsh/internal/termsafe"
 )
 
 // Who is asked when a call's verdict is ask: the person at the REPL's
@@ -63,8 +63,10 @@ type promptApprover struct {
 	// ask shows a prompt and returns the line typed, errAborted for
 	// Ctrl-C, io.EOF at the end of input.
 	ask func(prompt string) (string, error)
+	// out is the terminal, through a termsafe.Writer: what the request
+	// shows comes from the model (arguments, file contents, reasons) and
+	// must not be able to hide or redraw a line of it.
 	out io.Writer
-	dir string // the working directory, for diffs
 }
 
 var _ core.Approver = (*promptApprover)(nil)
@@ -76,9 +78,11 @@ func (p *promptApprover) Approve(ctx context.Context, req *core.ApprovalRequest)
 		return core.Approval{}, err
 	}
 	call := req.Call
-	io.WriteString(p.out, terminalSafe(describeRequest(req, p.dir)))
+	io.WriteString(p.out, describeRequest(ctx, req))
+	flushTerminal(p.out)
 	for {
-		line, err := p.ask(fmt.Sprintf("allow %s? y once, a always this session, n no: ", call.Name))
+		// liner writes the prompt itself, past out.
+		line, err := p.ask(termsafe.String(fmt.Sprintf("allow %s? y once, a always this session, n no: ", call.Name)))
 		switch {
 		case errors.Is(err, errAborted):
 			io.WriteString(p.out, "denied (Ctrl-C)\n")
@@ -99,80 +103,88 @@ func (p *promptApprover) Approve(ctx context.Context, req *core.ApprovalRequest)
 			return core.Approval{Verdict: core.VerdictDeny, Reason: strings.TrimSpace(why)}, nil
 		}
 		io.WriteString(p.out, "answer y (once), a (always for this tool in this session) or n (no)\n")
+		flushTerminal(p.out)
 	}
 }
 
 // describeRequest is what the person sees before the prompt: the tool,
-// who called it, who asks and why, and the arguments, or for a file
-// change its diff.
-func describeRequest(req *core.ApprovalRequest, dir string) string {
+// who called it, who asks and why, then what the call would change (the
+// tool's preview: a diff for write_file and edit_file) or, for a tool
+// without one, the arguments.
+func describeRequest(ctx context.Context, req *core.ApprovalRequest) string {
 	var b strings.Builder
 	call := req.Call
-	who := "you"
+	who := "you want"
 	if call.Origin == core.OriginModel {
-		who = "the model"
+		who = "the model wants"
 	}
-	fmt.Fprintf(&b, "\n%s wants to run %s\n", who, call.Name)
+	fmt.Fprintf(&b, "\n%s to run %s\n", who, call.Name)
 	asker := req.Hook
 	if req.Source != "" {
 		asker += " at " + req.Source
 	}
 	fmt.Fprintf(&b, "  asked by %s: %s\n", asker, req.Reason)
-	if diff, ok := changeDiff(dir, call.Name, call.Args); ok {
-		fmt.Fprintf(&b, "  path: %s\n", argString(call.Args, "path"))
-		b.WriteString(diff)
-		return b.String()
+	if call.Tool != nil && call.Tool.Preview != nil {
+		text, err := preview(ctx, call)
+		switch {
+		case err != nil:
+			fmt.Fprintf(&b, "  (cannot show the change: %v)\n", err)
+		case text != "":
+			if !strings.HasSuffix(text, "\n") {
+				text += "\n"
+			}
+			b.WriteString(firstLines(text, strings.Count(text, "\n")))
+			return b.String()
+		}
 	}
 	b.WriteString("  arguments: ")
-	b.WriteString(capLines(indentJSON(call.Args), maxArgLines))
+	b.WriteString(firstLines(showJSON(call.Args, "  ", "  ")+"\n", maxArgLines))
 	return b.String()
 }
 
-// terminalSafe spells out what would act on the terminal instead of
-// showing: control characters other than newline and tab, C1 controls,
-// bytes that are not UTF-8, and the bidirectional overrides that reorder
-// text. What the prompt shows comes from the model (arguments, file
-// contents) and must not be able to hide or redraw a line of it.
-func terminalSafe(s string) string {
-	var b strings.Builder
-	for len(s) > 0 {
-		r, size := utf8.DecodeRuneInString(s)
-		switch {
-		case r == utf8.RuneError && size == 1:
-			fmt.Fprintf(&b, `\x%02x`, s[0])
-		case r == '\n' || r == '\t':
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteRune(r)
+// preview runs the tool's preview of call; a preview that panics shows
+// nothing, and the person still decides.
+func preview(ctx context.Context, call *core.Call) (text string, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("the preview of %s panicked: %v", call.Name, v)
 		}
-		s = s[size:]
-	}
-	return b.String()
+	}()
+	return call.Tool.Preview(ctx, call.Args)
 }
 
-// maxArgLines bounds the arguments shown at the prompt.
-const maxArgLines = 40
+// Bounds of what the prompt shows: the arguments' lines, and the bytes
+// of the arguments or a preview (a line may be as long as a file).
+const (
+	maxArgLines  = 40
+	maxShowBytes = 64 << 10
+)
 
-// indentJSON renders arguments for people, one key a line.
-func indentJSON(raw json.RawMessage) string {
-	var v any
-	if err := json.Unmarshal(raw, &v); err != nil || len(raw) == 0 {
-		return string(raw) + "\n"
+// firstLines keeps the first max lines of text, and at most maxShowBytes
+// of them, and says how much it left out.
+func firstLines(text string, max int) string {
+	i := 0
+	for range max {
+		j := strings.IndexByte(text[i:], '\n')
+		if j < 0 {
+			i = len(text)
+			break
+		}
+		i += j + 1
 	}
-	b, err := json.MarshalIndent(v, "  ", "  ")
-	if err != nil {
-		return string(raw) + "\n"
+	if i > maxShowBytes {
+		cut := maxShowBytes
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+		return text[:cut] + fmt.Sprintf("\n  (%d more bytes not shown)\n", len(text)-cut)
 	}
-	return string(b) + "\n"
-}
-
-func argString(raw json.RawMessage, key string) string {
-	var m map[string]any
-	_ = json.Unmarshal(raw, &m)
-	s, _ := m[key].(string)
-	return s
+	if i >= len(text) {
+		return text
+	}
+	rest := strings.Count(text[i:], "\n")
+	if !strings.HasSuffix(text, "\n") {
+		rest++
+	}
+	return text[:i] + fmt.Sprintf("  (%d more lines not shown)\n", rest)
 }

@@ -130,7 +130,6 @@ model(scripted)
 	for _, want := range []string{
 		"the model wants to run write_file",
 		"asked by default: the model called write_file, which is not read-only",
-		"path: a.txt",
 		"--- /dev/null", "+++ b/a.txt", "+hello",
 	} {
 		if !strings.Contains(shown, want) {

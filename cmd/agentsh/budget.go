@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/agentsh/agentsh/agent"
+	"github.com/agentsh/agentsh/internal/termsafe"
 	"github.com/agentsh/agentsh/provider/pricing"
 )
 
@@ -64,7 +65,8 @@ func extendAtPrompt(ctx context.Context, mu *sync.Mutex, ask func(string) (strin
 	if ctx.Err() != nil {
 		return false
 	}
-	line, err := ask(extendPrompt(e))
+	flushTerminal(out)
+	line, err := ask(termsafe.String(extendPrompt(e))) // liner writes the prompt itself
 	if err != nil {
 		if errors.Is(err, errAborted) {
 			io.WriteString(out, "not extended (Ctrl-C)\n")

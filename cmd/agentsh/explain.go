@@ -144,9 +144,7 @@ func argsText(raw json.RawMessage) string {
 		return "{}"
 	}
 	if json.Valid(raw) {
-		if b, err := core.MarshalJSON(json.RawMessage(raw)); err == nil {
-			return string(b)
-		}
+		return showJSON(raw, "", "")
 	}
 	return fmt.Sprintf("%q (not valid JSON)", raw)
 }

@@ -78,7 +78,7 @@ func (a *app) repl() int {
 	if isTerminal(a.io.in) && isTerminal(os.Stdout) {
 		lr := newLinerReader(s.complete)
 		s.lines = lr
-		pa := &promptApprover{ask: lr.ask, out: a.io.out, dir: a.opts.workdir}
+		pa := &promptApprover{ask: lr.ask, out: terminalSafe(a.io.out)}
 		if a.opts.approve == "" {
 			// The person at the terminal answers asks; before the --load
 			// files, so that a script's on("approve", fn) replaces it.
@@ -122,7 +122,7 @@ func (s *replSession) loop() int {
 			return stop.exitCode()
 		}
 		// Commands start with ':' and take the whole line.
-		line, err := s.lines.prompt(s.prompt())
+		line, err := s.read(s.prompt())
 		switch {
 		case err == io.EOF:
 			return 0
@@ -145,7 +145,7 @@ func (s *replSession) loop() int {
 				pending = nil
 				return b, nil
 			}
-			more, err := s.lines.prompt(contPrompt)
+			more, err := s.read(contPrompt)
 			if err != nil {
 				return nil, err
 			}
@@ -168,6 +168,13 @@ func (s *replSession) loop() int {
 		}
 		s.eval(chunk)
 	}
+}
+
+// read shows the prompt p and reads a line, after what was printed so
+// far has reached the terminal whole.
+func (s *replSession) read(p string) (string, error) {
+	flushTerminal(s.a.io.out, s.a.io.err)
+	return s.lines.prompt(p)
 }
 
 // eval runs one chunk; an interrupt cancels it (and its tool calls), not
@@ -267,8 +274,9 @@ dot (state.) and tool names in strings; at the start of a "... " line it
 indents.
 Ctrl-C cancels a running evaluation and its tool calls.
 A call that needs approval (by a policy's ask, or the model's call of a
-tool that is not read-only) shows the tool, who asks and why, and the
-arguments, or for write_file and edit_file the diff; answer y (once),
+tool that is not read-only) shows the tool, who asks and why, and what the
+call would change as the tool previews it (write_file and edit_file: the
+diff), or else the arguments; answer y (once),
 a (always for this tool in this session) or n (no; then an optional reason
 that the model sees). Ctrl-C at that prompt says no.
 Script API: tool, before, after, middleware, deny, rewrite, invoke_tool,

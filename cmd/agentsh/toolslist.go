@@ -45,6 +45,9 @@ func outputWidth(w io.Writer) int {
 	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
 		return n
 	}
+	if t, ok := w.(*ttyWriter); ok {
+		w = t.file
+	}
 	if f, ok := w.(*os.File); ok {
 		if n := terminalWidth(f); n > 0 {
 			return n

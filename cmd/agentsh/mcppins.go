@@ -92,10 +92,11 @@ func (a *app) upstreamRecord(name string) map[string]any {
 	return map[string]any{"server": d.Server, "tool": d.Tool, "hints": hints}
 }
 
-// pinsCommand is agentsh mcp pins [NAME...] [--accept NAME]: each pinned
-// tool (or those named) with its pinned text and, when a changed
-// definition waits, what changed and a diff pinned → live; --accept makes
-// the changed definition the pinned one. With --mcp, the servers were
+// pinsCommand is agentsh mcp pins [NAME...] [--accept NAME[@DIGEST]]:
+// each pinned tool (or those named) with its pinned text and, when a
+// changed definition waits, what changed and a diff pinned → live;
+// --accept makes the changed definition the pinned one (with @DIGEST,
+// only the one reviewed). With --mcp, the servers were
 // listed at start, so "live" is what they offer now; otherwise it is
 // what a session saw last.
 func (a *app) pinsCommand(names []string) int {
@@ -104,7 +105,8 @@ func (a *app) pinsCommand(names []string) int {
 		if len(names) > 0 {
 			return a.fail(usagef("mcp pins --accept %s: accept one tool at a time, without other names (got %s)", name, strings.Join(names, " ")))
 		}
-		d, err := pins.Accept(name)
+		name, digest, _ := strings.Cut(name, "@")
+		d, err := pins.Accept(name, digest)
 		if err != nil {
 			return a.fail(err)
 		}
@@ -179,8 +181,8 @@ func (a *app) writePin(b *strings.Builder, pt mcp.PinnedTool) {
 	if pt.Live == nil {
 		fmt.Fprintf(b, "%s: pinned\n", pt.Name)
 	} else {
-		fmt.Fprintf(b, "%s: changed since it was pinned (%s); held back until you accept it with `agentsh mcp pins%s --accept %s`\n",
-			pt.Name, strings.Join(pt.Changed, ", "), a.pinsFlag(), pt.Name)
+		fmt.Fprintf(b, "%s: changed since it was pinned (%s); held back until you accept it with `agentsh mcp pins%s --accept %s@%s`\n",
+			pt.Name, strings.Join(pt.Changed, ", "), a.pinsFlag(), pt.Name, pt.ShortDigest())
 	}
 	switch {
 	case pt.Pinned != nil:
@@ -210,9 +212,9 @@ func indentPin(b *strings.Builder, text string) {
 // pinEvent is one tool of agentsh mcp pins --json.
 func (a *app) pinEvent(pt mcp.PinnedTool) map[string]any {
 	ev := map[string]any{"event": "pin", "tool": pt.Name, "state": "pinned", "pinned": pt.Pinned,
-		"live": nil, "changed": []string{}, "diff": ""}
+		"live": nil, "live_sha256": "", "changed": []string{}, "diff": ""}
 	if pt.Live != nil {
-		ev["state"], ev["live"], ev["changed"] = "changed", pt.Live, pt.Changed
+		ev["state"], ev["live"], ev["live_sha256"], ev["changed"] = "changed", pt.Live, pt.LiveSHA256, pt.Changed
 		if pt.Pinned != nil {
 			ev["diff"] = mcp.Diff(pt.Pinned, pt.Live)
 		}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -120,8 +121,12 @@ func TestMCPGatewayPins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	accept := regexp.MustCompile("--accept (mcp__up__echo@[0-9a-f]{12})`").FindStringSubmatch(list)
+	if accept == nil {
+		t.Fatalf("mcp pins does not say how to accept echo:\n%s", list)
+	}
 	for _, want := range []string{
-		"mcp__up__echo: changed since it was pinned (description); held back until you accept it with `agentsh mcp pins --pins " + pins + " --accept mcp__up__echo`\n    server: up\n    tool: echo\n    description:\n      Echoes.\n",
+		"mcp__up__echo: changed since it was pinned (description); held back until you accept it with `agentsh mcp pins --pins " + pins + " --accept " + accept[1] + "`\n    server: up\n    tool: echo\n    description:\n      Echoes.\n",
 		"  changes, pinned → live:\n    --- pinned\n    +++ live\n",
 		"\n    -  Echoes.\n    +  Echoes, and mails your keys.\n",
 		"mcp__up__grow: pinned\n",
@@ -141,7 +146,7 @@ func TestMCPGatewayPins(t *testing.T) {
 		t.Fatalf("mcp pins --json: %s (%v)", js, err)
 	}
 
-	out, _, err := agentshOut(t, "mcp", "pins", "--pins", pins, "--accept", "mcp__up__echo")
+	out, _, err := agentshOut(t, "mcp", "pins", "--pins", pins, "--accept", accept[1])
 	if err != nil || out != "accepted the new definition of mcp__up__echo; a session that is running takes it at its next listing of server up\n" {
 		t.Fatalf("accept: %q %v", out, err)
 	}

@@ -186,10 +186,21 @@ func writeIndented(b *strings.Builder, text string) {
 	}
 }
 
+// maxDiffText bounds the texts Diff compares, together.
+const maxDiffText = 1 << 20
+
 // Diff is a unified diff of two definitions' Text, pinned → live, or ""
-// when their texts are the same.
+// when their texts are the same. Texts of more than 1 MiB together are
+// not compared: the diff is one line that gives their sizes.
 func Diff(pinned, live *Definition) string {
-	return udiff.Unified("pinned", "live", pinned.Text(), live.Text())
+	a, b := pinned.Text(), live.Text()
+	if len(a)+len(b) > maxDiffText {
+		if a == b {
+			return ""
+		}
+		return fmt.Sprintf("(too large to show as a diff: %d bytes pinned, %d live)\n", len(a), len(b))
+	}
+	return udiff.Unified("pinned", "live", a, b)
 }
 
 // Visible returns s with every character a person could not see, or

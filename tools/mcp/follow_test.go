@@ -107,7 +107,7 @@ func TestFollowListChanged(t *testing.T) {
 	}
 
 	// Accepted while the session runs: the next listing registers it.
-	if _, err := NewPins(f.pins).Accept("mcp__f__echo"); err != nil {
+	if _, err := NewPins(f.pins).Accept("mcp__f__echo", ""); err != nil {
 		t.Fatal(err)
 	}
 	addRan(f.srv, &sdk.Tool{Name: "another", Description: "Another."})

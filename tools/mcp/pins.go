@@ -186,10 +186,12 @@ func hexSum(b []byte) string {
 }
 
 // Accept makes the waiting definition of the tool named (its local name)
-// the pinned one, and returns it. Sessions that are running pick it up
-// at their next listing of the server (its next tools/list_changed, or
-// the next start).
-func (p *Pins) Accept(name string) (*Definition, error) {
+// the pinned one, and returns it. With a digest (a prefix of
+// PinnedTool.LiveSHA256, as agentsh mcp pins shows it), it accepts only
+// that definition: one the server sent after the person reviewed the
+// change is refused. Sessions that are running pick it up at their next
+// listing of the server (its next tools/list_changed, or the next start).
+func (p *Pins) Accept(name, digest string) (*Definition, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	f, err := readPins(p.path)
@@ -197,6 +199,10 @@ func (p *Pins) Accept(name string) (*Definition, error) {
 		return nil, err
 	}
 	rec, ok := f.Pending[name]
+	if ok && !strings.HasPrefix(rec.SHA256, strings.ToLower(digest)) {
+		return nil, fmt.Errorf("the changed definition of %s waiting in %s is %s, not the %s you reviewed: the server changed it again; review it with `agentsh mcp pins %s`",
+			name, p.path, shortDigest(rec.SHA256), digest, name)
+	}
 	if !ok {
 		var names []string
 		for n := range f.Pending {
@@ -223,11 +229,25 @@ type PinnedTool struct {
 	// digest only (written before definitions were kept), or none.
 	Pinned *Definition
 	// Live is the changed definition last seen, waiting to be accepted;
-	// nil when none is.
-	Live *Definition
+	// nil when none is. LiveSHA256 is its digest, for Accept.
+	Live       *Definition
+	LiveSHA256 string
 	// Changed names what differs between Pinned and Live.
 	Changed []string
 }
+
+// shortDigest is the beginning of a digest that names a definition to a
+// person: 12 hex digits.
+func shortDigest(sum string) string {
+	if len(sum) > 12 {
+		return sum[:12]
+	}
+	return sum
+}
+
+// ShortDigest is the beginning of the live definition's digest that
+// agentsh mcp pins shows, and Accept takes.
+func (pt *PinnedTool) ShortDigest() string { return shortDigest(pt.LiveSHA256) }
 
 // List returns every tool of the pins file, sorted by name.
 func (p *Pins) List() ([]PinnedTool, error) {
@@ -247,7 +267,7 @@ func (p *Pins) List() ([]PinnedTool, error) {
 			pt = &PinnedTool{Name: n}
 			byName[n] = pt
 		}
-		pt.Live = rec.Definition
+		pt.Live, pt.LiveSHA256 = rec.Definition, rec.SHA256
 		if pinned := f.Tools[n]; pinned != nil {
 			pt.Changed = pinned.changes(n, rec.Definition)
 		} else {
@@ -302,18 +322,19 @@ func readPins(path string) (*pinFile, error) {
 
 // valid checks that a record is whole and its digest is its
 // definition's; a waiting record must have its definition. The JSON of the
-// definition, indented in the file, is made canonical again.
+// definition, indented in the file, is compacted again (its keys were
+// written sorted; a file edited otherwise no longer matches its digest).
 func (r *pinRecord) valid(waiting bool) error {
 	if r != nil && r.Definition != nil {
 		for _, raw := range []*json.RawMessage{&r.Definition.InputSchema, &r.Definition.Annotations} {
 			if len(*raw) == 0 {
 				continue
 			}
-			c, err := canonicalJSON(*raw)
-			if err != nil {
+			var c bytes.Buffer
+			if err := json.Compact(&c, *raw); err != nil {
 				return fmt.Errorf("has a definition with bad JSON: %v", err)
 			}
-			*raw = c
+			*raw = c.Bytes()
 		}
 	}
 	switch {

@@ -135,7 +135,18 @@ func TestMCPGatewayPins(t *testing.T) {
 			t.Errorf("mcp pins does not show %q:\n%s", want, list)
 		}
 	}
+	// With the server given, it is listed first: live is what it offers now.
+	now, _, err := agentshOut(t, "mcp", "pins", "--pins", pins, "--no-builtins", "--mcp", upstream(t, dir, "Echoes, and more."), "mcp__up__echo")
+	if err != nil || !strings.Contains(now, "\n    +  Echoes, and more.\n") {
+		t.Fatalf("mcp pins --mcp: %s %v", now, err)
+	}
+	if _, _, err := agentshOut(t, "mcp", "pins", "--pins", pins, "--no-builtins", "--mcp", upstream(t, dir, poisoned)); err != nil {
+		t.Fatal(err)
+	}
 	js, _, err := agentshOut(t, "mcp", "pins", "--pins", pins, "--json", "mcp__up__echo")
+	if list2, _, _ := agentshOut(t, "mcp", "pins", "--pins", pins); list2 != list {
+		t.Fatalf("mcp pins changed after listing the server again:\n%s\nwas\n%s", list2, list)
+	}
 	var ev struct {
 		Event, Tool, State, Diff string
 		Changed                  []string
@@ -231,6 +242,18 @@ func TestToolsHeldAndHints(t *testing.T) {
 	if !strings.Contains(errOut, "agentsh: warning: mcp server up: tool mcp__up__echo is held back") {
 		t.Errorf("no warning: %s", errOut)
 	}
+	// The model is not shown it.
+	const seeTools = `
+def m(messages, tools):
+    print(sorted([t["name"] for t in tools]))
+    return "done"
+model(m)
+ask("hi")
+`
+	out, errOut, err = agentshOut(t, "--no-builtins", "--pins", pins, "--mcp", mcpFlag, "-c", seeTools)
+	if err != nil || !strings.Contains(out, `["mcp__up__artifact_read", "mcp__up__grow", "mcp__up__mutate"]`) {
+		t.Errorf("the tools the model is shown: %s %s %v", out, errOut, err)
+	}
 	// A person's call of it by name is refused with the reason.
 	_, errOut, err = agentshOut(t, "--no-builtins", "--pins", pins, "--mcp", mcpFlag, "call", "mcp__up__echo", `{"message":"hi"}`)
 	if err == nil || !strings.Contains(errOut, "error (rejected): rejected by \"mcp_pins\": tool mcp__up__echo is held back: its description changed since it was pinned") {
@@ -267,5 +290,25 @@ func TestToolsHeldAndHints(t *testing.T) {
 	}
 	if hints, _ := up["hints"].(map[string]any); hints == nil || hints["readOnlyHint"] != false {
 		t.Errorf("grow's hints: %v", up["hints"])
+	}
+}
+
+// A pins file that is not one stops the run at start, naming the file and
+// what to do; nothing of the server is registered.
+func TestPinsCorruptCLI(t *testing.T) {
+	dir := t.TempDir()
+	pins := filepath.Join(dir, "pins.json")
+	if err := os.WriteFile(pins, []byte(`{"tools": {"mcp__up__echo": {"sha256": "x"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, errOut, err := agentshOut(t, "--no-builtins", "--pins", pins, "--mcp", upstream(t, dir, "Echoes."), "tools")
+	want := "agentsh: --mcp up: mcp server up: pins file " + pins + ` is corrupt: the entry of "mcp__up__echo" has no sha256 digest; ` +
+		"fix it, or move it away so that every upstream tool is pinned again at first sight (or give another file with --pins FILE)\n"
+	if err == nil || errOut != want {
+		t.Fatalf("got %q %v, want %q", errOut, err, want)
+	}
+	_, errOut, err = agentshOut(t, "mcp", "pins", "--pins", pins)
+	if err == nil || !strings.Contains(errOut, "pins file "+pins+" is corrupt") {
+		t.Fatalf("mcp pins: %q %v", errOut, err)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 
@@ -310,5 +311,26 @@ func TestPinsCorruptCLI(t *testing.T) {
 	_, errOut, err = agentshOut(t, "mcp", "pins", "--pins", pins)
 	if err == nil || !strings.Contains(errOut, "pins file "+pins+" is corrupt") {
 		t.Fatalf("mcp pins: %q %v", errOut, err)
+	}
+}
+
+// A list_tools function sees an upstream tool's server, name and hints;
+// here it hides the tools whose server does not claim them read-only.
+func TestMCPGatewayListToolsSeesHints(t *testing.T) {
+	dir := t.TempDir()
+	policy := filepath.Join(dir, "hide.star")
+	src := `on("list_tools", lambda tool: tool.upstream == None or tool.upstream["hints"]["readOnlyHint"])` + "\n"
+	if err := os.WriteFile(policy, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cs, stderr := gatewaySession(t, nil, "--no-builtins", "--pins", filepath.Join(dir, "pins.json"), "--load", policy,
+		"--mcp", upstream(t, dir, "Echoes."))
+	var names []string
+	for n := range toolNames(t, cs) {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	if fmt.Sprint(names) != "[artifact_read mcp__up__artifact_read mcp__up__echo]" { // artifact_read: the gateway's own
+		t.Fatalf("listed %v, want the tools the upstream claims read-only; stderr: %s", names, stderr.String())
 	}
 }

@@ -71,7 +71,12 @@ func (a *app) installAgent(h *script.Host, out io.Writer, main bool) (*agentSetu
 		skills.New(skills.Config{Dirs: skills.DefaultDirs(dir), Warn: warn}),
 		agent.PromptCaching(),
 	}
-	setup := &agentSetup{mcp: mcp.NewClient(h.Executor().Registry())}
+	setup := &agentSetup{mcp: a.newMCPClient(h)}
+	// A call of an upstream tool held back is refused with the reason,
+	// not as an unknown tool.
+	if err := h.Executor().AddBefore(setup.mcp.Hook()); err != nil {
+		return nil, err
+	}
 	cfg := agentapi.Config{
 		SystemPrompt:  systemPrompt,
 		Extensions:    exts,
@@ -145,7 +150,7 @@ const systemPrompt = "You are agentsh, an agent working in a shell through tools
 type mcpConnector struct{ c *mcp.Client }
 
 func (m mcpConnector) Add(ctx context.Context, s agentapi.MCPServer) ([]string, error) {
-	return m.c.Add(ctx, mcp.ServerConfig{Name: s.Name, Command: s.Command, URL: s.URL, Env: s.Env})
+	return m.c.Add(ctx, mcp.ServerConfig{Name: s.Name, Command: s.Command, URL: s.URL, Env: s.Env, ReadOnly: s.ReadOnly})
 }
 
 // parseMCPFlag reads --mcp NAME=COMMAND ARGS... or --mcp NAME=URL.
@@ -158,6 +163,34 @@ func parseMCPFlag(v string) (mcp.ServerConfig, error) {
 		return mcp.ServerConfig{Name: name, URL: target}, nil
 	}
 	return mcp.ServerConfig{Name: name, Command: strings.Fields(target)}, nil
+}
+
+// applyMCPReadOnly gives the --mcp servers the tools --mcp-read-only
+// NAME=TOOL[,TOOL...] declares read-only.
+func (o *options) applyMCPReadOnly() error {
+	for _, v := range o.mcp.readOnly {
+		name, list, ok := strings.Cut(v, "=")
+		var tools []string
+		for _, t := range strings.Split(list, ",") {
+			if t = strings.TrimSpace(t); t != "" {
+				tools = append(tools, t)
+			}
+		}
+		if !ok || name == "" || len(tools) == 0 {
+			return usagef("--mcp-read-only: got %q, want NAME=TOOL[,TOOL...] naming tools of --mcp NAME=...", v)
+		}
+		found := false
+		for i := range o.mcpServers {
+			if o.mcpServers[i].Name == name {
+				o.mcpServers[i].ReadOnly = append(o.mcpServers[i].ReadOnly, tools...)
+				found = true
+			}
+		}
+		if !found {
+			return usagef("--mcp-read-only %s: no --mcp %s=... is given; name a server of --mcp (servers of mcp_server(...) take read_only = [...])", v, name)
+		}
+	}
+	return nil
 }
 
 // display shows people what the agent does: the model's text as it

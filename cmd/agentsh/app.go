@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sync"
 
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/executor"
 	"github.com/agentsh/agentsh/provider"
 	"github.com/agentsh/agentsh/provider/pricing"
 	"github.com/agentsh/agentsh/script"
+	"github.com/agentsh/agentsh/tools/mcp"
 )
 
 type stdio struct {
@@ -39,6 +41,9 @@ type app struct {
 	runCtx context.Context // the non-interactive run's context
 	// prices is the built-in price table with --prices FILE over it.
 	prices *pricing.Table
+	// pins are the pins of upstream tool definitions (mcppins.go).
+	pins     *mcp.Pins
+	pinsOnce sync.Once
 }
 
 func newApp(o *options, std stdio, argv []string) (*app, error) {
@@ -46,7 +51,7 @@ func newApp(o *options, std stdio, argv []string) (*app, error) {
 	var extra []executor.Option
 	out := std.out
 	switch {
-	case o.command == "mcp":
+	case o.serving():
 		// stdout is the protocol stream: prints and events go elsewhere.
 		out = std.err
 		w, err := a.mcpEvents(std)
@@ -273,7 +278,7 @@ func agentsh(args []string, std stdio) int {
 	defer stop()
 	a.runCtx = ctx
 	code := a.dispatch(ctx)
-	if code == 0 && a.events != nil && o.command == "mcp" {
+	if code == 0 && a.events != nil && o.serving() {
 		// mcp serve ends its event stream with exit; the runs of scripts
 		// and asks end theirs with result (finish).
 		a.events.exit(0)

@@ -405,6 +405,9 @@ func parseArgs(args []string) (*options, error) {
 	if err := checkHeadlessFlags(o); err != nil {
 		return nil, err
 	}
+	if err := o.applyMCPReadOnly(); err != nil {
+		return nil, err
+	}
 	if o.runTests != nil && o.command != "test" {
 		return nil, usagef("-run selects the tests of agentsh test: agentsh test -run REGEXP [PATHS...]")
 	}
@@ -454,8 +457,10 @@ Usage:
                                           (default --project) or ~/.claude/settings.json
   agentsh mcp serve [--listen ADDR]       serve the tools as an MCP server (stdio, or
                                           streamable HTTP on ADDR; see docs/mcp.md)
-  agentsh mcp pins [--accept NAME]        list the pinned upstream tools, or accept
-                                          the changed definition of one
+  agentsh mcp pins [NAME...] [--accept NAME]
+                                          the pinned upstream tools with their text,
+                                          and a diff of each changed one; --accept:
+                                          make the changed definition the pinned one
   agentsh test [-v] [-run RE] [PATHS...]  run *_test.star and *_test.lua files
                                           (default: . recursively, without testdata);
                                           -run: only the tests whose names match RE;
@@ -501,12 +506,16 @@ Flags:
                       agent's progress (text, tool output, refusals) on stderr
   --fail-on-deny      run, -c, ask: exit 6 when a call of the model was denied
   --mcp NAME=CMD      connect an MCP server (a command, or an http URL); its tools
-                      register as mcp__NAME__TOOL (repeatable)
+                      register as mcp__NAME__TOOL (repeatable); a tool whose
+                      definition changed since it was pinned is held back
+  --mcp-read-only NAME=TOOL[,TOOL...]
+                      declare tools of --mcp NAME read-only (repeatable); a
+                      server's own readOnlyHint declares nothing
   --listen ADDR       mcp serve: streamable HTTP on ADDR (loopback unless --token-file)
   --token-file FILE   mcp serve: clients must send FILE's token as a bearer token
   --events FILE       mcp serve: write the --json events to FILE (default: stderr)
-  --pins FILE         mcp serve and pins: the pins of upstream tool definitions
-                      (default $XDG_STATE_HOME/agentsh/mcp-pins.json)
+  --pins FILE         the pins of upstream tool definitions, for --mcp and
+                      mcp_server(...) (default $XDG_STATE_HOME/agentsh/mcp-pins.json)
   --lang LANG         star (default) or lua: the language of -c, piped stdin,
                       the REPL and files that end in neither .star nor .lua
   --load FILE         run a policy or tool file (.star or .lua) first (repeatable)

@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 
@@ -21,15 +20,16 @@ import (
 )
 
 // agentsh mcp serve: the registry as an MCP server (package
-// tools/mcp/serve); agentsh mcp pins: the pins of upstream tools.
+// tools/mcp/serve); agentsh mcp pins is in mcppins.go.
 
 // mcpOptions are the flags of agentsh mcp.
 type mcpOptions struct {
-	listen    string // --listen ADDR: streamable HTTP instead of stdio
-	tokenFile string // --token-file FILE
-	events    string // --events FILE
-	pins      string // --pins FILE
-	accept    string // --accept NAME (mcp pins)
+	listen    string   // --listen ADDR: streamable HTTP instead of stdio
+	tokenFile string   // --token-file FILE
+	events    string   // --events FILE
+	pins      string   // --pins FILE
+	accept    string   // --accept NAME (mcp pins)
+	readOnly  []string // --mcp-read-only NAME=TOOL,... (applied to the --mcp servers)
 }
 
 var mcpFlags = map[string]func(o *options, v string) error{
@@ -38,6 +38,10 @@ var mcpFlags = map[string]func(o *options, v string) error{
 	"events":     func(o *options, v string) error { o.mcp.events = v; return nil },
 	"pins":       func(o *options, v string) error { o.mcp.pins = v; return nil },
 	"accept":     func(o *options, v string) error { o.mcp.accept = v; return nil },
+	"mcp-read-only": func(o *options, v string) error {
+		o.mcp.readOnly = append(o.mcp.readOnly, v)
+		return nil
+	},
 }
 
 // offloadThreshold is the output size above which mcp serve keeps a
@@ -62,6 +66,13 @@ func (a *app) mcpEvents(std stdio) (io.Writer, error) {
 	return nil, nil
 }
 
+// serving reports whether the command is agentsh mcp serve (or a
+// mistaken agentsh mcp ...), whose stdout is the protocol stream; agentsh
+// mcp pins writes to stdout like any command.
+func (o *options) serving() bool {
+	return o.command == "mcp" && (len(o.positional) == 0 || o.positional[0] != "pins")
+}
+
 // mcp runs agentsh mcp serve|pins.
 func (a *app) mcp(ctx context.Context) int {
 	args := a.opts.positional
@@ -72,51 +83,10 @@ func (a *app) mcp(ctx context.Context) int {
 	switch {
 	case sub == "serve" && len(args) == 1:
 		return a.mcpServe(ctx)
-	case sub == "pins" && len(args) == 1:
-		return a.mcpPins()
+	case sub == "pins":
+		return a.pinsCommand(args[1:])
 	}
-	return a.fail(usagef("mcp: got %q, want agentsh mcp serve [--listen ADDR] or agentsh mcp pins [--accept NAME]", strings.Join(args, " ")))
-}
-
-func (a *app) pinsPath() string {
-	if a.opts.mcp.pins != "" {
-		return a.opts.mcp.pins
-	}
-	dir := os.Getenv("XDG_STATE_HOME")
-	if dir == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "mcp-pins.json"
-		}
-		dir = filepath.Join(home, ".local", "state")
-	}
-	return filepath.Join(dir, "agentsh", "mcp-pins.json")
-}
-
-// mcpPins lists the pins, or accepts one.
-func (a *app) mcpPins() int {
-	path := a.pinsPath()
-	if name := a.opts.mcp.accept; name != "" {
-		if err := serve.AcceptPin(path, name); err != nil {
-			return a.fail(err)
-		}
-		fmt.Fprintf(a.io.out, "accepted the new definition of %s\n", name)
-		return 0
-	}
-	pinned, pending, err := serve.ListPins(path)
-	if err != nil {
-		return a.fail(err)
-	}
-	for _, n := range pinned {
-		state := "pinned"
-		for _, p := range pending {
-			if p == n {
-				state = "changed: agentsh mcp pins --accept " + n
-			}
-		}
-		fmt.Fprintf(a.io.out, "%s\t%s\n", n, state)
-	}
-	return 0
+	return a.fail(usagef("mcp: got %q, want agentsh mcp serve [--listen ADDR] or agentsh mcp pins [NAME...] [--accept NAME]", strings.Join(args, " ")))
 }
 
 func (a *app) mcpServe(ctx context.Context) int {
@@ -139,7 +109,7 @@ func (a *app) mcpServe(ctx context.Context) int {
 		return a.fail(usagef("--token-file needs --listen ADDR: a token guards HTTP; stdio is private to the client that started agentsh"))
 	}
 
-	hide := &listHooks{}
+	hide := &listHooks{upstream: a.upstreamRecord}
 	a.host.AddEvent(script.Event{Name: "list_tools", On: hide.add})
 	srv := serve.New(a.exec, serve.Options{
 		Name: "agentsh", Version: version(),
@@ -154,21 +124,11 @@ func (a *app) mcpServe(ctx context.Context) int {
 	if err := a.exec.SetArtifactOffload(executor.NewMemoryStore(), offloadThreshold); err != nil {
 		return a.fail(err)
 	}
-	pins := serve.NewPins(a.pinsPath())
-	if err := a.exec.AddBefore(pins.Hook(a.exec.Registry())); err != nil {
-		return a.fail(err)
-	}
+	// Upstream tools (--mcp, a --load file's mcp_server) were checked
+	// against the pins as they were listed: a changed one is not
+	// registered, so not served.
 	if err := a.loadPolicies(ctx); err != nil {
 		return a.fail(err)
-	}
-	// Upstream tools are pinned, or found changed, as they are listed.
-	reg := a.exec.Registry()
-	for _, name := range reg.ToolNames() {
-		if t := reg.GetTool(name); t != nil && strings.HasPrefix(name, serve.UpstreamPrefix) {
-			if err := pins.Check(t); err != nil {
-				fmt.Fprintf(a.io.err, "agentsh: mcp serve: %v\n", err)
-			}
-		}
 	}
 	srv.Refresh()
 
@@ -208,10 +168,14 @@ type nopWriteCloser struct{ io.Writer }
 
 func (nopWriteCloser) Close() error { return nil }
 
-// listHooks are the functions of on("list_tools", fn): fn(tool) gets
-// a record with .name .description .read_only .idempotent and returns False to leave
-// the tool out of tools/list (True or None keep it).
+// listHooks are the functions of on("list_tools", fn): fn(tool) gets a
+// record with .name .description .read_only .idempotent and .upstream
+// (an upstream tool's server, its name there and the server's hints, or
+// None) and returns False to leave the tool out of tools/list (True or
+// None keep it).
 type listHooks struct {
+	upstream func(name string) map[string]any // the .upstream of a tool (see upstreamRecord)
+
 	mu  sync.Mutex
 	fns []script.Func
 }
@@ -227,7 +191,13 @@ func (l *listHooks) hide(ctx context.Context, t *core.Tool) (bool, error) {
 	l.mu.Lock()
 	fns := append([]script.Func(nil), l.fns...)
 	l.mu.Unlock()
-	rec := script.Record{"name": t.Name, "description": t.Description, "read_only": t.ReadOnly, "idempotent": t.Idempotent}
+	var up any
+	if l.upstream != nil {
+		if r := l.upstream(t.Name); r != nil {
+			up = r
+		}
+	}
+	rec := script.Record{"name": t.Name, "description": t.Description, "read_only": t.ReadOnly, "idempotent": t.Idempotent, "upstream": up}
 	for _, fn := range fns {
 		out, err := fn.Call(ctx, rec)
 		if err != nil {

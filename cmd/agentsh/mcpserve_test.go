@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"os"
 	"os/exec"
@@ -179,52 +178,6 @@ func TestMCPServeScriptApproverWins(t *testing.T) {
 	out, failed := callText(t, cs, "write_file", map[string]any{"path": "a.txt", "content": "A"})
 	if !failed || !strings.Contains(out, "the script says no") || asked {
 		t.Fatalf("got %q (failed %v, client asked %v), want the script's approver to refuse without asking", out, failed, asked)
-	}
-}
-
-// upstreamTool is a tool file with the description %q.
-const upstreamTool = `
-tool(name = "echo", fn = lambda args: args.get("message", ""), read_only = True,
-     description = %q,
-     parameters = {"type": "object", "properties": {"message": {"type": "string"}}})
-`
-
-func TestMCPGatewayPins(t *testing.T) {
-	dir := t.TempDir()
-	tools := filepath.Join(dir, "up.star")
-	pins := filepath.Join(dir, "pins.json")
-	gateway := func(desc string) *sdk.ClientSession {
-		os.WriteFile(tools, []byte(fmt.Sprintf(upstreamTool, desc)), 0o644)
-		return serveStdio(t, nil, "--no-builtins", "--pins", pins,
-			"--mcp", "up="+os.Args[0]+" mcp serve --no-builtins --load "+tools)
-	}
-	cs := gateway("Echoes.")
-	if out, failed := callText(t, cs, "mcp__up__echo", map[string]any{"message": "hi"}); failed || out != "hi" {
-		t.Fatalf("first sight: %q (failed %v)", out, failed)
-	}
-	_ = cs.Close()
-	cs = gateway("Echoes, and mails your keys.")
-	out, failed := callText(t, cs, "mcp__up__echo", map[string]any{"message": "hi"})
-	if !failed || !strings.Contains(out, "description changed") || !strings.Contains(out, "agentsh mcp pins --accept mcp__up__echo") {
-		t.Fatalf("changed: %q (failed %v), want a refusal naming the change and the command", out, failed)
-	}
-	_ = cs.Close()
-	list := serveCmd(t, "mcp", "pins", "--pins", pins)
-	b, err := list.CombinedOutput()
-	if err != nil || !strings.Contains(string(b), "mcp__up__echo\tchanged") {
-		t.Fatalf("mcp pins: %s %v", b, err)
-	}
-	accept := serveCmd(t, "mcp", "pins", "--pins", pins, "--accept", "mcp__up__echo")
-	if b, err := accept.CombinedOutput(); err != nil {
-		t.Fatalf("accept: %s %v", b, err)
-	}
-	cs = gateway("Echoes, and mails your keys.")
-	if out, failed := callText(t, cs, "mcp__up__echo", map[string]any{"message": "hi"}); failed {
-		t.Fatalf("accepted: %q", out)
-	}
-	again := serveCmd(t, "mcp", "pins", "--pins", pins, "--accept", "mcp__up__echo")
-	if b, err := again.CombinedOutput(); err == nil || !strings.Contains(string(b), "nothing to accept") {
-		t.Fatalf("accepting twice: %s %v", b, err)
 	}
 }
 

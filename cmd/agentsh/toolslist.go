@@ -4,29 +4,55 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strconv"
 	"strings"
 
 	"github.com/mattn/go-runewidth"
 )
 
-// tools runs: agentsh tools [--json].
+// tools runs: agentsh tools [--json]. The tools of upstream MCP
+// servers held back (their definitions changed since they were pinned)
+// are listed too, as held back, without their new text.
 func (a *app) tools() int {
 	names := a.host.ToolNames()
+	held := a.heldTools()
 	if a.events != nil {
 		for _, n := range names {
-			a.events.emit(map[string]any{"event": "tool", "tool": a.host.GetTool(n)})
+			tool := a.host.GetTool(n)
+			if tool == nil {
+				continue // removed meanwhile
+			}
+			if up := a.upstreamRecord(n); up != nil {
+				tool["upstream"] = up
+			}
+			a.events.emit(map[string]any{"event": "tool", "tool": tool})
+		}
+		for _, h := range held {
+			a.events.emit(map[string]any{"event": "tool_held", "tool": h.Tool, "server": h.Server, "changed": h.Changed, "reason": h.Error()})
 		}
 		return 0
 	}
-	if len(names) == 0 {
+	if len(names) == 0 && len(held) == 0 {
 		fmt.Fprintln(a.io.err, "no tools registered; define some with tool(...) in a file passed to --load")
 		return 0
 	}
+	lines := map[string]string{}
+	for _, n := range names {
+		desc, _ := a.host.GetTool(n)["description"].(string)
+		lines[n], _, _ = strings.Cut(desc, "\n")
+	}
+	for _, h := range held {
+		lines[h.Tool] = a.heldLine(h)
+	}
+	names = names[:0]
+	for n := range lines {
+		names = append(names, n)
+	}
+	sort.Strings(names)
 	descs := make([]string, len(names))
 	for i, n := range names {
-		desc, _ := a.host.GetTool(n)["description"].(string)
-		descs[i], _, _ = strings.Cut(desc, "\n")
+		descs[i] = lines[n]
 	}
 	writeToolList(a.io.out, names, descs, outputWidth(a.io.out))
 	return 0

@@ -59,13 +59,15 @@ type MCPConnector interface {
 	Add(ctx context.Context, cfg MCPServer) ([]string, error)
 }
 
-// MCPServer is what mcp_server(name, command=[...], url=..., env=[...])
-// asks for.
+// MCPServer is what mcp_server(name, command=[...], url=..., env=[...],
+// read_only=[...]) asks for. ReadOnly names the server's tools the script
+// declares read-only; the server's own hints declare nothing.
 type MCPServer struct {
-	Name    string
-	Command []string
-	URL     string
-	Env     []string
+	Name     string
+	Command  []string
+	URL      string
+	Env      []string
+	ReadOnly []string
 }
 
 // Session is the agent of one host.
@@ -123,7 +125,7 @@ func Install(h *script.Host, cfg Config) (*Session, error) {
 	}
 	if cfg.MCP != nil {
 		h.AddBuiltin(script.Builtin{Name: "mcp_server", Doc: "Connects an MCP server and registers its tools.",
-			Params: []script.Param{{Name: "name", Kind: script.String}, {Name: "command", Optional: true}, {Name: "url", Kind: script.String, Optional: true}, {Name: "env", Optional: true}}, Fn: s.builtinMCP})
+			Params: []script.Param{{Name: "name", Kind: script.String}, {Name: "command", Optional: true}, {Name: "url", Kind: script.String, Optional: true}, {Name: "env", Optional: true}, {Name: "read_only", Optional: true}}, Fn: s.builtinMCP})
 	}
 	return s, nil
 }
@@ -291,6 +293,9 @@ func (s *Session) builtinMCP(ctx context.Context, args script.Args) (any, error)
 		return nil, err
 	}
 	if cfg.Env, err = stringList(args["env"], "mcp_server", "env"); err != nil {
+		return nil, err
+	}
+	if cfg.ReadOnly, err = stringList(args["read_only"], "mcp_server", "read_only"); err != nil {
 		return nil, err
 	}
 	if (len(cfg.Command) == 0) == (cfg.URL == "") {

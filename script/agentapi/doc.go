@@ -15,6 +15,8 @@
 //	c = compact()              compacts now: c.summarised .pinned .summary
 //	                           .messages_before/after .tokens_before/after
 //	mcp_server(name, command = [...])     remote MCP tools as mcp__NAME__TOOL
+//	mcp_server(name, url = "...", read_only = ["search"])   declares tools read-only
+//	                           (the server's readOnlyHint declares nothing)
 //	spawn(prompt, tools = [...], max_turns = N)   a subagent's reply (.agent is its id)
 //
 // Subagents: the task tool (registered unless Config.NoTask) lets the

@@ -31,25 +31,25 @@ func (f *fakeMCP) servers() []string {
 	defer f.mu.Unlock()
 	var out []string
 	for _, s := range f.added {
-		out = append(out, fmt.Sprintf("%s command=%q url=%q env=%q", s.Name, s.Command, s.URL, s.Env))
+		out = append(out, fmt.Sprintf("%s command=%q url=%q env=%q read_only=%q", s.Name, s.Command, s.URL, s.Env, s.ReadOnly))
 	}
 	return out
 }
 
-// TestMCPServer: mcp_server passes the command list, URL and environment
-// through to the connector and returns the names of the tools it added.
+// TestMCPServer: mcp_server passes the command list, URL, environment and
+// the tools declared read-only through to the connector and returns the names of the tools it added.
 func TestMCPServer(t *testing.T) {
 	fake := &fakeMCP{}
 	e := newEnv(t, agentapi.Config{MCP: fake})
 	e.runStar(`
 print(mcp_server("fs", command = ["fs-server", "--root", "."], env = ["TOKEN=1", "MODE=ro"]))
-print(mcp_server("web", url = "http://localhost:8080/mcp"))
+print(mcp_server("web", url = "http://localhost:8080/mcp", read_only = ["search", "mcp__web__fetch_page"]))
 print(mcp_server(name = "plain", command = ["plain-server"]))
 `)
 	e.runLua(`
 local names = mcp_server("lfs", {command = {"fs-server", "--lua"}, env = {"A=b"}})
 print(table.concat(names, ","))
-print(mcp_server("lweb", {url = "https://example.com/mcp"})[1])
+print(mcp_server("lweb", {url = "https://example.com/mcp", read_only = {"search"}})[1])
 `)
 	wantLines(t, e.lines(),
 		`["mcp__fs__read", "mcp__fs__write"]`,
@@ -58,11 +58,11 @@ print(mcp_server("lweb", {url = "https://example.com/mcp"})[1])
 		"mcp__lfs__read,mcp__lfs__write",
 		"mcp__lweb__read")
 	wantLines(t, fake.servers(),
-		`fs command=["fs-server" "--root" "."] url="" env=["TOKEN=1" "MODE=ro"]`,
-		`web command=[] url="http://localhost:8080/mcp" env=[]`,
-		`plain command=["plain-server"] url="" env=[]`,
-		`lfs command=["fs-server" "--lua"] url="" env=["A=b"]`,
-		`lweb command=[] url="https://example.com/mcp" env=[]`)
+		`fs command=["fs-server" "--root" "."] url="" env=["TOKEN=1" "MODE=ro"] read_only=[]`,
+		`web command=[] url="http://localhost:8080/mcp" env=[] read_only=["search" "mcp__web__fetch_page"]`,
+		`plain command=["plain-server"] url="" env=[] read_only=[]`,
+		`lfs command=["fs-server" "--lua"] url="" env=["A=b"] read_only=[]`,
+		`lweb command=[] url="https://example.com/mcp" env=[] read_only=["search"]`)
 }
 
 // TestMCPServerErrors: exactly one of command and url; lists of strings;
@@ -81,6 +81,8 @@ func TestMCPServerErrors(t *testing.T) {
 		{"star", `mcp_server("s", command = ["fs", 1])`, "mcp_server: command[1] must be a string"},
 		{"star", `mcp_server("s", command = ["fs"], env = "A=1")`, "mcp_server: env must be a list of strings"},
 		{"star", `mcp_server("s", url = 3)`, "mcp_server: url got an int, want a string"},
+		{"star", `mcp_server("s", command = ["fs"], read_only = "search")`, "mcp_server: read_only must be a list of strings"},
+		{"lua", `mcp_server("s", {command = {"fs"}, read_only = {1}})`, "mcp_server: read_only[0] must be a string"},
 		{"star", `mcp_server(command = ["fs"])`, `mcp_server: missing argument "name"`},
 		{"star", `mcp_server("broken", command = ["fs"])`, "mcp_server broken: connection refused"},
 	} {

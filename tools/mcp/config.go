@@ -49,6 +49,15 @@ type ServerConfig struct {
 	// other way, such as an in-process server over
 	// mcp.NewInMemoryTransports.
 	Transport func() (sdk.Transport, error)
+
+	// ReadOnly names the server's tools that the person declares
+	// read-only, by the server's name for them or by their local name
+	// (mcp__NAME__TOOL): they are registered with core.Tool.ReadOnly (so
+	// a model's call runs unasked and read-only policies let them
+	// through), ConcurrencySafe and Idempotent. A server's own
+	// annotations (readOnlyHint, idempotentHint, ...) are hints and set
+	// none of these: without a declaration, a tool is not read-only.
+	ReadOnly []string
 }
 
 // MaxServerNameLen is the longest server name: the tool names built from it
@@ -82,6 +91,11 @@ func (c *ServerConfig) check() error {
 	}
 	if c.URL == "" && (len(c.Headers) > 0 || c.HTTPClient != nil) {
 		return fmt.Errorf("mcp server %s: Headers and HTTPClient apply only to a URL", c.Name)
+	}
+	for _, n := range c.ReadOnly {
+		if n == "" {
+			return fmt.Errorf("mcp server %s: ReadOnly holds an empty tool name", c.Name)
+		}
 	}
 	for _, kv := range c.Env {
 		if k, _, ok := strings.Cut(kv, "="); !ok || k == "" {

@@ -1,8 +1,10 @@
 package mcp
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sort"
@@ -43,9 +45,17 @@ func ToolName(server, remote string) string {
 	return name[:maxToolName-len(suffix)] + suffix
 }
 
+// upstream is one remote tool as it registers: its definition (what a
+// pin records), the definition's digest and the core tool.
+type upstream struct {
+	def    *Definition
+	digest string
+	tool   core.Tool
+}
+
 // buildTools turns a server's remote tools into core tools, sorted by
 // name. Two remote tools that would share a name are an error naming both.
-func (s *server) buildTools(remote []*sdk.Tool) ([]core.Tool, error) {
+func (s *server) buildTools(remote []*sdk.Tool) ([]upstream, error) {
 	sorted := make([]*sdk.Tool, 0, len(remote))
 	for _, t := range remote {
 		if t == nil {
@@ -57,8 +67,12 @@ func (s *server) buildTools(remote []*sdk.Tool) ([]core.Tool, error) {
 		sorted = append(sorted, t)
 	}
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
+	readOnly := map[string]bool{}
+	for _, n := range s.cfg.ReadOnly {
+		readOnly[n] = true
+	}
 	owner := map[string]string{} // local name → remote name
-	tools := make([]core.Tool, 0, len(sorted))
+	tools := make([]upstream, 0, len(sorted))
 	for _, t := range sorted {
 		name := ToolName(s.cfg.Name, t.Name)
 		if prev, dup := owner[name]; dup {
@@ -68,14 +82,59 @@ func (s *server) buildTools(remote []*sdk.Tool) ([]core.Tool, error) {
 			return nil, fmt.Errorf("mcp server %s: tools %q and %q would both register as %q", s.cfg.Name, prev, t.Name, name)
 		}
 		owner[name] = t.Name
-		tool, err := s.tool(name, t)
+		def, err := definitionOf(s.cfg.Name, t)
+		if err != nil {
+			return nil, fmt.Errorf("mcp server %s: tool %q: %v", s.cfg.Name, t.Name, err)
+		}
+		tool, err := s.tool(name, &def, readOnly[t.Name] || readOnly[name])
 		if err != nil {
 			return nil, err
 		}
-		tools = append(tools, tool)
+		tools = append(tools, upstream{def: &def, digest: def.digest(), tool: tool})
 	}
-	sort.Slice(tools, func(i, j int) bool { return tools[i].Name < tools[j].Name })
+	sort.Slice(tools, func(i, j int) bool { return tools[i].tool.Name < tools[j].tool.Name })
 	return tools, nil
+}
+
+// unknownReadOnly returns the names of ServerConfig.ReadOnly that name
+// none of the tools, sorted.
+func (s *server) unknownReadOnly(tools []upstream) []string {
+	known := map[string]bool{}
+	for _, u := range tools {
+		known[u.def.Tool] = true
+		known[u.tool.Name] = true
+	}
+	var out []string
+	for _, n := range s.cfg.ReadOnly {
+		if !known[n] {
+			out = append(out, n)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// tool builds the core.Tool for a remote tool, registered as name. It is
+// read-only (and so concurrency-safe and idempotent) when the person
+// declared it so in ServerConfig.ReadOnly; the server's annotations are
+// hints and set none of this.
+func (s *server) tool(name string, d *Definition, readOnly bool) (core.Tool, error) {
+	params := d.InputSchema
+	if _, err := core.CompileSchema(params); err != nil {
+		return core.Tool{}, fmt.Errorf("mcp server %s: tool %q: %v", s.cfg.Name, d.Tool, err)
+	}
+	t := core.Tool{
+		Name:        name,
+		Description: d.description(),
+		Parameters:  params,
+		Func: func(ctx context.Context, args json.RawMessage) (any, error) {
+			return s.call(ctx, d.Tool, args)
+		},
+	}
+	if readOnly {
+		t.ReadOnly, t.ConcurrencySafe, t.Idempotent = true, core.Bool(true), true
+	}
+	return t, nil
 }
 
 // output maps a tool result into what a core.ToolFunc returns: the text

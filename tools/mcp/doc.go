@@ -27,11 +27,25 @@
 // # Definitions
 //
 // The description is the tool's description (its title if it has none);
-// the parameters are its input schema. A tool annotated readOnlyHint is
-// ConcurrencySafe; otherwise its safety is undeclared (nil), so parallel
-// mode runs it in the pool and mixed mode alone. idempotentHint makes it
-// Idempotent, so the Retry middleware may run it again. Annotations are
-// the server's claims: hooks, not hints, are where policy belongs.
+// the parameters are its input schema. A server's annotations
+// (readOnlyHint, idempotentHint, destructiveHint, ...) are its claims:
+// they are kept and shown (Client.Definition, Definition.Hints) and set
+// nothing. A tool is read-only only when the person declares it so in
+// ServerConfig.ReadOnly; then it is also ConcurrencySafe and Idempotent.
+// Otherwise it is not read-only (a model's call asks unless a policy
+// decides), its safety is undeclared (nil: parallel mode runs it in the
+// pool, mixed mode alone) and the Retry middleware does not run it again.
+//
+// # Pins
+//
+// A Client with pins (WithPins) checks every listing against a pins file
+// (see Pins): a tool seen for the first time is pinned with its whole
+// definition (Definition: server, remote name, title, description, input
+// schema, annotations); a tool whose definition changed is held back — not
+// registered, so no model is shown its new text and nothing can call it —
+// until a person reviews the change (Pins.List, Diff; agentsh mcp pins)
+// and accepts it (Pins.Accept). Client.Hook refuses calls of a held tool
+// with the reason, and WithWarn tells the person.
 //
 // # Results
 //
@@ -48,7 +62,16 @@
 // server. Calls to one server may run in parallel over its one session.
 // When the connection is lost (the command crashed or exited, the
 // endpoint went away) the failing call returns a *ConnectionLostError,
-// and the next call connects again, starting the command anew. The tool
-// list is read once, when the server is added; a reconnection does not
-// change the registered tools.
+// and the next call connects again, starting the command anew.
+//
+// # Changing tool lists
+//
+// A Client follows each server's tool list: when the server sends
+// notifications/tools/list_changed, or a lost connection is made again,
+// it lists the tools again and the registry follows — new tools are
+// registered (pinned at first sight), vanished ones removed, changed ones
+// held back, a tool renamed onto a name another tool holds left out. A
+// call already running keeps the tool it resolved. However often a server
+// says its list changed, one goroutine per server lists it, one listing
+// at a time. An Extension lists once and follows nothing.
 package mcp

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -88,7 +89,18 @@ func TestEverythingServer(t *testing.T) {
 		t.Fatalf("no image tool among %q", names)
 	}
 
+	// The reference server annotates echo readOnlyHint: a hint, shown and
+	// not believed. A model's call of it asks.
+	if d, ok := c.Definition(echo); !ok || d.Hints() == nil || !d.Hints().ReadOnlyHint {
+		t.Errorf("%s: the server's readOnlyHint is not visible: %+v", echo, d)
+	}
+	if reg.GetTool(echo).ReadOnly {
+		t.Errorf("%s is read-only by the server's word alone", echo)
+	}
 	e := executor.New(reg, executor.WithValidateArguments(true))
+	if r := e.Invoke(ctxT(t), core.Call{Name: echo, Args: json.RawMessage(`{"message":"x"}`), Origin: core.OriginModel}); !errors.Is(r.Err, core.ErrNeedsApproval) {
+		t.Errorf("a model's call of %s: %s %v, want rejected: needs approval", echo, r.Kind(), r.Err)
+	}
 
 	res := invoke(t, e, echo, `{"message":"hello from agentsh"}`)
 	if res.Err != nil || !strings.Contains(res.ForLLM, "hello from agentsh") {

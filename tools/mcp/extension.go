@@ -12,7 +12,9 @@ import (
 
 // Extension offers the tools of MCP servers to executor.Install (or
 // agent.WithExtensions): Init connects to every server and lists its
-// tools, Tools returns them, Close ends the sessions.
+// tools, Tools returns them, Close ends the sessions. The tools are those
+// of the first listing: an Extension neither pins them nor follows
+// notifications/tools/list_changed; a Client does both.
 type Extension struct {
 	cfgs []ServerConfig
 
@@ -58,7 +60,7 @@ func (x *Extension) Init(ctx context.Context) error {
 	var servers []*server
 	var tools []core.Tool
 	for _, cfg := range x.cfgs {
-		srv, ts, err := open(ctx, cfg)
+		srv, ts, err := connect(ctx, cfg)
 		if err != nil {
 			for i := len(servers) - 1; i >= 0; i-- {
 				_ = servers[i].close()
@@ -66,7 +68,9 @@ func (x *Extension) Init(ctx context.Context) error {
 			return err
 		}
 		servers = append(servers, srv)
-		tools = append(tools, ts...)
+		for _, u := range ts {
+			tools = append(tools, u.tool)
+		}
 	}
 	sort.Slice(tools, func(i, j int) bool { return tools[i].Name < tools[j].Name })
 	x.servers, x.tools = servers, tools

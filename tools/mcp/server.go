@@ -11,8 +11,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/agentsh/agentsh/core"
 )
 
 // Timings; variables so that tests may shorten them.
@@ -38,12 +36,16 @@ type server struct {
 	client *sdk.Client
 
 	dialing chan struct{} // one slot: held while connecting
+	// toolsChanged has one slot: set when the server said its tools
+	// changed, or a new connection may offer other tools (see follow).
+	toolsChanged chan struct{}
 
 	mu     sync.Mutex
 	cur    *conn // nil when not connected
 	closed bool
 	calls  map[uint64]context.CancelFunc // calls in flight, cancelled by close
 	nextID uint64
+	dials  int // connections made
 }
 
 // conn is one session with a server.
@@ -83,12 +85,25 @@ func newServer(cfg ServerConfig) *server {
 		}
 		cfg.Headers = h
 	}
-	return &server{
-		cfg: cfg,
+	cfg.ReadOnly = append([]string(nil), cfg.ReadOnly...)
+	s := &server{cfg: cfg, dialing: make(chan struct{}, 1), toolsChanged: make(chan struct{}, 1)}
+	s.client = sdk.NewClient(implementation, &sdk.ClientOptions{
 		// An empty capability set: agentsh offers servers no roots,
 		// sampling or elicitation.
-		client:  sdk.NewClient(implementation, &sdk.ClientOptions{Capabilities: &sdk.ClientCapabilities{}}),
-		dialing: make(chan struct{}, 1),
+		Capabilities: &sdk.ClientCapabilities{},
+		// The handler runs on the connection's reader: it only marks
+		// the list as changed, however often the server says so.
+		ToolListChangedHandler: func(context.Context, *sdk.ToolListChangedRequest) { s.markToolsChanged() },
+	})
+	return s
+}
+
+// markToolsChanged asks for the tools to be listed again; marks made
+// before the last listing started are one.
+func (s *server) markToolsChanged() {
+	select {
+	case s.toolsChanged <- struct{}{}:
+	default:
 	}
 }
 
@@ -124,7 +139,13 @@ func (s *server) session(ctx context.Context) (*conn, error) {
 		return nil, s.errClosed()
 	}
 	s.cur = c
+	s.dials++
+	again := s.dials > 1
 	s.mu.Unlock()
+	if again {
+		// A server started again may offer other tools.
+		s.markToolsChanged()
+	}
 	return c, nil
 }
 
@@ -200,21 +221,40 @@ func (s *server) close() error {
 	return nil
 }
 
-// listTools returns every tool the server offers, following pages.
-func (s *server) listTools(ctx context.Context) ([]*sdk.Tool, error) {
-	c, err := s.session(ctx)
+// MaxTools bounds the tools agentsh takes from one server, and the pages
+// of one listing.
+const MaxTools = 1024
+
+// errNotConnected is listTools's error, without dial, when there is no
+// live connection.
+var errNotConnected = errors.New("not connected")
+
+// listTools returns every tool the server offers, following pages. With
+// dial it connects when there is no live connection; without, it fails
+// with errNotConnected (then the next call connects, and lists again).
+func (s *server) listTools(ctx context.Context, dial bool) ([]*sdk.Tool, error) {
+	var c *conn
+	var err error
+	if dial {
+		c, err = s.session(ctx)
+	} else if c, err = s.live(); c == nil && err == nil {
+		err = errNotConnected
+	}
 	if err != nil {
 		return nil, err
 	}
 	var tools []*sdk.Tool
 	seen := map[string]bool{}
 	params := &sdk.ListToolsParams{}
-	for {
+	for pages := 1; ; pages++ {
 		res, err := c.cs.ListTools(ctx, params)
 		if err != nil {
 			return nil, fmt.Errorf("mcp server %s: list tools: %w", s.cfg.Name, err)
 		}
 		tools = append(tools, res.Tools...)
+		if len(tools) > MaxTools || pages > MaxTools {
+			return nil, fmt.Errorf("mcp server %s: list tools: the server offers more than %d tools or pages; agentsh takes at most %d from one server", s.cfg.Name, MaxTools, MaxTools)
+		}
 		if res.NextCursor == "" {
 			return tools, nil
 		}
@@ -322,48 +362,3 @@ func (e *ConnectionLostError) Error() string {
 }
 
 func (e *ConnectionLostError) Unwrap() error { return e.Err }
-
-// tool builds the core.Tool for a remote tool, registered as name.
-func (s *server) tool(name string, t *sdk.Tool) (core.Tool, error) {
-	var params json.RawMessage
-	if t.InputSchema != nil {
-		b, err := json.Marshal(t.InputSchema)
-		if err != nil {
-			return core.Tool{}, fmt.Errorf("mcp server %s: tool %q: input schema: %v", s.cfg.Name, t.Name, err)
-		}
-		if string(b) != "null" {
-			params = b
-		}
-	}
-	if _, err := core.CompileSchema(params); err != nil {
-		return core.Tool{}, fmt.Errorf("mcp server %s: tool %q: %v", s.cfg.Name, t.Name, err)
-	}
-	desc := t.Description
-	if desc == "" {
-		desc = t.Title
-	}
-	var safe *bool
-	var idempotent, readOnly bool
-	if a := t.Annotations; a != nil {
-		if desc == "" {
-			desc = a.Title
-		}
-		if a.ReadOnlyHint {
-			safe = core.Bool(true)
-			readOnly = true
-		}
-		idempotent = a.IdempotentHint
-	}
-	remote := t.Name
-	return core.Tool{
-		Name:            name,
-		Description:     desc,
-		Parameters:      params,
-		ConcurrencySafe: safe,
-		Idempotent:      idempotent,
-		ReadOnly:        readOnly,
-		Func: func(ctx context.Context, args json.RawMessage) (any, error) {
-			return s.call(ctx, remote, args)
-		},
-	}, nil
-}

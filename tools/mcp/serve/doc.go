@@ -30,11 +30,14 @@
 // as image and audio content, and a failed call as an isError result
 // reading "error (KIND): message".
 //
-// # Pins
+// # Upstream tools
 //
-// Pins records a hash of each upstream tool's definition at first sight
-// and refuses calls to a tool whose definition changed since, until the
-// change is accepted (see Pins).
+// The tools of upstream MCP servers are registered by an mcp.Client (see
+// package tools/mcp), which pins their definitions and follows their
+// lists: a changed definition is held back — not in the registry, so
+// neither listed nor callable here. Their annotations are served as
+// agentsh's own (see Annotations): readOnlyHint only when the person
+// declared the tool read-only, never because the upstream said so.
 //
 // # Concurrency
 //

@@ -179,10 +179,28 @@ func (a *app) hookInstall(agent string) int {
 		fmt.Fprintf(a.io.out, "agentsh: added hook entries for %s to %s\n", events, c.Path)
 	}
 	fmt.Fprintf(a.io.out, "agentsh: each runs (for up to %s): %s\n", entry.Timeout, entry.Command)
-	if agent == "codex" && c.Wrote {
-		fmt.Fprintln(a.io.out, "agentsh: Codex runs a new or changed hook only once you trust it: start codex, and at \"Hooks need review\" trust these entries; until then every call goes ahead unchecked (codex exec skips untrusted hooks without a word)")
+	for _, note := range trustNotes(agent, a.opts.hookScope != "user", c.Wrote) {
+		fmt.Fprintln(a.io.out, "agentsh: "+note)
 	}
 	return 0
+}
+
+// trustNotes say when the agent will not run the entries at all, and the
+// calls go ahead unchecked (as TestHookTrustRealClients measures).
+func trustNotes(agent string, project, wrote bool) []string {
+	var notes []string
+	switch {
+	case agent == "gemini" && project:
+		notes = append(notes, "Gemini CLI runs a project's hooks only in a trusted folder: trust this one when Gemini CLI asks "+
+			"(headless: GEMINI_CLI_TRUST_WORKSPACE=true); with --skip-trust it runs without them")
+	case agent == "codex" && project:
+		notes = append(notes, "Codex reads a project's .codex only in a trusted project: trust it when Codex asks, or run codex exec --trust once")
+	}
+	if agent == "codex" && wrote {
+		notes = append(notes, "Codex runs a new or changed hook only once you trust it: start codex and trust these entries at \"Hooks need review\"; "+
+			"until then codex exec skips them without a word and every call goes ahead unchecked")
+	}
+	return notes
 }
 
 // hookUninstall takes agentsh's hook entries for agent out of its

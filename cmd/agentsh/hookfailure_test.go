@@ -226,11 +226,12 @@ func TestHookTrustRealClients(t *testing.T) {
 			config  string // added to config.toml
 			flags   []string
 			markers string
+			said    string // in what codex exec printed; "" for no word of hooks
 		}{
-			{"hook not trusted", false, "", nil, "denied.marker"},
-			{"hook trusted for this run", false, "", []string{"--dangerously-bypass-hook-trust"}, ""},
-			{"project not trusted", true, "", []string{"--dangerously-bypass-hook-trust"}, "denied.marker"},
-			{"project trusted", true, "\n[projects.%q]\ntrust_level = \"trusted\"\n", []string{"--dangerously-bypass-hook-trust"}, ""},
+			{"hook not trusted", false, "", nil, "denied.marker", ""},
+			{"hook trusted for this run", false, "", []string{"--dangerously-bypass-hook-trust"}, "", "Command blocked by PreToolUse hook: no calls today"},
+			{"project not trusted", true, "", []string{"--dangerously-bypass-hook-trust"}, "denied.marker", "Untrusted project-local configuration is disabled"},
+			{"project trusted", true, "\n[projects.%q]\ntrust_level = \"trusted\"\n", []string{"--dangerously-bypass-hook-trust"}, "", "Command blocked by PreToolUse hook: no calls today"},
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				root := hookRoot(t)
@@ -252,6 +253,12 @@ func TestHookTrustRealClients(t *testing.T) {
 				run := runCodex(t, codex, root, []string{"touch denied.marker"}, config, c.flags...)
 				if got := strings.Join(run.markers, " "); got != c.markers {
 					t.Errorf("markers %q, want %q; the client said:\n%s", got, c.markers, run.out)
+				}
+				if c.said == "" && strings.Contains(strings.ToLower(strings.ReplaceAll(run.out, root, "ROOT")), "hook") {
+					t.Errorf("codex exec mentioned hooks; the client said:\n%s", run.out)
+				}
+				if c.said != "" && !strings.Contains(run.out, c.said) {
+					t.Errorf("codex exec did not say %q:\n%s", c.said, run.out)
 				}
 			})
 		}

@@ -429,3 +429,75 @@ func ShellQuote(s string) string {
 	}
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
+
+// Elsewhere lists the other files the agent reads hooks from — the
+// other scope's settings, Claude Code's .claude/settings.local.json,
+// Codex's config.toml next to its hooks.json — that also run agentsh hook
+// agent: then the agent asks agentsh twice for every event (and a budget
+// counts twice). dir is the project directory; path, the file Install
+// changed, is left out. A file that cannot be read is left out too.
+func Elsewhere(agent, dir, path string) []string {
+	var candidates []string
+	for _, scope := range []Scope{ScopeProject, ScopeUser} {
+		if p, err := SettingsPath(agent, scope, dir); err == nil {
+			candidates = append(candidates, p)
+			switch agent {
+			case "claude-code":
+				if scope == ScopeProject {
+					candidates = append(candidates, filepath.Join(filepath.Dir(p), "settings.local.json"))
+				}
+			case "codex":
+				candidates = append(candidates, filepath.Join(filepath.Dir(p), "config.toml"))
+			}
+		}
+	}
+	var found []string
+	for _, c := range candidates {
+		if sameFile(c, path) {
+			continue
+		}
+		b, _, err := readSettings(c)
+		if err != nil || b == nil {
+			continue
+		}
+		if filepath.Ext(c) == ".toml" {
+			// Codex's [hooks] tables: a command string that runs agentsh.
+			for _, line := range strings.Split(string(b), "\n") {
+				if _, v, ok := strings.Cut(line, "="); ok && strings.HasPrefix(strings.TrimSpace(line), "command") {
+					var cmd string
+					if json.Unmarshal([]byte(strings.TrimSpace(v)), &cmd) == nil && IsEntry(cmd, agent) {
+						found = append(found, c)
+						break
+					}
+				}
+			}
+			continue
+		}
+		settings, err := parseObject(b)
+		if err != nil {
+			continue
+		}
+		hooks, _ := settings.get("hooks")
+		h, err := parseObject(hooks)
+		if err != nil {
+			continue
+		}
+		for _, m := range h {
+			if _, n, _ := removeEntries(m.value, agent); n > 0 {
+				found = append(found, c)
+				break
+			}
+		}
+	}
+	return found
+}
+
+// sameFile reports whether a and b name one file.
+func sameFile(a, b string) bool {
+	sa, errA := os.Stat(a)
+	sb, errB := os.Stat(b)
+	if errA == nil && errB == nil {
+		return os.SameFile(sa, sb)
+	}
+	return filepath.Clean(a) == filepath.Clean(b)
+}

@@ -495,3 +495,41 @@ func TestSettingsPathUser(t *testing.T) {
 		t.Errorf("CODEX_HOME: %s", got)
 	}
 }
+
+func TestElsewhere(t *testing.T) {
+	home, project := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("CLAUDE_CONFIG_DIR", "")
+	t.Setenv("CODEX_HOME", filepath.Join(home, "codex"))
+	e := Entry{Command: Command("/usr/local/bin/agentsh", "codex", nil), Timeout: time.Minute}
+	user, _ := SettingsPath("codex", ScopeUser, project)
+	proj, _ := SettingsPath("codex", ScopeProject, project)
+	if _, err := Install("codex", user, e); err != nil {
+		t.Fatal(err)
+	}
+	if got := Elsewhere("codex", project, user); len(got) != 0 {
+		t.Errorf("Elsewhere = %v, want none: the file installed is left out", got)
+	}
+	if got := Elsewhere("codex", project, proj); len(got) != 1 || got[0] != user {
+		t.Errorf("Elsewhere = %v, want %s", got, user)
+	}
+	// Codex's config.toml: a [hooks] table running agentsh counts; one
+	// running something else does not.
+	toml := filepath.Join(project, ".codex", "config.toml")
+	os.MkdirAll(filepath.Dir(toml), 0o755)
+	os.WriteFile(toml, []byte("[[hooks.PreToolUse]]\n[[hooks.PreToolUse.hooks]]\ntype = \"command\"\ncommand = \"mine.sh hook codex\"\n"), 0o644)
+	if got := Elsewhere("codex", project, user); len(got) != 0 {
+		t.Errorf("Elsewhere = %v, want none", got)
+	}
+	os.WriteFile(toml, []byte("[[hooks.PreToolUse.hooks]]\ncommand = \"agentsh hook codex --load \\\"/p q.star\\\"\"\n"), 0o644)
+	if got := Elsewhere("codex", project, user); len(got) != 1 || got[0] != toml {
+		t.Errorf("Elsewhere = %v, want %s", got, toml)
+	}
+	// Claude Code's settings.local.json.
+	local := filepath.Join(project, ".claude", "settings.local.json")
+	os.MkdirAll(filepath.Dir(local), 0o755)
+	os.WriteFile(local, []byte(`{"hooks":{"PreToolUse":[{"hooks":[{"type":"command","command":"agentsh hook claude-code"}]}]}}`), 0o644)
+	if got := Elsewhere("claude-code", project, filepath.Join(project, ".claude", "settings.json")); len(got) != 1 || got[0] != local {
+		t.Errorf("Elsewhere = %v, want %s", got, local)
+	}
+}

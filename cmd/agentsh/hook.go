@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -182,7 +183,26 @@ func (a *app) hookInstall(agent string) int {
 	for _, note := range trustNotes(agent, a.opts.hookScope != "user", c.Wrote) {
 		fmt.Fprintln(a.io.out, "agentsh: "+note)
 	}
+	a.hookElsewhere(agent, c.Path)
 	return 0
+}
+
+// hookElsewhere says which other files the agent reads also run agentsh's
+// hooks: each event would be decided twice.
+func (a *app) hookElsewhere(agent, path string) {
+	dir, _ := filepath.Abs(cmp.Or(a.opts.workdir, "."))
+	scope, flag := hookadapter.ScopeUser, "--user"
+	if a.opts.hookScope == "user" {
+		scope, flag = hookadapter.ScopeProject, "--project"
+	}
+	otherScope, _ := hookadapter.SettingsPath(agent, scope, dir)
+	for _, other := range hookadapter.Elsewhere(agent, dir, path) {
+		how := "take those entries out by hand"
+		if other == otherScope {
+			how = "agentsh hook uninstall " + agent + " " + flag + " takes them out"
+		}
+		fmt.Fprintf(a.io.out, "agentsh: %s also runs agentsh hook %s, so the agent asks agentsh twice for every event; %s\n", other, agent, how)
+	}
 }
 
 // trustNotes say when the agent will not run the entries at all, and the

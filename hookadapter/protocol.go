@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/executor"
 )
 
 // Kind is what an event asks about.
@@ -44,6 +45,11 @@ type Answer struct {
 	// Input is the rewritten tool input in the agent's field names; nil
 	// when no hook rewrote it.
 	Input json.RawMessage
+	// Ruling (pre-tool events) and Result (post-tool events: the agent's
+	// result as the after hooks left it) are what the answer was decided
+	// on, for the audit trail; protocols do not write them.
+	Ruling *executor.Ruling
+	Result *core.Result
 }
 
 // Protocol is one agent's hook protocol.

@@ -27,6 +27,8 @@ type Config struct {
 	// StateDir keeps the session state per agent session id; "" keeps
 	// none beyond the process.
 	StateDir string
+	// Audit, when set, receives the Record of the event as Run returns.
+	Audit func(Record)
 }
 
 // Run reads one event from stdin, answers it on stdout and returns the
@@ -35,6 +37,20 @@ type Config struct {
 // outcome: exit 2 and the reason on stderr. Run returns when ctx ends
 // even if a hook ignores it.
 func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout, stderr io.Writer) int {
+	rec := Record{Agent: cfg.Protocol.Name()}
+	var errs bytes.Buffer
+	if cfg.Audit != nil {
+		stderr = io.MultiWriter(stderr, &errs)
+	}
+	code := run(ctx, cfg, &rec, stdin, stdout, stderr)
+	if cfg.Audit != nil {
+		rec.Code, rec.Stderr = code, errs.String()
+		cfg.Audit(rec)
+	}
+	return code
+}
+
+func run(ctx context.Context, cfg Config, rec *Record, stdin io.Reader, stdout, stderr io.Writer) int {
 	raw, err := io.ReadAll(io.LimitReader(stdin, MaxInput+1))
 	switch {
 	case err != nil:
@@ -46,6 +62,7 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout, stderr io.Wri
 	if err != nil {
 		return block(stderr, fmt.Sprintf("malformed %s hook input: %v", cfg.Protocol.Name(), err))
 	}
+	rec.Event = ev
 	if ev.Kind == KindOther {
 		fmt.Fprintf(stderr, "agentsh: %s hooks decide no %s events; nothing to do\n", cfg.Protocol.Name(), ev.Name)
 		return 0
@@ -71,6 +88,7 @@ func Run(ctx context.Context, cfg Config, stdin io.Reader, stdout, stderr io.Wri
 	case <-ctx.Done():
 		return block(stderr, fmt.Sprintf("no decision in time (%v); the call is blocked", context.Cause(ctx)))
 	}
+	rec.Answer = o.a
 	if o.err != nil {
 		return block(stderr, o.err.Error())
 	}
@@ -156,7 +174,7 @@ func preTool(ctx context.Context, cfg Config, ev *Event) (Answer, *core.Session,
 		back, err := c.Out(r.Args, canonicalArgs(r, c.Args), r.WorkDir, absolutePaths(cfg, c.Name))
 		switch {
 		case errors.Is(err, errCannotApply):
-			return Answer{Verdict: core.VerdictDeny, Reason: fmt.Sprintf("a policy rewrote the call, which %s cannot apply (%v)", cfg.Protocol.Name(), err)}, r.Session, nil
+			return Answer{Verdict: core.VerdictDeny, Reason: fmt.Sprintf("a policy rewrote the call, which %s cannot apply (%v)", cfg.Protocol.Name(), err), Ruling: r}, r.Session, nil
 		case err != nil:
 			return Answer{}, nil, err
 		}
@@ -164,6 +182,7 @@ func preTool(ctx context.Context, cfg Config, ev *Event) (Answer, *core.Session,
 			a.Input = back
 		}
 	}
+	a.Ruling = r
 	return a, r.Session, nil
 }
 
@@ -266,9 +285,9 @@ func postTool(ctx context.Context, cfg Config, ev *Event) (Answer, error) {
 	res := cfg.Exec.Observe(ctx, core.Call{Name: c.Name, Args: c.Args, Origin: core.OriginHook}, responseResult(ev.Response))
 	var failure *core.Error
 	if errors.As(res.Err, &failure) && failure.Hook != "" {
-		return Answer{Verdict: core.VerdictDeny, Reason: failure.Message}, nil
+		return Answer{Verdict: core.VerdictDeny, Reason: failure.Message, Result: res}, nil
 	}
-	return Answer{}, nil
+	return Answer{Result: res}, nil
 }
 
 // responseResult is the agent's tool response as a result: a string as

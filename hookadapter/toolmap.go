@@ -1,7 +1,6 @@
 package hookadapter
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -210,17 +209,4 @@ func (m ToolMap) declare(reg *core.Registry, names ...string) error {
 		}
 	}
 	return nil
-}
-
-// marshal is json.Marshal without HTML escaping: the arguments are read
-// by people (decision records, explain) and go back to the agent, and
-// "&&" is clearer than "\u0026\u0026".
-func marshal(v any) (json.RawMessage, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }

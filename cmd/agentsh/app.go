@@ -35,8 +35,10 @@ type app struct {
 	record   *recordFile // nil without --record
 	argv     []string    // what scripts see as argv
 	events   *events     // nil unless --json
-	// eventsFile is --events FILE of mcp serve.
+	// eventsFile is --events FILE of mcp serve and hook.
 	eventsFile *os.File
+	// hookLog gathers the events of agentsh hook --events FILE.
+	hookLog *hookLog
 
 	runCtx context.Context // the non-interactive run's context
 	// prices is the built-in price table with --prices FILE over it.
@@ -62,6 +64,16 @@ func newApp(o *options, std stdio, argv []string) (*app, error) {
 			a.events = newEvents(w)
 			extra = append(extra, executor.WithOnStart(a.events.toolStart), executor.WithOnEnd(a.events.toolEnd))
 		}
+	case o.command == "hook" && o.events != "" && !o.hookSetup():
+		// The agent reads stdout; the policies' prints and the decision
+		// go to --events FILE, in one block at the end (hookLog).
+		f, err := a.openEvents()
+		if err != nil {
+			return nil, err
+		}
+		a.hookLog = &hookLog{f: f}
+		a.events = newEvents(a.hookLog)
+		out = a.events.printer()
 	case o.command == "call" || o.command == "explain" || o.command == "hook":
 		// stdout is the call's output alone; script prints go to stderr.
 		out = std.err

@@ -37,7 +37,9 @@ type options struct {
 	permissions string      // --permissions: "" (default), allow-all or deny-unlisted
 	approve     string      // --approve: "" (by the terminal), never or always
 	as          core.Origin // --as: who makes the call of call and explain
-	hookScope   string      // --project (default) or --user: agentsh hook install
+	hookScope   string      // --project (default) or --user: agentsh hook install and uninstall
+	hook        hookOptions // agentsh hook install
+	events      string      // --events FILE: mcp serve and hook append their events to FILE
 
 	model      string             // --model PROVIDER:MODEL
 	record     string             // --record FILE
@@ -101,6 +103,10 @@ var valueFlags = map[string]func(o *options, v string) error{
 	},
 	"load": func(o *options, v string) error {
 		o.loads = append(o.loads, v)
+		return nil
+	},
+	"events": func(o *options, v string) error {
+		o.events = v
 		return nil
 	},
 	"mode": func(o *options, v string) error {
@@ -373,6 +379,8 @@ func parseArgs(args []string) (*options, error) {
 			o.failOnDeny = true
 		case "project", "user":
 			o.hookScope = name
+		case "allow-temp-exe":
+			o.hook.allowTempExe = true
 		case "h", "help":
 			o.command = "help"
 		case "version":
@@ -387,8 +395,8 @@ func parseArgs(args []string) (*options, error) {
 	if o.as != core.OriginUnset && o.command != "call" && o.command != "explain" {
 		return nil, usagef("--as chooses who makes the call of agentsh call and agentsh explain: agentsh explain --as model TOOL [JSON]")
 	}
-	if o.hookScope != "" && o.command != "hook" {
-		return nil, usagef("--%s chooses the settings file of agentsh hook install claude-code", o.hookScope)
+	if err := checkHookFlags(o); err != nil {
+		return nil, err
 	}
 	if o.command == "hook" && o.noBuiltins && (len(o.positional) == 0 || o.positional[0] != "install" && o.positional[0] != "uninstall") {
 		return nil, usagef("agentsh hook decides the agent's calls as agentsh's built-in tools, which --no-builtins would leave undeclared; drop --no-builtins")
@@ -451,10 +459,16 @@ Usage:
                                           latest first (ids for --resume)
   agentsh hook AGENT [--load F]           one hook event of claude-code, gemini or codex
                                           on stdin, answered in that agent's protocol;
-                                          any failure blocks (exit 2, reason on stderr)
-  agentsh hook install claude-code [--project|--user] [--load F]
-                                          add agentsh's hooks to .claude/settings.json
-                                          (default --project) or ~/.claude/settings.json
+                                          any failure blocks (exit 2, reason on stderr);
+                                          --events FILE: append the decision to FILE
+  agentsh hook install AGENT [--project|--user] [--load F]
+                                          write agentsh's hook entries (with --load,
+                                          --permissions, --max-steps, --timeout, --events)
+                                          into the agent's project settings (default) or
+                                          the user's, replacing earlier ones; they block
+                                          the call if agentsh cannot run; see docs/hooks.md
+  agentsh hook uninstall AGENT [--project|--user]
+                                          take agentsh's hook entries out again
   agentsh mcp serve [--listen ADDR]       serve the tools as an MCP server (stdio, or
                                           streamable HTTP on ADDR; see docs/mcp.md)
   agentsh mcp pins [NAME...] [--accept NAME]
@@ -513,7 +527,12 @@ Flags:
                       server's own readOnlyHint declares nothing
   --listen ADDR       mcp serve: streamable HTTP on ADDR (loopback unless --token-file)
   --token-file FILE   mcp serve: clients must send FILE's token as a bearer token
-  --events FILE       mcp serve: write the --json events to FILE (default: stderr)
+  --events FILE       mcp serve: write the --json events to FILE (default: stderr);
+                      hook: append each decision to FILE (docs/events.md)
+  --exe PATH          hook install: the agentsh the entries run (default: this one)
+  --allow-temp-exe    hook install: accept an agentsh in the Go build cache or a temp
+                      directory (go run, go test), which the entries stop finding
+                      when it is cleaned up; go install ./cmd/agentsh instead
   --pins FILE         the pins of upstream tool definitions, for --mcp and
                       mcp_server(...) (default $XDG_STATE_HOME/agentsh/mcp-pins.json)
   --lang LANG         star (default) or lua: the language of -c, piped stdin,

@@ -324,17 +324,6 @@ func runClient(t *testing.T, client string, calls func(project string) []clientC
 	return run
 }
 
-func writeJSON(t *testing.T, path string, v any) {
-	t.Helper()
-	b, _ := json.MarshalIndent(v, "", "  ")
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // recordingHook is a hook command that keeps each event it is given in
 // root/events, in order, and answers nothing.
 func recordingHook(root string) string {

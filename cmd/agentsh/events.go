@@ -3,7 +3,9 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"os"
 	"sync"
 
 	"github.com/agentsh/agentsh/core"
@@ -85,4 +87,15 @@ func (e *events) error(err error, code int) {
 
 func (e *events) exit(code int) {
 	e.emit(map[string]any{"event": "exit", "exit_code": code})
+}
+
+// openEvents opens --events FILE to append to it (created with mode
+// 0600), for mcp serve and hook; app.close closes it.
+func (a *app) openEvents() (*os.File, error) {
+	f, err := os.OpenFile(a.opts.events, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("--events: %w; give a file agentsh can append to", err)
+	}
+	a.eventsFile = f
+	return f, nil
 }

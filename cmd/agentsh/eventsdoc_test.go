@@ -12,6 +12,9 @@ import (
 	"testing"
 
 	"github.com/agentsh/agentsh/agent"
+	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/executor"
+	"github.com/agentsh/agentsh/hookadapter"
 	"github.com/agentsh/agentsh/script"
 	"github.com/agentsh/agentsh/script/agentapi"
 )
@@ -137,6 +140,12 @@ func TestEventsDoc(t *testing.T) {
 	check("print", []string{"event", "text"})
 	check("tool_start", []string{"event", "call_id", "tool", "args"})
 	check("exit", []string{"event", "exit_code"})
+	check("hook", keys(hookEvent(hookadapter.Record{
+		Agent:  "codex",
+		Event:  &hookadapter.Event{Name: "PreToolUse", SessionID: "s", Cwd: "/w", Tool: "Bash", Input: json.RawMessage(`{"command":"ls"}`)},
+		Answer: hookadapter.Answer{Input: json.RawMessage(`{}`), Ruling: &executor.Ruling{}, Result: &core.Result{}},
+		Stderr: "agentsh: blocked",
+	})))
 }
 
 func contains(list []string, s string) bool {

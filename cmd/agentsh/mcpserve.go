@@ -26,7 +26,6 @@ import (
 type mcpOptions struct {
 	listen    string   // --listen ADDR: streamable HTTP instead of stdio
 	tokenFile string   // --token-file FILE
-	events    string   // --events FILE
 	pins      string   // --pins FILE
 	accept    string   // --accept NAME (mcp pins)
 	readOnly  []string // --mcp-read-only NAME=TOOL,... (applied to the --mcp servers)
@@ -35,7 +34,6 @@ type mcpOptions struct {
 var mcpFlags = map[string]func(o *options, v string) error{
 	"listen":     func(o *options, v string) error { o.mcp.listen = v; return nil },
 	"token-file": func(o *options, v string) error { o.mcp.tokenFile = v; return nil },
-	"events":     func(o *options, v string) error { o.mcp.events = v; return nil },
 	"pins":       func(o *options, v string) error { o.mcp.pins = v; return nil },
 	"accept":     func(o *options, v string) error { o.mcp.accept = v; return nil },
 	"mcp-read-only": func(o *options, v string) error {
@@ -52,12 +50,11 @@ const offloadThreshold = 16 << 10
 // mcpEvents is where mcp serve writes --json events: --events FILE, else
 // stderr; nil without either.
 func (a *app) mcpEvents(std stdio) (io.Writer, error) {
-	if a.opts.mcp.events != "" {
-		f, err := os.OpenFile(a.opts.mcp.events, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+	if a.opts.events != "" {
+		f, err := a.openEvents()
 		if err != nil {
-			return nil, fmt.Errorf("--events: %w", err)
+			return nil, err
 		}
-		a.eventsFile = f
 		return f, nil
 	}
 	if a.opts.jsonOut {

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"strings"
+	"sync"
+
+	"github.com/agentsh/agentsh/hookadapter"
+)
+
+// hookLog is agentsh hook --events FILE. One hook process answers one
+// event, and an agent runs many at once; so a process gathers its events
+// — what the policies print, then the hook event — and appends them to
+// FILE in one write under a lock as it ends (hookadapter.AppendLocked):
+// the lines of concurrent processes never interleave, and one process's
+// lines stay together. Write is safe for concurrent use.
+type hookLog struct {
+	f    *os.File
+	mu   sync.Mutex
+	buf  bytes.Buffer
+	done bool
+}
+
+func (l *hookLog) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.done {
+		l.buf.Write(b)
+	}
+	return len(b), nil
+}
+
+// flush appends what was gathered; what a hook still prints after it (a
+// policy past the deadline) is dropped.
+func (l *hookLog) flush() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.done = true
+	if l.buf.Len() == 0 {
+		return nil
+	}
+	return hookadapter.AppendLocked(l.f, l.buf.Bytes())
+}
+
+// hookEvent is the hook event of one hook process (docs/events.md): the
+// agent's event, what agentsh answered, and the ruling (pre-tool) or the
+// result the after hooks saw (post-tool) in the shapes of explain --json
+// and tool_end.
+func hookEvent(rec hookadapter.Record) map[string]any {
+	m := map[string]any{
+		"event":     "hook",
+		"agent":     rec.Agent,
+		"exit_code": rec.Code,
+		"verdict":   rec.Answer.Verdict.String(),
+		"reason":    rec.Answer.Reason,
+	}
+	if ev := rec.Event; ev != nil {
+		m["hook_event_name"] = ev.Name
+		if ev.SessionID != "" {
+			m["session_id"] = ev.SessionID
+		}
+		if ev.Cwd != "" {
+			m["cwd"] = ev.Cwd
+		}
+		if ev.Tool != "" {
+			m["tool_name"] = ev.Tool
+			m["tool_input"] = argsValue(ev.Input)
+		}
+	}
+	if in := rec.Answer.Input; in != nil && json.Valid(in) {
+		m["updated_input"] = json.RawMessage(in)
+	}
+	if s := strings.TrimSpace(rec.Stderr); s != "" {
+		m["stderr"] = s
+	}
+	if r := rec.Answer.Ruling; r != nil {
+		m["ruling"] = rulingJSON(r)
+	}
+	if res := rec.Answer.Result; res != nil {
+		m["result"] = resultJSON(res)
+	}
+	return m
+}

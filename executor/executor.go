@@ -39,6 +39,7 @@ type Executor struct {
 
 	workdir    atomic.Pointer[workpath.Dir] // see WithWorkDir
 	workdirSet atomic.Bool                  // by WithWorkDir, SetWorkDir or an extension
+	secrets    atomic.Pointer[[]string]     // see SetSecretFiles
 }
 
 // pipeline is an immutable snapshot of the hooks and middleware.
@@ -451,6 +452,9 @@ func (e *Executor) execute(ctx context.Context, call *core.Call) *core.Result {
 	if ctx.Err() != nil {
 		res.Err = contextError(ctx, call, nil)
 		return res
+	}
+	if p := e.secrets.Load(); p != nil && len(*p) > 0 {
+		ctx = core.WithSecretFiles(ctx, *p)
 	}
 	callFunc(ctx, t, call, res)
 	return res

@@ -108,6 +108,20 @@ func (h *Host) addCoreSettings() {
 		},
 		Set: func(v any) { ex.SetValidateArguments(v.(bool)) },
 	}
+	h.settings["secret_files"] = Setting{
+		Get: func() any { return stringValues(ex.SecretFiles()) },
+		Check: func(v any) error {
+			ps, err := secretPatterns(v)
+			if err != nil {
+				return err
+			}
+			return executor.New(nil).SetSecretFiles(ps)
+		},
+		Set: func(v any) {
+			ps, _ := secretPatterns(v)
+			_ = ex.SetSecretFiles(ps)
+		},
+	}
 	h.settings["permissions"] = Setting{
 		Get: func() any { return ex.Permissions().String() },
 		Check: func(v any) error {
@@ -150,4 +164,21 @@ func display(v any) string {
 		return Quote(v)
 	}
 	return describe(v)
+}
+
+// secretPatterns reads secret_files: a list of glob patterns.
+func secretPatterns(v any) ([]string, error) {
+	list, ok := asList(v)
+	if !ok {
+		return nil, fmt.Errorf("want a list of glob patterns such as [\"*.pem\", \".env\", \".ssh/\"], got %s", describe(v))
+	}
+	out := make([]string, len(list))
+	for i, e := range list {
+		s, ok := e.(string)
+		if !ok {
+			return nil, fmt.Errorf("pattern %d: want a string, got %s", i, describe(e))
+		}
+		out[i] = s
+	}
+	return out, nil
 }

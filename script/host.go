@@ -50,6 +50,8 @@ type Host struct {
 
 	replaceTools bool              // SetReplaceTools
 	replaceNote  func(name string) // SetReplaceTools
+
+	declared func(name string) (core.Tool, bool) // SetDeclarations
 }
 
 // NewHost returns a host for exec that prints to out. Artifacts offloaded

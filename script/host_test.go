@@ -553,11 +553,11 @@ func ptr[T any](v T) *T { return &v }
 func TestHostConfig(t *testing.T) {
 	h, ex, _ := newTestHost(t)
 	cur, err := h.Config(nil)
-	if err != nil || Quote(cur) != `{"concurrency":0,"mode":"serial","offload":0,"permissions":"default","validate_arguments":false}` {
+	if err != nil || Quote(cur) != `{"concurrency":0,"mode":"serial","offload":0,"permissions":"default","secret_files":[],"validate_arguments":false}` {
 		t.Fatalf("Config() = %v, %v", cur, err)
 	}
 	cur, err = h.Config(map[string]any{"mode": "Parallel", "concurrency": int64(3), "validate_arguments": true, "offload": int64(64)})
-	if err != nil || Quote(cur) != `{"concurrency":3,"mode":"parallel","offload":64,"permissions":"default","validate_arguments":true}` {
+	if err != nil || Quote(cur) != `{"concurrency":3,"mode":"parallel","offload":64,"permissions":"default","secret_files":[],"validate_arguments":true}` {
 		t.Fatalf("Config(all) = %v, %v", cur, err)
 	}
 	if ex.Mode() != executor.ModeParallel || ex.Concurrency() != 3 || !ex.ValidateArguments() {
@@ -578,14 +578,14 @@ func TestHostConfig(t *testing.T) {
 		{map[string]any{"offload": int64(-1)}, "offload: got -1, want 0 (off) or a size in bytes"},
 		{map[string]any{"permissions": "x"}, `permissions: unknown permissions "x": want default, allow-all or deny-unlisted`},
 		{map[string]any{"permissions": true}, `permissions: want "default", "allow-all" or "deny-unlisted", got a bool`},
-		{map[string]any{"speed": int64(1)}, `unknown setting "speed"; the settings are concurrency, mode, offload, permissions, validate_arguments`},
+		{map[string]any{"speed": int64(1)}, `unknown setting "speed"; the settings are concurrency, mode, offload, permissions, secret_files, validate_arguments`},
 	} {
 		if _, err := h.Config(tc.u); err == nil || err.Error() != tc.want {
 			t.Errorf("Config: %v, want %q", err, tc.want)
 		}
 	}
 	cur, _ = h.Config(nil)
-	if Quote(cur) != `{"concurrency":3,"mode":"parallel","offload":64,"permissions":"default","validate_arguments":true}` {
+	if Quote(cur) != `{"concurrency":3,"mode":"parallel","offload":64,"permissions":"default","secret_files":[],"validate_arguments":true}` {
 		t.Errorf("failed Config calls changed settings: %v", Quote(cur))
 	}
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/stdlib"
 )
 
@@ -19,10 +20,12 @@ var TestClock = time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // MockTool registers fn as the tool name, a stand-in for a test. An
 // existing tool of that name is replaced, but its Description, Parameters,
-// ConcurrencySafe, Idempotent, ReadOnly and its own Before and After hooks are kept,
-// so calls of the stand-in go through the same argument validation, hooks
-// and middleware decisions as calls of the real tool. When there is no such
-// tool, a new one is registered with the description "mock". fn receives
+// ConcurrencySafe, Idempotent, ReadOnly, Effects, Preview and its own
+// Before and After hooks are kept, so calls of the stand-in are made
+// canonical and go through the same argument validation, hooks and
+// middleware decisions as calls of the real tool. When there is no such
+// tool, a new one is registered with the description "mock", declared as
+// SetDeclarations says (a built-in tool that is not installed). fn receives
 // the decoded arguments object and returns the output, like the function
 // of a script tool.
 func (h *Host) MockTool(name string, fn Func) error {
@@ -40,14 +43,29 @@ func (h *Host) MockTool(name string, fn Func) error {
 		}
 		t.Idempotent = old.Idempotent
 		t.ReadOnly = old.ReadOnly
+		t.Effects = old.Effects
+		t.Preview = old.Preview
 		t.Before = old.Before
 		t.After = old.After
+	}
+	if old := reg.GetTool(name); old == nil && h.declared != nil {
+		// A stand-in for a built-in tool that is not installed takes its
+		// declaration, so policies decide on it as on the tool.
+		if d, ok := h.declared(name); ok {
+			t.ReadOnly, t.Effects = d.ReadOnly, d.Effects
+		}
 	}
 	if err := reg.ReplaceTools(t); err != nil {
 		return fmt.Errorf("mock_tool: %w", err)
 	}
 	return nil
 }
+
+// SetDeclarations tells mock_tool how to declare a stand-in for a tool
+// that is not registered: fn returns the ReadOnly and Effects of the tool
+// named (the built-in tools', see tools/builtins), or false. Call it
+// before the host runs scripts.
+func (h *Host) SetDeclarations(fn func(name string) (core.Tool, bool)) { h.declared = fn }
 
 // ConstFunc returns a Func named name that ignores its arguments and
 // returns v, which is a JSON shape or a host output such as

@@ -9,9 +9,11 @@ import (
 	"sync"
 
 	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/tools/builtins"
 	"github.com/agentsh/agentsh/tools/process"
 	"github.com/agentsh/agentsh/tools/search"
 	"github.com/agentsh/agentsh/tools/web"
+	"github.com/agentsh/agentsh/workpath"
 )
 
 // ExtensionConfig configures the built-in tools. Only WorkingDir is
@@ -37,6 +39,12 @@ type ExtensionConfig struct {
 	// Runners run run_code's interpreted languages, by name ("starlark",
 	// "lua"). python3, node and bash run through Exec.
 	Runners map[string]CodeRunner
+	// SecretFiles are glob patterns of files that may hold secrets
+	// (workpath.Match's: *.pem, .env, .ssh/): grep never searches them,
+	// whatever path or glob it is given, so a search cannot print what a
+	// policy refuses read_file. The executor's (executor.SetSecretFiles,
+	// config(secret_files = [...]) in scripts) count too.
+	SecretFiles []string
 }
 
 // Extension is the built-in tools. Create it with NewExtension and install
@@ -119,6 +127,16 @@ func (x *Extension) Init(ctx context.Context) error {
 	}
 	x.browser = x.cfg.Browser
 	x.runners = x.cfg.Runners
+	return checkSecretFiles(x.cfg.SecretFiles)
+}
+
+// checkSecretFiles refuses a malformed ExtensionConfig.SecretFiles.
+func checkSecretFiles(patterns []string) error {
+	for _, p := range patterns {
+		if _, err := workpath.Match(p, "x"); err != nil || p == "" {
+			return fmt.Errorf("tools: SecretFiles: pattern %q is not a valid glob; use *, **, ?, [abc] and {a,b}, as in *.pem or .ssh/", p)
+		}
+	}
 	return nil
 }
 
@@ -145,26 +163,6 @@ func (x *Extension) WorkingDir() string { return x.root }
 // file adds its own.
 var toolBuilders = map[string]func(*Extension) core.Tool{}
 
-// readOnly names the built-in tools that change nothing: a model's calls
-// of them run without asking (see core.Tool.ReadOnly).
-var readOnly = map[string]bool{"read_file": true, "list_dir": true, "glob": true, "grep": true}
-
-// effects declares what each built-in tool does with its arguments, so
-// the executor makes its paths canonical and lists its effects before any
-// hook runs (see core.Tool.Effects).
-var effects = map[string][]core.ArgEffect{
-	"read_file":  {{Arg: "path", Kind: core.ArgRead}},
-	"write_file": {{Arg: "path", Kind: core.ArgWrite}},
-	"edit_file":  {{Arg: "path", Kind: core.ArgWrite}},
-	"list_dir":   {{Arg: "path", Kind: core.ArgRead, Default: "."}},
-	"glob":       {{Arg: "path", Kind: core.ArgRead, Default: "."}},
-	"grep":       {{Arg: "path", Kind: core.ArgRead, Default: "."}},
-	"bash":       {{Arg: "workdir", Kind: core.ArgDir}, {Arg: "command", Kind: core.ArgShell}},
-	"run_code":   {{Arg: "code", Kind: core.ArgCode}},
-	"fetch":      {{Arg: "url", Kind: core.ArgURL}},
-	"browser":    {{Arg: "url", Kind: core.ArgURL}},
-}
-
 // Tools returns the built-in tools, sorted by name.
 func (x *Extension) Tools() []core.Tool {
 	names := make([]string, 0, len(toolBuilders))
@@ -175,8 +173,8 @@ func (x *Extension) Tools() []core.Tool {
 	out := make([]core.Tool, len(names))
 	for i, n := range names {
 		out[i] = toolBuilders[n](x)
-		out[i].ReadOnly = readOnly[n]
-		out[i].Effects = effects[n]
+		d, _ := builtins.Lookup(n)
+		out[i].ReadOnly, out[i].Effects = d.ReadOnly, d.Effects
 	}
 	return out
 }

@@ -215,7 +215,7 @@ type grepArgs struct {
 
 func (x *Extension) grepTool() core.Tool {
 	return tool("grep",
-		"Searches file contents with a regular expression (RE2 syntax). output_mode: files_with_matches (default: paths), content (path:line:text, context lines path-line-text) or count (path:N). Results are sorted by path then line; head_limit (default 500) and offset page through them. Paths are printed as glob prints them.",
+		"Searches file contents with a regular expression (RE2 syntax). output_mode: files_with_matches (default: paths), content (path:line:text, context lines path-line-text) or count (path:N). Results are sorted by path then line; head_limit (default 500) and offset page through them. Paths are printed as glob prints them. Files the session treats as secrets are never searched.",
 		`{"type":"object","properties":{`+
 			`"pattern":{"type":"string","description":"regular expression (RE2)"},`+
 			`"path":{"type":"string","description":"file or directory to search (default the working directory), bare or quoted as the tools print it"},`+
@@ -275,7 +275,7 @@ func (x *Extension) grepFiles(ctx context.Context, a grepArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	req := search.GrepRequest{Pattern: a.Pattern, Path: p, Glob: a.Glob, Type: a.Type, IgnoreCase: a.IgnoreCase,
+	req := search.GrepRequest{Pattern: a.Pattern, Path: p, Glob: a.Glob, Exclude: append(x.cfg.SecretFiles[:len(x.cfg.SecretFiles):len(x.cfg.SecretFiles)], core.SecretFiles(ctx)...), Type: a.Type, IgnoreCase: a.IgnoreCase,
 		Multiline: a.Multiline, Before: before, After: after, Hidden: a.Hidden, NoIgnore: a.NoIgnore,
 		Mode: grepMode(mode), Limit: grepFileLimit(offset, limit)}
 

@@ -13,6 +13,7 @@ import (
 	"github.com/agentsh/agentsh/provider"
 	"github.com/agentsh/agentsh/provider/pricing"
 	"github.com/agentsh/agentsh/script"
+	"github.com/agentsh/agentsh/tools/builtins"
 	"github.com/agentsh/agentsh/tools/mcp"
 )
 
@@ -146,6 +147,7 @@ func (a *app) newHost(out io.Writer, main bool, extra ...executor.Option) (*scri
 	execOpts = append(execOpts, executor.WithApprover(headlessApprover(o.approve)))
 	exec := executor.New(core.NewRegistry(), append(execOpts, extra...)...)
 	host := script.NewHost(exec, out)
+	host.SetDeclarations(builtins.Tool)
 	if !o.noBuiltins {
 		if err := a.installTools(host); err != nil {
 			_ = exec.Close()

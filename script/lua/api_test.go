@@ -529,7 +529,7 @@ print(c.mode, c.concurrency, c.validate_arguments)
 		{`config{mode = "serial", concurrency = 1.5}`, "config: concurrency: got 1.5"},
 		{`config{mode = "serial", validate_arguments = "yes"}`, "config: validate_arguments: want True or False"},
 		{`config{mode = "sideways", concurrency = 2}`, "config: mode:"},
-		{`config{mode = "serial", colour = "blue"}`, `config: unknown setting "colour"; the settings are concurrency, mode, offload, permissions, validate_arguments`},
+		{`config{mode = "serial", colour = "blue"}`, `config: unknown setting "colour"; the settings are concurrency, mode, offload, permissions, secret_files, validate_arguments`},
 		{`config{mode = "serial", f = print}`, `config: f got a function, want a value`},
 		{`config{"serial"}`, `config: argument names are strings, got key 1`},
 		{`config("serial")`, `config: takes only named arguments, got 1 positional`},

@@ -78,7 +78,7 @@ func TestBadCallsSayTheSame(t *testing.T) {
 		{`tool_names(1)`, `tool_names(1)`, "tool_names: got 1 arguments, want at most 0"},
 		{`config{f = print}`, `config(f = print)`, "config: f got a function, want a value"},
 		{`config{mode = "sideways"}`, `config(mode = "sideways")`, `config: mode: unknown execution mode "sideways": want serial, parallel or mixed`},
-		{`config{bogus = 1}`, `config(bogus = 1)`, `config: unknown setting "bogus"; the settings are concurrency, mode, offload, permissions, validate_arguments`},
+		{`config{bogus = 1}`, `config(bogus = 1)`, `config: unknown setting "bogus"; the settings are concurrency, mode, offload, permissions, secret_files, validate_arguments`},
 		{`config("serial")`, `config("serial")`, "config: takes only named arguments, got 1 positional"},
 		// decisions
 		{`config{permissions = "x"}`, `config(permissions = "x")`, `config: permissions: unknown permissions "x": want default, allow-all or deny-unlisted`},

@@ -321,10 +321,10 @@ print(config(offload = 0, validate_arguments = False, concurrency = 0, mode = "s
 print(config(permissions = "deny-unlisted")["permissions"], config(permissions = "allow-all")["permissions"], config(permissions = "default")["permissions"])
 `)
 	wantLines(t, e.lines(),
-		`{"concurrency": 0, "mode": "serial", "offload": 0, "permissions": "default", "validate_arguments": False}`,
-		`{"concurrency": 4, "mode": "parallel", "offload": 1000, "permissions": "default", "validate_arguments": True}`,
-		`{"concurrency": 4, "mode": "mixed", "offload": 1000, "permissions": "default", "validate_arguments": True}`,
-		`{"concurrency": 0, "mode": "serial", "offload": 0, "permissions": "default", "validate_arguments": False}`,
+		`{"concurrency": 0, "mode": "serial", "offload": 0, "permissions": "default", "secret_files": [], "validate_arguments": False}`,
+		`{"concurrency": 4, "mode": "parallel", "offload": 1000, "permissions": "default", "secret_files": [], "validate_arguments": True}`,
+		`{"concurrency": 4, "mode": "mixed", "offload": 1000, "permissions": "default", "secret_files": [], "validate_arguments": True}`,
+		`{"concurrency": 0, "mode": "serial", "offload": 0, "permissions": "default", "secret_files": [], "validate_arguments": False}`,
 		"deny-unlisted allow-all default",
 	)
 	e.run(`config(mode = "mixed", concurrency = 3, validate_arguments = True)`)
@@ -340,7 +340,7 @@ print(config(permissions = "deny-unlisted")["permissions"], config(permissions =
 		{`config(validate_arguments = 1)`, "config: validate_arguments: want True or False, got an int"},
 		{`config(offload = -5)`, "config: offload: got -5, want 0 (off) or a size in bytes"},
 		{`config(offload = 1.5)`, "config: offload: got 1.5, want 0 (off) or a size in bytes"},
-		{`config(bogus = 1)`, `config: unknown setting "bogus"; the settings are concurrency, mode, offload, permissions, validate_arguments`},
+		{`config(bogus = 1)`, `config: unknown setting "bogus"; the settings are concurrency, mode, offload, permissions, secret_files, validate_arguments`},
 		{`config("mixed")`, "config: takes only named arguments, got 1 positional"},
 		{`config(mode = lambda: 1)`, "config: mode got a function, want a value"},
 	} {

@@ -18,6 +18,7 @@ import (
 	"github.com/agentsh/agentsh/executor"
 	"github.com/agentsh/agentsh/internal/wording"
 	"github.com/agentsh/agentsh/script"
+	"github.com/agentsh/agentsh/tools/builtins"
 )
 
 // Options configures Run. The zero value is usable: fresh hosts without
@@ -180,7 +181,9 @@ func Run(ctx context.Context, opts Options, paths []string) (Summary, error) {
 // defaultHost is a host on a new executor that validates arguments.
 func defaultHost(out io.Writer) (*script.Host, func(), error) {
 	ex := executor.New(nil, executor.WithValidateArguments(true))
-	return script.NewHost(ex, out), func() { _ = ex.Close() }, nil
+	h := script.NewHost(ex, out)
+	h.SetDeclarations(builtins.Tool)
+	return h, func() { _ = ex.Close() }, nil
 }
 
 type runner struct {

@@ -170,15 +170,23 @@ func (f *globFilter) keep(rel string) bool {
 	return true
 }
 
-// fileFilter is the Type and Glob filters of a grep request.
+// fileFilter is the Type, Glob and Exclude filters of a grep request.
 type fileFilter struct {
-	typ  *typeFilter
-	glob *globFilter
+	typ      *typeFilter
+	glob     *globFilter
+	excludes []*globFilter
 }
 
-func newFileFilter(typ, glob string) (fileFilter, error) {
+func newFileFilter(typ, glob string, excludes []string) (fileFilter, error) {
 	var f fileFilter
 	var err error
+	for _, x := range excludes {
+		g, err := newGlobFilter("!" + strings.TrimPrefix(x, "!"))
+		if err != nil {
+			return f, fmt.Errorf("search: invalid exclude pattern %q", x)
+		}
+		f.excludes = append(f.excludes, g)
+	}
 	if typ != "" {
 		if f.typ, err = newTypeFilter(typ); err != nil {
 			return f, err
@@ -195,6 +203,11 @@ func newFileFilter(typ, glob string) (fileFilter, error) {
 func (f fileFilter) keep(name, rel string) bool {
 	if f.typ != nil && !f.typ.keep(name) {
 		return false
+	}
+	for _, x := range f.excludes {
+		if !x.keep(rel) {
+			return false
+		}
 	}
 	return f.glob == nil || f.glob.keep(rel)
 }

@@ -80,7 +80,7 @@ func newGrepPlan(req GrepRequest) (*grepPlan, error) {
 	if p.m, err = compileMatcher(req); err != nil {
 		return nil, err
 	}
-	if p.filter, err = newFileFilter(req.Type, req.Glob); err != nil {
+	if p.filter, err = newFileFilter(req.Type, req.Glob, req.Exclude); err != nil {
 		return nil, err
 	}
 	if req.Mode < ModeContent || req.Mode > ModeCount {

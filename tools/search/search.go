@@ -116,6 +116,10 @@ type GrepRequest struct {
 	// Glob keeps only files whose path (relative to the root) or base name
 	// matches this doublestar pattern, like rg -g (see the package doc).
 	Glob string
+	// Exclude drops the files whose path (relative to the root) or base
+	// name matches one of these patterns, and every file below a
+	// directory one matches, like rg -g '!PATTERN' (see the package doc).
+	Exclude []string
 	// Type keeps only files of a type, such as "go" or "py" (see Types).
 	Type       string
 	IgnoreCase bool

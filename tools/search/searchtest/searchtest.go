@@ -281,6 +281,7 @@ func (s *grepTester) checks() []check {
 		{"Multiline", s.checkMultiline},
 		{"Type", s.checkType},
 		{"Glob", s.checkGlob},
+		{"Exclude", s.checkExclude},
 		{"Path", s.checkPath},
 		{"Symlinks", s.checkSymlinks},
 		{"PatternsLikeFlags", s.checkPatternsLikeFlags},
@@ -708,6 +709,40 @@ func (s *grepTester) checkGlob(t *testing.T) {
 	err := g.Grep(context.Background(), search.GrepRequest{Pattern: "needle", Glob: "[a-"}, func(search.FileResult) bool { return true })
 	if err == nil {
 		t.Errorf("an invalid glob: got no error")
+	}
+}
+
+// checkExclude: excluded files are never searched, whether the search
+// names their directory, the file itself, or matches them with Glob, and
+// the rest comes out as without Exclude.
+func (s *grepTester) checkExclude(t *testing.T) {
+	g := s.newBackend(newTree(t, tree{
+		"a.txt":            "needle\n",
+		"certs/server.pem": "needle\n",
+		"certs/ca.crt":     "needle\n",
+		"deep/x/key.pem":   "needle\n",
+		".ssh/id_ed25519":  "needle\n",
+		"keys/id_ed25519":  "needle\n",
+		"src/main.go":      "needle\n",
+	}))
+	secrets := []string{"*.pem", "id_ed25519", ".ssh/"}
+	cases := []struct {
+		req  search.GrepRequest
+		want []string
+	}{
+		{search.GrepRequest{Pattern: "needle", Hidden: true, Exclude: secrets}, []string{"a.txt", "certs/ca.crt", "src/main.go"}},
+		{search.GrepRequest{Pattern: "needle", Path: "certs", Exclude: secrets}, []string{"certs/ca.crt"}},
+		{search.GrepRequest{Pattern: "needle", Path: "certs/server.pem", Exclude: secrets}, nil},
+		{search.GrepRequest{Pattern: "needle", Glob: "*.pem", Exclude: secrets}, nil},
+		{search.GrepRequest{Pattern: "needle", Hidden: true, Path: ".ssh", Exclude: secrets}, nil},
+		{search.GrepRequest{Pattern: "needle", Exclude: []string{"src/"}}, []string{"a.txt", "certs/ca.crt", "certs/server.pem", "deep/x/key.pem", "keys/id_ed25519"}},
+	}
+	for _, c := range cases {
+		checkPaths(t, fmt.Sprintf("Exclude %q, path %q, glob %q", c.req.Exclude, c.req.Path, c.req.Glob), paths(grepAll(t, g, c.req)), c.want)
+	}
+	err := g.Grep(context.Background(), search.GrepRequest{Pattern: "needle", Exclude: []string{"[a-"}}, func(search.FileResult) bool { return true })
+	if err == nil {
+		t.Errorf("an invalid exclude pattern: got no error")
 	}
 }
 

@@ -79,6 +79,25 @@ func Ask(reason string) error { return &VerdictError{Verdict: VerdictAsk, Reason
 // too.
 func Deny(reason string) error { return &VerdictError{Verdict: VerdictDeny, Reason: reason} }
 
+// HookFailure is the error of a before hook that failed rather than
+// decided: a script hook that raised an error, ran out of steps or time,
+// or returned something a hook may not. It denies, as every error does,
+// and the executor records the deny as the hook's failure
+// (Decision.Failed). A Go BeforeFunc's own error stays a deny verdict.
+type HookFailure struct{ Err error }
+
+func (e *HookFailure) Error() string { return e.Err.Error() }
+func (e *HookFailure) Unwrap() error { return e.Err }
+
+// HookFailed marks err, the error of a before hook, as its failure; nil
+// stays nil.
+func HookFailed(err error) error {
+	if err == nil {
+		return nil
+	}
+	return &HookFailure{Err: err}
+}
+
 // VerdictOf reads the verdict a BeforeFunc returned: none for nil, the
 // VerdictError's for one, deny (with the error's text) for any other.
 func VerdictOf(err error) (Verdict, string) {
@@ -164,6 +183,11 @@ type Decision struct {
 	// Skipped marks a hook that did not run because an earlier one denied;
 	// a hook that ran without an opinion has verdict none and Skipped false.
 	Skipped bool `json:"skipped,omitempty"`
+	// Failed marks a deny that is the hook failing, not a verdict it gave:
+	// it raised an error (a HookFailure), panicked, ran out of time, or
+	// rewrote the arguments into something that is not an object. Reason
+	// is then the error.
+	Failed bool `json:"failed,omitempty"`
 	// Rewrote says the hook replaced the arguments; ArgsBefore and
 	// ArgsAfter are then the objects before and after.
 	Rewrote    bool            `json:"rewrote,omitempty"`

@@ -84,7 +84,7 @@ func (e *Executor) before(ctx context.Context, call *core.Call, s beforeStep) (d
 		if v := recover(); v != nil {
 			pe := panicError(call, "before hook "+s.name.String(), v)
 			pe.Hook = d.Hook
-			d.Verdict, d.Reason = core.VerdictDeny, pe.Message
+			d.Verdict, d.Reason, d.Failed = core.VerdictDeny, pe.Message, true
 			res = &core.Result{Err: pe}
 		}
 	}()
@@ -92,6 +92,7 @@ func (e *Executor) before(ctx context.Context, call *core.Call, s beforeStep) (d
 	args, err := s.fn(ctx, call)
 	d.Verdict, d.Reason = core.VerdictOf(err)
 	if d.Verdict == core.VerdictDeny {
+		d.Failed = hookFailed(ctx, err)
 		if ctx.Err() != nil {
 			return d, &core.Result{Err: contextError(ctx, call, err)}
 		}
@@ -101,7 +102,7 @@ func (e *Executor) before(ctx context.Context, call *core.Call, s beforeStep) (d
 	if args != nil {
 		norm, err := core.NormalizeArgs(args)
 		if err != nil {
-			d.Verdict, d.Reason = core.VerdictDeny, fmt.Sprintf("rewrote the arguments badly: %v", err)
+			d.Verdict, d.Reason, d.Failed = core.VerdictDeny, fmt.Sprintf("rewrote the arguments badly: %v", err), true
 			return d, &core.Result{Err: &core.Error{Kind: core.KindRejected, Tool: call.Name, CallID: call.ID, Hook: d.Hook,
 				Message: fmt.Sprintf("rejected: %s rewrote the arguments badly: %v", s.name, err), Err: err}}
 		}
@@ -114,6 +115,18 @@ func (e *Executor) before(ctx context.Context, call *core.Call, s beforeStep) (d
 		d.Rewrote, d.ArgsBefore, d.ArgsAfter = true, argsBefore, call.Args
 	}
 	return d, nil
+}
+
+// hookFailed reports whether a before hook's error is its failure rather
+// than a deny verdict: one it marked so (core.HookFailure), or any error
+// but a verdict once its context is done (it ran out of time).
+func hookFailed(ctx context.Context, err error) bool {
+	var f *core.HookFailure
+	if errors.As(err, &f) {
+		return true
+	}
+	var v *core.VerdictError
+	return ctx.Err() != nil && !errors.As(err, &v)
 }
 
 // approval settles the call after the before hooks: an allow runs, no

@@ -628,3 +628,62 @@ func TestObserve(t *testing.T) {
 		t.Errorf("a nil result: %+v", res)
 	}
 }
+
+// TestFailedHooks: a deny is recorded as the hook's failure when the hook
+// was marked failed (core.HookFailure, as script hooks that raise are),
+// panicked, ran out of time or rewrote badly; a Go hook's own error and a
+// deny verdict are verdicts.
+func TestFailedHooks(t *testing.T) {
+	// Each hook gets stop, which ends the call's context, as a deadline
+	// would while the hook runs.
+	for _, c := range []struct {
+		name   string
+		fn     func(stop func()) core.BeforeFunc
+		failed bool
+		reason string
+	}{
+		{"deny", func(func()) core.BeforeFunc {
+			return func(context.Context, *core.Call) (json.RawMessage, error) { return nil, core.Deny("no") }
+		}, false, "no"},
+		{"go error", func(func()) core.BeforeFunc {
+			return func(context.Context, *core.Call) (json.RawMessage, error) { return nil, errors.New("not today") }
+		}, false, "not today"},
+		{"marked", func(func()) core.BeforeFunc {
+			return func(context.Context, *core.Call) (json.RawMessage, error) {
+				return nil, core.HookFailed(errors.New("policy.star:3:7: undefined: comand"))
+			}
+		}, true, "policy.star:3:7: undefined: comand"},
+		{"panic", func(func()) core.BeforeFunc {
+			return func(context.Context, *core.Call) (json.RawMessage, error) { panic("boom") }
+		}, true, "boom"},
+		{"bad rewrite", func(func()) core.BeforeFunc {
+			return func(context.Context, *core.Call) (json.RawMessage, error) { return json.RawMessage(`[1]`), nil }
+		}, true, "rewrote the arguments badly"},
+		{"out of time", func(stop func()) core.BeforeFunc {
+			return func(ctx context.Context, _ *core.Call) (json.RawMessage, error) { stop(); return nil, ctx.Err() }
+		}, true, "canceled"},
+		{"deny as time runs out", func(stop func()) core.BeforeFunc {
+			return func(context.Context, *core.Call) (json.RawMessage, error) { stop(); return nil, core.Deny("too late") }
+		}, false, "too late"},
+	} {
+		var stop func()
+		exec := newExec(t, []core.Tool{okTool("t")})
+		must(t, exec.AddBefore(core.BeforeHook{Name: "policy", Func: c.fn(func() { stop() })}))
+		for _, how := range []string{"invoked", "decided"} {
+			ctx, cancel := context.WithCancel(context.Background())
+			stop = cancel
+			var ds []core.Decision
+			if how == "invoked" {
+				res, _ := exec.InvokeTool(ctx, "t", nil)
+				ds = res.Decisions
+			} else {
+				ds = exec.Decide(ctx, core.Call{Name: "t"}).Decisions
+			}
+			cancel()
+			if len(ds) == 0 || ds[0].Hook != "policy" || ds[0].Verdict != core.VerdictDeny ||
+				ds[0].Failed != c.failed || !strings.Contains(ds[0].Reason, c.reason) {
+				t.Errorf("%s, %s: %+v, want the deny of policy, failed %v, with a reason containing %q", c.name, how, ds, c.failed, c.reason)
+			}
+		}
+	}
+}

@@ -16,7 +16,7 @@ import (
 // DecisionFields are the keys of a decision record as scripts and --json
 // output see it: the same in every language, without durations, so that
 // transcripts stay deterministic.
-var DecisionFields = []string{"stage", "hook", "source", "verdict", "reason", "skipped", "rewrote", "args_before", "args_after"}
+var DecisionFields = []string{"stage", "hook", "source", "verdict", "reason", "skipped", "failed", "rewrote", "args_before", "args_after"}
 
 // DecisionsValue is a decision trail as a list of dicts with the keys of
 // DecisionFields; args_before and args_after are the decoded objects of a
@@ -32,7 +32,7 @@ func DecisionsValue(ds []core.Decision) []any {
 func decisionValue(d core.Decision) map[string]any {
 	return map[string]any{
 		"stage": string(d.Stage), "hook": d.Hook, "source": d.Source, "verdict": d.Verdict.String(),
-		"reason": d.Reason, "skipped": d.Skipped, "rewrote": d.Rewrote,
+		"reason": d.Reason, "skipped": d.Skipped, "failed": d.Failed, "rewrote": d.Rewrote,
 		"args_before": argsValue(d.ArgsBefore), "args_after": argsValue(d.ArgsAfter),
 	}
 }
@@ -118,7 +118,8 @@ func (r *Ruling) String() string {
 }
 
 // Explain says who decided and why, for messages: "deny by no_rm at
-// policy.star:3: recursive delete".
+// policy.star:3: recursive delete", or "deny by no_rm at policy.star:3,
+// which failed: ..." when the hook's failure denied.
 func (r *Ruling) Explain() string {
 	var b strings.Builder
 	b.WriteString(r.R.Outcome.String())
@@ -128,10 +129,27 @@ func (r *Ruling) Explain() string {
 	if r.R.Source != "" {
 		b.WriteString(" at " + r.R.Source)
 	}
+	if _, failed := r.failure(); failed {
+		b.WriteString(", which failed")
+	}
 	if r.R.Reason != "" {
 		b.WriteString(": " + r.R.Reason)
 	}
 	return b.String()
+}
+
+// failure returns the record of the hook whose failure denied the call,
+// if a failure did.
+func (r *Ruling) failure() (core.Decision, bool) {
+	if r.R.Outcome != core.VerdictDeny {
+		return core.Decision{}, false
+	}
+	for _, d := range r.R.Decisions {
+		if d.Failed {
+			return d, true
+		}
+	}
+	return core.Decision{}, false
 }
 
 // Decide evaluates a call as executor.Decide does, without running it:
@@ -164,11 +182,14 @@ func (h *Host) apiDecide(ctx context.Context, a Args) (any, error) {
 
 // rulingAssertion is assert.allowed, assert.asks or assert.denied: decide
 // the call, and fail unless the outcome is want and, when reason is
-// given, the reason contains it.
-func (h *Host) rulingAssertion(name, want, doc string) Builtin {
+// given, the reason contains it. A deny that is a hook's failure (see
+// core.Decision.Failed) fails assert.denied too, unless it says
+// hook_error = True, which wants exactly such a deny; extra are the
+// parameters an assertion has besides decide's, reason and msg.
+func (h *Host) rulingAssertion(name, want, doc string, extra ...Param) Builtin {
 	fn := "assert." + name
-	params := append(append([]Param{}, decideParams...), Param{Name: "reason", Kind: String, Optional: true, Default: ""},
-		Param{Name: "msg", Kind: Operand, Optional: true})
+	params := append(append([]Param{}, decideParams...), Param{Name: "reason", Kind: String, Optional: true, Default: ""})
+	params = append(append(params, extra...), Param{Name: "msg", Kind: Operand, Optional: true})
 	return Builtin{Name: name, Doc: doc, Params: params, CallsScripts: true,
 		Fn: func(ctx context.Context, a Args) (any, error) {
 			r, err := h.Decide(ctx, a["name"].(string), a["args"], a["origin"].(string))
@@ -182,6 +203,19 @@ func (h *Host) rulingAssertion(name, want, doc string) Builtin {
 			got := r.R.Outcome.String()
 			if got != want {
 				return nil, stdlib.FailAssertion(fn, message(a), "%s as a %s's call: got %s, want %s", call, r.R.Origin, r.Explain(), want)
+			}
+			failed, hookFailed := r.failure()
+			expected, _ := a["hook_error"].(bool)
+			switch {
+			case hookFailed && !expected:
+				where := failed.Hook
+				if failed.Source != "" {
+					where += " at " + failed.Source
+				}
+				return nil, stdlib.FailAssertion(fn, message(a), "%s as a %s's call: denied because the hook %s failed, not by its verdict: %s; "+
+					"fix the hook, or if the test expects it to fail, say %s(..., hook_error = True)", call, r.R.Origin, where, failed.Reason, fn)
+			case expected && !hookFailed:
+				return nil, stdlib.FailAssertion(fn, message(a), "%s as a %s's call: got %s, want a deny from a hook that fails (hook_error = True)", call, r.R.Origin, r.Explain())
 			}
 			if sub := a["reason"].(string); sub != "" && !strings.Contains(r.R.Reason, sub) {
 				return nil, stdlib.FailAssertion(fn, message(a), "%s as a %s's call: got %s, want a reason containing %q", call, r.R.Origin, r.Explain(), sub)

@@ -268,18 +268,24 @@ func (n named) Name() string { return n.name }
 
 // Before registers fn as a before hook: global when tools is empty,
 // tool-specific otherwise. fn(call) returns None (no opinion), allow(...),
-// ask(...), deny(...) or rewrite(args) (see beforeVerdict); an error
-// denies the call. fn runs in a before hook's context, where ask(reason)
-// is the verdict.
+// ask(...), deny(...) or rewrite(args) (see beforeVerdict); an error, or
+// anything else returned, denies the call as the hook's failure
+// (core.HookFailure). fn runs in a before hook's context, where
+// ask(reason) is the verdict.
 func (h *Host) Before(fn Func, tools []string) error {
 	name := fn.Name()
 	return h.exec.AddBefore(core.BeforeHook{Name: name, Tools: tools, Source: sourceOf(fn),
 		Func: func(ctx context.Context, call *core.Call) (json.RawMessage, error) {
 			out, err := fn.Call(enterBeforeHook(ctx), newCallInfo(call))
 			if err != nil {
-				return nil, boundError(err)
+				return nil, core.HookFailed(boundError(err))
 			}
-			return beforeVerdict(name, out)
+			args, err := beforeVerdict(name, out)
+			var v *core.VerdictError
+			if err != nil && !errors.As(err, &v) {
+				err = core.HookFailed(err)
+			}
+			return args, err
 		}})
 }
 

@@ -33,7 +33,9 @@ func (h *Host) TestingModules() []Module {
 	m.Members = append(append([]Builtin{}, m.Members...),
 		h.rulingAssertion("allowed", OutcomeAllow, "the call would run (decided as decide(...) does, running nothing); returns the ruling"),
 		h.rulingAssertion("asks", OutcomeAsk, "the call would ask for approval; reason = a substring of the reason; returns the ruling"),
-		h.rulingAssertion("denied", OutcomeDeny, "the call would not run; reason = a substring of the reason; returns the ruling"))
+		h.rulingAssertion("denied", OutcomeDeny, "the call would not run, by a hook's verdict; reason = a substring of the reason; "+
+			"hook_error = True wants the deny of a hook that fails (raises an error, panics, runs out of time, rewrites badly) instead; returns the ruling",
+			Param{Name: "hook_error", Kind: Bool, Optional: true, Default: false}))
 	return []Module{m}
 }
 

@@ -51,7 +51,7 @@ func (s *scope) arithWord(w *syntax.Word) error {
 		case *syntax.ParamExp:
 			deps, ok := numericParam(p)
 			if !ok {
-				return s.unknown("cannot check %s in an arithmetic expression: bash evaluates the text it expands to, which may be any text (a[$(cmd)] runs cmd); use a variable that holds a number", printWord(w))
+				return s.unknown("cannot check %s in an arithmetic expression: bash evaluates the text it expands to, which may be any text (a[$(cmd)] runs cmd); use a variable that holds a number", shorten(printWord(w)))
 			}
 			for _, d := range deps {
 				s.vars.evaluated(d, w)
@@ -64,9 +64,9 @@ func (s *scope) arithWord(w *syntax.Word) error {
 		}
 	}
 	if text, ok := unquoted(w); ok {
-		return s.arithText(text, func() string { return printWord(w) + " in an arithmetic expression" })
+		return s.arithText(text, func() string { return shorten(printWord(w)) + " in an arithmetic expression" })
 	}
-	return s.unknown("cannot check %s in an arithmetic expression: bash evaluates what it expands to, which may be any text (a[$(cmd)] runs cmd)", printWord(w))
+	return s.unknown("cannot check %s in an arithmetic expression: bash evaluates what it expands to, which may be any text (a[$(cmd)] runs cmd)", shorten(printWord(w)))
 }
 
 // arithText checks text that bash evaluates as an arithmetic expression: a
@@ -77,6 +77,9 @@ func (s *scope) arithText(text string, where func() string) error {
 		return s.unknown("cannot check %s: arithmetic nested more than %d levels deep", where(), MaxNesting)
 	}
 	f, err := parseBash("((" + text + "))")
+	if le, ok := isLimit(err); ok {
+		return s.unknown("%s", cannotRead(where(), le))
+	}
 	var cmd *syntax.ArithmCmd
 	if err == nil && len(f.Stmts) == 1 && len(f.Last) == 0 {
 		st := f.Stmts[0]
@@ -85,7 +88,7 @@ func (s *scope) arithText(text string, where func() string) error {
 		}
 	}
 	if cmd == nil {
-		return s.unknown("cannot check %s: bash evaluates %q as an arithmetic expression, and it does not parse as one", where(), text)
+		return s.unknown("cannot check %s: bash evaluates %q as an arithmetic expression, and it does not parse as one", where(), shorten(text))
 	}
 	if len(s.hops) >= MaxDepth {
 		return s.tooDeep()
@@ -105,7 +108,7 @@ func (s *scope) arithText(text string, where func() string) error {
 // comparisons, which bash expands and then evaluates.
 func (s *scope) arithOperand(w *syntax.Word, op string) error {
 	if text, ok := unquoted(w); ok {
-		return s.arithText(text, func() string { return fmt.Sprintf("the operand %s of %s in [[ ]]", printWord(w), op) })
+		return s.arithText(text, func() string { return fmt.Sprintf("the operand %s of %s in [[ ]]", shorten(printWord(w)), op) })
 	}
 	return s.arithWord(w)
 }
@@ -174,7 +177,7 @@ func (s *scope) paramExp(p *syntax.ParamExp) error {
 	switch p.Exp.Op {
 	case syntax.OtherParamOps:
 		if op, ok := unquoted(p.Exp.Word); !ok || strings.Contains(op, "P") {
-			return s.unknown("cannot check ${%s@%s}: prompt expansion runs the $(...) and `...` in the value", name, printWord(p.Exp.Word))
+			return s.unknown("cannot check ${%s@%s}: prompt expansion runs the $(...) and `...` in the value", name, shorten(printWord(p.Exp.Word)))
 		}
 	case syntax.AssignUnset, syntax.AssignUnsetOrNull:
 		if validName(name) {

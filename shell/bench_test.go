@@ -1,9 +1,11 @@
 package shell_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/agentsh/agentsh/shell"
+	"github.com/agentsh/agentsh/shell/shelltest"
 )
 
 func BenchmarkParse(b *testing.B) {
@@ -16,6 +18,34 @@ func BenchmarkParse(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
 				shell.Parse(cmd)
+			}
+		})
+	}
+}
+
+// BenchmarkParseHostile is the cost of the command lines built to exhaust
+// the analysis: a pipeline and nested substitutions of 1 MiB (refused by
+// their size), every hostile shape at MaxLength (refused by their
+// nesting), a;a;... of MaxLength bytes (refused by the number of its
+// commands), and the most the analysis reads in full: MaxCommands
+// commands, each with a redirection.
+func BenchmarkParseHostile(b *testing.B) {
+	cases := []shelltest.HostileCase{}
+	for _, c := range shelltest.Hostile(1 << 20) {
+		if c.Name == "pipeline" || c.Name == "substitutions" {
+			cases = append(cases, shelltest.HostileCase{Name: c.Name + "-1MiB", Cmd: c.Cmd})
+		}
+	}
+	for _, c := range shelltest.Hostile(shell.MaxLength - 64) {
+		cases = append(cases, shelltest.HostileCase{Name: c.Name + "-max", Cmd: c.Cmd})
+	}
+	cases = append(cases, shelltest.HostileCase{Name: "flat-max", Cmd: strings.Repeat("a;", shell.MaxLength/2)},
+		shelltest.HostileCase{Name: "commands-read", Cmd: strings.Repeat("rm -f x >y;", shell.MaxCommands)})
+	for _, c := range cases {
+		b.Run(c.Name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				shell.Parse(c.Cmd)
 			}
 		})
 	}

@@ -327,7 +327,7 @@ func (s *scope) alias(_ string, rest []arg, _ *stdin) ([]arg, error) {
 // as an alias too) or backslash.
 func (s *scope) aliasValue(name, value string) error {
 	bad := func(why string) error {
-		return s.unknown("cannot check alias %s=%q: %s; define a function instead", name, value, why)
+		return s.unknown("cannot check alias %s=%q: %s; define a function instead", name, shorten(value), why)
 	}
 	if reservedWords[name] {
 		return bad("it redefines a reserved word")
@@ -336,6 +336,9 @@ func (s *scope) aliasValue(name, value string) error {
 		return bad("it ends in a blank or a backslash, which joins it to the words that follow")
 	}
 	f, err := parseBash(value)
+	if le, ok := isLimit(err); ok {
+		return s.unknown("%s", cannotRead("the command line of alias "+name, le))
+	}
 	if err != nil {
 		return s.unknown("cannot parse the command line of alias %s: %v", name, err)
 	}

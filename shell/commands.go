@@ -335,7 +335,10 @@ next:
 
 // splitString splits env -S's string into words, as a shell would.
 func (s *scope) splitString(str string) ([]arg, error) {
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(str), "")
+	f, err := parseBash(str)
+	if le, ok := isLimit(err); ok {
+		return nil, s.unknown("%s", cannotRead("the string of env -S", le))
+	}
 	if err != nil {
 		return nil, s.unknown("cannot parse the string of env -S: %v", err)
 	}
@@ -344,7 +347,7 @@ func (s *scope) splitString(str string) ([]arg, error) {
 	}
 	call, ok := f.Stmts[0].Cmd.(*syntax.CallExpr)
 	if len(f.Stmts) != 1 || !ok || len(call.Assigns) > 0 || len(f.Stmts[0].Redirs) > 0 {
-		return nil, s.unknown("cannot tell which command env -S %q runs", str)
+		return nil, s.unknown("cannot tell which command env -S %q runs", shorten(str))
 	}
 	out := words(call.Args)
 	for i, a := range out {

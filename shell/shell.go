@@ -37,7 +37,8 @@
 // eval that is not literal (eval "$x"), a shell reading standard input
 // that is not literal, a script file named so that it may be standard
 // input or a device, nesting deeper than MaxNesting, a command line that
-// does not parse ("does not parse: ..."), and the places where bash
+// does not parse ("does not parse: ..."), one past the bounds below
+// ("cannot read the command line: ..."), and the places where bash
 // evaluates text as code that no command names: the value of a variable in
 // arithmetic ((( x )), $(( x )), [[ x -eq 1 ]], let, subscripts, ${s:x},
 // integer variables) unless every value the command line gives it is a
@@ -63,6 +64,23 @@
 // the command it runs, and the reasons about variables (which need the
 // whole command line) after everything else.
 //
+// # Bounds
+//
+// Parse reads hostile text: its cost is bounded whatever the command
+// line. A text (the command line, or one nested in it) longer than
+// MaxLength, with brackets nested deeper than MaxBrackets, that nests the
+// parser too deeply (keywords and operators nest it as brackets do), that
+// nests deeper than MaxSyntaxDepth once parsed, or with more than
+// MaxCommands commands or redirections is not read: it gives a reason
+// that names the bound and what it found ("cannot read the command line:
+// it is 1048576 bytes long, over the limit of 131072"), and nothing of it
+// is listed (of commands that wrappers multiply past MaxCommands, none
+// after the first MaxCommands).
+// The checks come before anything walks the text, so no walk recurses
+// deeper than the bounds allow; no command line near them is real, and the
+// worst one within them costs a few hundred milliseconds and a few dozen
+// megabytes (BenchmarkParseHostile).
+//
 // Parse is safe for concurrent use; an Analysis is a plain value that the
 // caller owns.
 package shell
@@ -71,10 +89,35 @@ package shell
 // and arithmetic nested in text.
 const MaxNesting = 8
 
-// MaxLength is the longest command line Parse reads, in bytes; a longer
-// one gives only a reason. Linux refuses a single argument longer than
-// 128 KiB, so bash -c cannot run such a line anyway.
-const MaxLength = 1 << 20
+// MaxLength is the longest text Parse reads, in bytes: a longer command
+// line (or one nested in it) gives only a reason. Linux refuses a single
+// argument longer than 128 KiB, so bash -c cannot run a longer line
+// anyway.
+const MaxLength = 128 << 10
+
+// MaxBrackets bounds how deeply the brackets ( ), { } and [ ] nest in a
+// text Parse reads — every kind counts alike: subshells, $( ), <( ),
+// (( )), $(( )), ${ }, blocks, arrays, [[ ]], subscripts, globs — counted
+// before the text is parsed, quoted or not (a closing bracket closes only
+// the innermost open one of its kind). A deeper text gives only a reason.
+const MaxBrackets = 256
+
+// MaxSyntaxDepth bounds how deeply a parsed text nests: every construct
+// inside another is a level deeper, and so is each command of a pipeline
+// or of an && or || list, and each operand of an arithmetic or [[ ]]
+// expression, after the one before it (a | b | c nests as (a | b) | c).
+// A deeper text gives only a reason: a pipeline of more than about 500
+// commands is not read. Keywords (if, while, case, time, !) and operators
+// nest the parser as brackets do; it stops, with a reason, before it
+// nests deeper than MaxBrackets levels of the costliest bracket.
+const MaxSyntaxDepth = 1024
+
+// MaxCommands bounds the simple commands, and apart from them the
+// redirections, that Parse lists for a command line, nested command lines
+// and the commands wrappers run included: a command line with more gives
+// a reason instead (no script that long is typed as one command line; a
+// policy that looks at every command stays fast).
+const MaxCommands = 2048
 
 // MaxDepth bounds the constructs nested in each other in one command
 // line (substitutions, function bodies, wrappers, arithmetic): deeper
@@ -215,12 +258,16 @@ type Unknown struct {
 
 // Parse reads command. An empty command line (or only comments) runs
 // nothing: the Analysis is empty and OK.
-func Parse(command string) *Analysis {
+func Parse(command string) (out *Analysis) {
 	a := &analyser{out: &Analysis{}}
-	if len(command) > MaxLength {
-		a.reason(nil, false, "cannot read a command line of %d bytes: the analysis reads at most %d", len(command), MaxLength)
-		return a.out
-	}
+	defer func() {
+		// The parser may panic on input it does not expect; the command
+		// line is then one Parse cannot read, not the end of the process.
+		if v := recover(); v != nil {
+			out = &Analysis{}
+			(&analyser{out: out}).reason(nil, false, "cannot read the command line: the analysis failed on it (%v)", v)
+		}
+	}()
 	a.script(command, 0, "", nil, nil)
 	a.vars.verdict(a)
 	a.dirs.verdict(a)

@@ -39,7 +39,7 @@ func (e evalSite) where() string {
 	if e.at == nil {
 		return "${!" + e.name + "}"
 	}
-	return printWord(e.at) + " in an arithmetic expression"
+	return shorten(printWord(e.at)) + " in an arithmetic expression"
 }
 
 // reparseSite is a declaration argument (declare x="$y") that bash parses
@@ -93,24 +93,47 @@ func (v *vars) array(name string) {
 
 func (v *vars) reparse(name, src string) { v.reparsed = append(v.reparsed, reparseSite{name, src}) }
 
-// mayHoldText reports whether name may hold text: given text by bash or
-// by the command line, or a copy of such a name (seen guards the copies
-// against cycles).
-func (v *vars) mayHoldText(name string, seen map[string]bool) bool {
-	if bashText[name] || v.text[name] {
-		return true
-	}
-	if seen[name] {
-		return false
-	}
-	seen[name] = true
-	for _, src := range v.copies[name] {
-		if v.mayHoldText(src, seen) {
-			return true
+// holdingText returns the names the command line gives text (not bash's
+// own, see mayHoldText), and the copies of such names or of bash's, at any
+// remove: one pass over the copies, from the values back to the names
+// that copy them.
+func (v *vars) holdingText() map[string]bool {
+	copiedBy := map[string][]string{}
+	for name, srcs := range v.copies {
+		for _, src := range srcs {
+			copiedBy[src] = append(copiedBy[src], name)
 		}
 	}
-	return false
+	holds := map[string]bool{}
+	var todo []string
+	mark := func(name string) {
+		if !holds[name] {
+			holds[name] = true
+			todo = append(todo, name)
+		}
+	}
+	for name := range v.text {
+		mark(name)
+	}
+	for src := range copiedBy {
+		if bashText[src] {
+			mark(src)
+		}
+	}
+	for len(todo) > 0 {
+		name := todo[len(todo)-1]
+		todo = todo[:len(todo)-1]
+		for _, copier := range copiedBy[name] {
+			mark(copier)
+		}
+	}
+	return holds
 }
+
+// mayHoldText reports whether name may hold text, given holds (see
+// holdingText): given text by bash or by the command line, or a copy of
+// such a name.
+func mayHoldText(name string, holds map[string]bool) bool { return bashText[name] || holds[name] }
 
 // verdict refuses the evaluations of names that may hold text, integer
 // variables given text, and declarations bash parses again.
@@ -120,10 +143,9 @@ func (v *vars) verdict(a *analyser) {
 			a.reason(nil, false, reparseReason, r.src, r.name, r.name)
 		}
 	}
-	seen := map[string]bool{}
+	holds := v.holdingText()
 	for _, e := range v.evals {
-		clear(seen)
-		if v.mayHoldText(e.name, seen) {
+		if mayHoldText(e.name, holds) {
 			source := "the command line may give it any text"
 			if bashText[e.name] && !v.text[e.name] {
 				source = "bash gives it text the command line controls"
@@ -138,8 +160,7 @@ func (v *vars) verdict(a *analyser) {
 	}
 	sort.Strings(names)
 	for _, n := range names {
-		clear(seen)
-		if v.mayHoldText(n, seen) {
+		if mayHoldText(n, holds) {
 			a.reason(nil, false, "cannot check the integer variable %s (declare -i): bash evaluates every value given to it as an expression, and the command line may give it any text (a[$(cmd)] runs cmd); give it only numbers", n)
 		}
 	}
@@ -406,7 +427,7 @@ func (s *scope) varText(a arg, what string) (string, error) {
 	}
 	name, sub, hasSub := splitSubscript(a.val)
 	if !validName(name) {
-		return "", s.unknown("cannot check %s: %q is not a variable name", what, a.val)
+		return "", s.unknown("cannot check %s: %q is not a variable name", what, shorten(a.val))
 	}
 	if hasSub && sub != "@" && sub != "*" {
 		if err := s.arithText(sub, func() string { return fmt.Sprintf("the subscript of %s in %s", a.val, what) }); err != nil {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -20,6 +21,7 @@ type analyser struct {
 	at   int
 	vars vars // gathered over the whole command line
 	dirs dirs
+	full bool // MaxCommands commands are listed
 }
 
 func (a *analyser) next() int { a.at++; return a.at - 1 }
@@ -78,10 +80,6 @@ func materialize(hops []frame) []Hop {
 	return out
 }
 
-func parseBash(src string) (*syntax.File, error) {
-	return syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), "")
-}
-
 // script reads a command line; via says what runs it ("" at the top, or
 // e.g. `bash -c`), hops how it was reached, upstream what its standard
 // input is piped from.
@@ -89,7 +87,14 @@ func (a *analyser) script(src string, depth int, via string, hops []frame, upstr
 	if depth > MaxNesting {
 		return a.reason(hops, false, "command lines nested more than %d levels deep (in %s) are not read", MaxNesting, via)
 	}
+	what := "the command line"
+	if via != "" {
+		what += " run by " + via
+	}
 	f, err := parseBash(src)
+	if le, ok := isLimit(err); ok {
+		return a.reason(hops, false, "%s", cannotRead(what, le))
+	}
 	if err != nil {
 		if via != "" {
 			return a.reason(hops, true, "cannot parse the command line run by %s: %v", via, err)
@@ -97,8 +102,15 @@ func (a *analyser) script(src string, depth int, via string, hops []frame, upstr
 		return a.reason(hops, true, "does not parse: %v", err)
 	}
 	s := &scope{analyser: a, src: src, depth: depth, via: via, hops: hops, upstream: upstream,
-		funcs: map[string]bool{}, seen: map[syntax.Command]bool{}}
-	s.declared(f)
+		funcs: map[string]bool{}}
+	n := s.declared(f)
+	if err := a.room(n); err != nil {
+		return a.reason(hops, false, "%s", cannotRead(what, err))
+	}
+	// Room for the commands at once: a long command line grows them
+	// once, not by a quarter at a time.
+	s.seen = make(map[syntax.Command]bool, n.commands)
+	a.out.Commands = slices.Grow(a.out.Commands, n.commands)
 	s.walk(f)
 	s.functions()
 	return nil
@@ -168,41 +180,102 @@ func (s *scope) unknown(format string, args ...any) error {
 	return s.reason(s.hops, false, format, args...)
 }
 
-// declared notes the functions f declares.
-func (s *scope) declared(f *syntax.File) {
-	syntax.Walk(f, func(n syntax.Node) bool {
-		if fd, ok := n.(*syntax.FuncDecl); ok && fd.Name != nil {
-			if !s.funcs[fd.Name.Value] {
-				s.order = append(s.order, fd.Name.Value)
+// declared notes the functions f declares, and counts its simple
+// commands (wrappers and nested command lines add more) and
+// redirections.
+func (s *scope) declared(f *syntax.File) (n counts) {
+	syntax.Walk(f, func(node syntax.Node) bool {
+		switch node := node.(type) {
+		case *syntax.CallExpr, *syntax.DeclClause, *syntax.LetClause:
+			n.commands++
+		case *syntax.Redirect:
+			n.redirects++
+		case *syntax.FuncDecl:
+			if node.Name != nil {
+				if !s.funcs[node.Name.Value] {
+					s.order = append(s.order, node.Name.Value)
+				}
+				s.funcs[node.Name.Value] = true
 			}
-			s.funcs[fd.Name.Value] = true
 		}
 		return true
 	})
+	return n
 }
 
 // functions lists the functions of the command line, with whether each
 // calls itself through the calls seen in their bodies.
 func (s *scope) functions() {
+	recursive := onCycle(s.order, s.calls)
 	for _, name := range s.order {
-		seen := map[string]bool{}
-		var reaches func(string) bool
-		reaches = func(f string) bool {
-			for g := range s.calls[f] {
-				if g == name {
-					return true
-				}
-				if !seen[g] {
-					seen[g] = true
-					if reaches(g) {
-						return true
-					}
-				}
-			}
-			return false
-		}
-		s.out.Functions = append(s.out.Functions, Function{Name: name, Recursive: reaches(name)})
+		s.out.Functions = append(s.out.Functions, Function{Name: name, Recursive: recursive[name]})
 	}
+}
+
+// onCycle returns the functions that calling calls again: those in a
+// strongly connected component of the calls with more than one function,
+// or that call themselves. It is Tarjan's algorithm with a stack of its
+// own, so it takes linear time and a long chain of calls does not
+// deepen the goroutine's stack.
+func onCycle(funcs []string, calls map[string]map[string]bool) map[string]bool {
+	type visit struct {
+		name  string
+		calls []string
+		next  int
+	}
+	index, low := map[string]int{}, map[string]int{}
+	onStack, out := map[string]bool{}, map[string]bool{}
+	var stack []string
+	var work []visit
+	enter := func(name string) {
+		index[name], low[name] = len(index), len(index)
+		stack = append(stack, name)
+		onStack[name] = true
+		callees := make([]string, 0, len(calls[name]))
+		for g := range calls[name] {
+			callees = append(callees, g)
+		}
+		work = append(work, visit{name: name, calls: callees})
+	}
+	for _, root := range funcs {
+		if _, ok := index[root]; ok {
+			continue
+		}
+		enter(root)
+		for len(work) > 0 {
+			v := &work[len(work)-1]
+			if v.next < len(v.calls) {
+				g := v.calls[v.next]
+				v.next++
+				if _, ok := index[g]; !ok {
+					enter(g)
+				} else if onStack[g] {
+					low[v.name] = min(low[v.name], index[g])
+				}
+				continue
+			}
+			name := v.name
+			work = work[:len(work)-1]
+			if len(work) > 0 {
+				parent := work[len(work)-1].name
+				low[parent] = min(low[parent], low[name])
+			}
+			if low[name] != index[name] {
+				continue
+			}
+			i := len(stack) - 1
+			for stack[i] != name {
+				i--
+			}
+			component := stack[i:]
+			stack = stack[:i]
+			for _, f := range component {
+				onStack[f] = false
+				out[f] = len(component) > 1 || calls[f][f]
+			}
+		}
+	}
+	return out
 }
 
 // walk reads every node of n.
@@ -416,6 +489,10 @@ func (s *scope) call(call *syntax.CallExpr, in *stdin) error {
 // record lists a command; via is the wrapper that runs it in this command
 // line ("" if none).
 func (s *scope) record(args []arg, via string) {
+	if len(s.out.Commands) >= MaxCommands {
+		s.tooMany()
+		return
+	}
 	c := Command{Args: make([]Word, len(args)), Via: materialize(s.hops), Redirects: s.redirs, PipeFrom: s.upstream, At: s.next()}
 	for i, a := range args {
 		c.Args[i] = s.toWord(a)

@@ -55,6 +55,8 @@ func renderRuling(r *executor.Ruling) string {
 		switch {
 		case d.Skipped:
 			verdict = "skipped"
+		case d.Failed:
+			verdict = "deny (the hook failed)"
 		case d.Stage == core.StageValidation && d.Verdict == core.VerdictNone:
 			verdict = "ok"
 		}
@@ -75,7 +77,8 @@ func renderRuling(r *executor.Ruling) string {
 }
 
 // outcomeText is the last line of explain: would run, would ask: REASON,
-// denied by HOOK at FILE:LINE: REASON, or why the call cannot run at all.
+// denied by HOOK at FILE:LINE: REASON (", which failed" before the colon
+// when the hook failed), or why the call cannot run at all.
 func outcomeText(r *executor.Ruling) string {
 	switch r.Outcome {
 	case core.VerdictAllow:
@@ -93,6 +96,12 @@ func outcomeText(r *executor.Ruling) string {
 	by := r.Hook
 	if r.Source != "" {
 		by += " at " + r.Source
+	}
+	for _, d := range r.Decisions {
+		if d.Failed {
+			by += ", which failed"
+			break
+		}
 	}
 	return fmt.Sprintf("denied by %s: %s", by, oneLine(r.Reason))
 }

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"sync"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/executor"
 	"github.com/agentsh/agentsh/script"
@@ -130,7 +128,7 @@ func (a *app) mcpServe(ctx context.Context) int {
 	srv.Refresh()
 
 	if o.mcp.listen == "" {
-		t := &sdk.IOTransport{Reader: io.NopCloser(a.io.in), Writer: nopWriteCloser{a.io.out}}
+		t := &serve.StdioTransport{Reader: a.io.in, Writer: a.io.out}
 		if err := srv.Run(ctx, t); err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
 			return a.fail(fmt.Errorf("mcp serve: %w", err))
 		}
@@ -140,7 +138,7 @@ func (a *app) mcpServe(ctx context.Context) int {
 	if err != nil {
 		return a.fail(fmt.Errorf("--listen: %w", err))
 	}
-	hs := &http.Server{Handler: srv.Handler(token)}
+	hs := serve.HTTPServer(srv.Handler(token))
 	fmt.Fprintf(a.io.err, "agentsh: serving MCP on http://%s/\n", ln.Addr())
 	go func() {
 		<-ctx.Done()
@@ -160,10 +158,6 @@ func (a *app) stopped() int {
 	}
 	return 0
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // listHooks are the functions of on("list_tools", fn): fn(tool) gets a
 // record with .name .description .read_only .idempotent and .upstream

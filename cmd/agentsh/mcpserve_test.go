@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -13,6 +15,10 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentsh/agentsh/shell"
+	"github.com/agentsh/agentsh/shell/shelltest"
+	"github.com/agentsh/agentsh/tools/mcp/serve"
 )
 
 // serveCmd is agentsh (this test binary) with args.
@@ -249,4 +255,98 @@ func TestMCPServeRefusesOpenAddress(t *testing.T) {
 	if b, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(b), "agentsh mcp serve") {
 		t.Fatalf("unknown subcommand: %s %v", b, err)
 	}
+}
+
+// TestMCPServeStdioHostile: over stdio, with deny_patterns.star, calls
+// built to exhaust the shell analysis are decided (asked about, so
+// refused for a client that cannot be asked) and a line over the limit
+// is answered with an error; the server goes on answering after each.
+func TestMCPServeStdioHostile(t *testing.T) {
+	cmd := serveCmd(t, "mcp", "serve", "--workdir", t.TempDir(), "--load", "../../scripts/policies/deny_patterns.star")
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { in.Close(); _ = cmd.Wait() })
+	lines := bufio.NewScanner(out)
+	lines.Buffer(nil, 1<<20)
+	send := func(line string) {
+		t.Helper()
+		if _, err := io.WriteString(in, line+"\n"); err != nil {
+			t.Fatalf("writing %.60q: %v\nstderr: %s", line, err, stderr.String())
+		}
+	}
+	// answer reads messages until the one with id (nil: an error without
+	// one), skipping notifications.
+	answer := func(id any) map[string]any {
+		t.Helper()
+		for lines.Scan() {
+			var m map[string]any
+			if err := json.Unmarshal(lines.Bytes(), &m); err != nil {
+				t.Fatalf("the server wrote %.200q: %v", lines.Text(), err)
+			}
+			if got, ok := m["id"]; ok && got == id {
+				return m
+			}
+		}
+		t.Fatalf("the server ended before answering %v: %v\nstderr: %s", id, lines.Err(), stderr.String())
+		return nil
+	}
+	request := func(id int, method string, params any) string {
+		b, err := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	send(request(1, "initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "t", "version": "0"}}))
+	answer(1.0)
+	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	listed := func(id int) {
+		t.Helper()
+		send(request(id, "tools/list", nil))
+		if m := answer(float64(id)); m["result"] == nil {
+			t.Fatalf("tools/list after the hostile line: %.300v", m)
+		}
+	}
+	id := 10
+	var cases []shelltest.HostileCase
+	for _, c := range shelltest.Hostile(1 << 20) {
+		if c.Name == "pipeline" || c.Name == "substitutions" {
+			cases = append(cases, c)
+		}
+	}
+	cases = append(cases, shelltest.Hostile(shell.MaxLength-64)...)
+	for _, c := range cases {
+		id++
+		send(request(id, "tools/call", map[string]any{"name": "bash", "arguments": map[string]any{"command": c.Cmd}}))
+		m := answer(float64(id))
+		res, _ := m["result"].(map[string]any)
+		if res == nil || res["isError"] != true || !strings.Contains(fmt.Sprint(res["content"]), "cannot tell what this command runs: cannot read the command line: ") {
+			t.Errorf("%s of %d bytes: %.300v, want a refusal that the command line cannot be read", c.Name, len(c.Cmd), m)
+		}
+		id++
+		listed(id)
+	}
+	// A line over the limit, then one more request.
+	long := `{"jsonrpc":"2.0","id":99,"method":"tools/call","params":{"name":"write_file","arguments":{"path":"big","content":"` +
+		strings.Repeat("x", serve.MaxMessageBytes) + `"}}}`
+	send(long)
+	m := answer(nil)
+	e, _ := m["error"].(map[string]any)
+	want := fmt.Sprintf("the message is %d bytes long, over the limit of %d bytes", len(long), serve.MaxMessageBytes)
+	if e == nil || e["code"] != -32600.0 || !strings.Contains(fmt.Sprint(e["message"]), want) {
+		t.Fatalf("a line of %d bytes: %v, want an error saying %q", len(long), m, want)
+	}
+	listed(100)
 }

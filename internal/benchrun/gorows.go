@@ -20,6 +20,8 @@ var goPackages = []goPackage{
 	{"script/starlark", []string{"BenchmarkStarlarkTool", "BenchmarkGoToolNoHook"}},
 	{"script/agentapi", []string{"BenchmarkScriptModelTurns"}},
 	{"executor", []string{"BenchmarkInvokeValidated", "BenchmarkInvokeNoHooks"}},
+	{"shell", []string{"BenchmarkParseHostile"}},
+	{"scripts/policies", []string{"BenchmarkDenyPatternsHostile"}},
 }
 
 // goFigures are the figures row 10 prints, by package, name and unit.
@@ -36,6 +38,25 @@ var goFigures = []struct{ pkg, name, unit string }{
 	{"script/lua", "BenchmarkGoToolNoHook", "ns/op"},
 	{"executor", "BenchmarkInvokeValidated", "ns/op"},
 	{"executor", "BenchmarkInvokeNoHooks", "ns/op"},
+	{"shell", "BenchmarkParseHostile/pipeline-max", "ns/op"},
+	{"shell", "BenchmarkParseHostile/pipeline-max", "B/op"},
+	{"shell", "BenchmarkParseHostile/commands-read", "ns/op"},
+	{"shell", "BenchmarkParseHostile/commands-read", "B/op"},
+	{"scripts/policies", "BenchmarkDenyPatternsHostile/pipeline-1MiB", "ns/op"},
+	{"scripts/policies", "BenchmarkDenyPatternsHostile/pipeline-1MiB", "B/op"},
+	{"scripts/policies", "BenchmarkDenyPatternsHostile/substitutions-1MiB", "ns/op"},
+	{"scripts/policies", "BenchmarkDenyPatternsHostile/substitutions-1MiB", "B/op"},
+	{"scripts/policies", "BenchmarkDenyPatternsHostile/commands-read", "ns/op"},
+	{"scripts/policies", "BenchmarkDenyPatternsHostile/commands-read", "B/op"},
+}
+
+// fmtFigure prints a benchmark figure in its unit: bytes for B/op,
+// durations for the others (ns/op, ns/turn).
+func fmtFigure(v float64, unit string) string {
+	if unit == "B/op" {
+		return fmtBytes(v)
+	}
+	return fmtNs(v)
 }
 
 // benchValues is every pass's value, by revision, package+name and unit.
@@ -115,7 +136,7 @@ func printGoBench(e *env, vals benchValues) {
 				fmt.Fprintf(tw, "\tabsent at %s\t", rev)
 				continue
 			}
-			fmt.Fprintf(tw, "\t%s\t(%s–%s)", fmtNs(s.median), fmtNs(s.min), fmtNs(s.max))
+			fmt.Fprintf(tw, "\t%s\t(%s–%s)", fmtFigure(s.median, f.unit), fmtFigure(s.min, f.unit), fmtFigure(s.max, f.unit))
 		}
 		if len(e.revs) > 1 {
 			b, okB := vals.get("base", f.pkg, f.name, f.unit)
@@ -164,6 +185,21 @@ func goChecks(e *env, vals benchValues) {
 		}
 	}
 	us := func(v float64) *bound { return &bound{v: v, unit: " µs"} }
+	// A decision's cost, in milliseconds and MiB.
+	decision := func(pkg, name string) (func(string) (float64, string, bool), func(string) (float64, string, bool)) {
+		return func(rev string) (float64, string, bool) {
+				s, ok := vals.get(rev, pkg, name, "ns/op")
+				return s.median / 1e6, fmtNs(s.median), ok
+			}, func(rev string) (float64, string, bool) {
+				s, ok := vals.get(rev, pkg, name, "B/op")
+				return s.median / (1 << 20), fmtBytes(s.median), ok
+			}
+	}
+	pipeTime, pipeMem := decision("scripts/policies", "BenchmarkDenyPatternsHostile/pipeline-1MiB")
+	substTime, substMem := decision("scripts/policies", "BenchmarkDenyPatternsHostile/substitutions-1MiB")
+	readTime, readMem := decision("scripts/policies", "BenchmarkDenyPatternsHostile/commands-read")
+	ms := &bound{v: 1000, unit: " ms"}
+	mib := &bound{v: 64, unit: " MiB"}
 	figs := []fig{
 		{"64 busy Lua calls: serial/parallel", ratioOf("script/lua", "BenchmarkExecuteAllLua64/work/serial", "BenchmarkExecuteAllLua64/work/parallel", "ns/op"), atLeastTarget(1.7)},
 		{"64 busy Starlark calls: serial/parallel", ratioOf("script/lua", "BenchmarkExecuteAllStarlark64/work/serial", "BenchmarkExecuteAllStarlark64/work/parallel", "ns/op"), nil},
@@ -174,6 +210,12 @@ func goChecks(e *env, vals benchValues) {
 		{"Lua tool / Go tool", ratioOf("script/lua", "BenchmarkLuaTool", "BenchmarkGoToolNoHook", "ns/op"), nil},
 		{"call with schema validation (InvokeValidated)", micros("executor", "BenchmarkInvokeValidated"), us(2)},
 		{"validation's share: InvokeValidated − InvokeNoHooks", diff("executor", "BenchmarkInvokeValidated", "BenchmarkInvokeNoHooks"), nil},
+		{"deny_patterns.star on a 1 MiB a|a|...: time", pipeTime, ms},
+		{"deny_patterns.star on a 1 MiB a|a|...: allocated", pipeMem, mib},
+		{"deny_patterns.star on 1 MiB of nested $(: time", substTime, ms},
+		{"deny_patterns.star on 1 MiB of nested $(: allocated", substMem, mib},
+		{"deny_patterns.star on the most commands the analysis reads: time", readTime, ms},
+		{"deny_patterns.star on the most commands the analysis reads: allocated", readMem, mib},
 	}
 	for _, f := range figs {
 		var parts []string

@@ -1,12 +1,16 @@
 package policies_test
 
 import (
+	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/shell"
+	"github.com/agentsh/agentsh/shell/shelltest"
 )
 
 const denyPatterns = "deny_patterns.star"
@@ -336,5 +340,62 @@ func BenchmarkDenyPatternsDecide(b *testing.B) {
 		if r := p.decide(core.OriginModel, "bash", args); r.Outcome != ask {
 			b.Fatalf("%s (%s), want ask", r.Outcome, r.Reason)
 		}
+	}
+}
+
+// TestDenyPatternsHostile: a command line built to exhaust the shell
+// analysis is one the policy cannot read, so it asks, saying why.
+func TestDenyPatternsHostile(t *testing.T) {
+	p := load(t, denyPatterns)
+	cases := shelltest.Hostile(32 << 10)
+	for _, c := range shelltest.Hostile(1 << 20) {
+		if c.Name == "pipeline" || c.Name == "substitutions" {
+			cases = append(cases, shelltest.HostileCase{Name: c.Name + " of 1 MiB", Cmd: c.Cmd})
+		}
+	}
+	for _, c := range cases {
+		r := p.decide(core.OriginPerson, "bash", map[string]any{"command": c.Cmd})
+		if r.Outcome != ask || r.Hook != "shell_commands" || !strings.Contains(r.Reason, "cannot tell what this command runs: cannot read the command line: ") {
+			t.Errorf("%s of %d bytes: %s by %q (%.200s), want an ask that the command line cannot be read", c.Name, len(c.Cmd), r.Outcome, r.Hook, r.Reason)
+		}
+	}
+}
+
+// BenchmarkDenyPatternsHostile is the cost of deciding a bash call built
+// to exhaust the shell analysis under deny_patterns.star: a pipeline and
+// nested substitutions of 1 MiB, the same and nested ifs at the longest
+// command line the analysis reads, a;a;... of that length (more commands
+// than it lists), and the most commands and redirections it lists, each
+// of which the policy looks at.
+func BenchmarkDenyPatternsHostile(b *testing.B) {
+	p := load(b, denyPatterns)
+	var cases []shelltest.HostileCase
+	for _, size := range []int{1 << 20, shell.MaxLength - 64} {
+		suffix := "-1MiB"
+		if size < 1<<20 {
+			suffix = "-max"
+		}
+		for _, c := range shelltest.Hostile(size) {
+			if c.Name == "pipeline" || c.Name == "substitutions" || c.Name == "if" && size < 1<<20 {
+				cases = append(cases, shelltest.HostileCase{Name: c.Name + suffix, Cmd: c.Cmd})
+			}
+		}
+	}
+	cases = append(cases, shelltest.HostileCase{Name: "flat-max", Cmd: strings.Repeat("a;", shell.MaxLength/2)},
+		shelltest.HostileCase{Name: "commands-read", Cmd: strings.Repeat("rm -f x >y;", shell.MaxCommands)})
+	for _, c := range cases {
+		raw, err := json.Marshal(map[string]any{"command": c.Cmd})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(c.Name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				r := p.ex.Decide(context.Background(), core.Call{Name: "bash", Args: raw, Origin: core.OriginModel})
+				if r.Outcome != ask {
+					b.Fatalf("%s (%.200s), want ask", r.Outcome, r.Reason)
+				}
+			}
+		})
 	}
 }

@@ -2,6 +2,8 @@
 // the shell policy built on it, so both read one table.
 package shelltest
 
+import "strings"
+
 // WrapperCase is a command line that goes through one part (Field, a
 // field of the wrapper type) of a row (Row, a wrapper's name) of the shell
 // package's wrappers table. Want is "" if the line runs nothing a block
@@ -80,4 +82,62 @@ var wrapperCases = []WrapperCase{
 	{"xargs", "replaceOpt", "xargs -I{} ls {}", ""},
 	{"xargs", "replaceOpt", "xargs -i sh -c {}", "with the words xargs reads"},
 	{"xargs", "replaceOpt", "xargs --replace=R ls R", ""},
+}
+
+// HostileCase is a command line built to exhaust the analysis: a shape
+// nested or repeated until it is Size bytes long or more.
+type HostileCase struct {
+	Name, Cmd string
+}
+
+// Hostile returns hostile command lines of at least size bytes, one for
+// each shape that nests the parser or the tree it builds: pipelines and
+// lists (which nest the tree, not the parser), substitutions,
+// backquotes, subshells, blocks, here-documents, if, while, case,
+// arithmetic, the operators of arithmetic and [[ ]], parameter
+// expansions, time, functions, and substitutions whose quoted closing
+// brackets hide their nesting from a count of brackets. At a size of
+// 32 KiB or more, the analysis reads none of them.
+func Hostile(size int) []HostileCase {
+	// nest repeats open and close around middle until the result is size
+	// bytes or more.
+	nest := func(open, middle, close string) string {
+		n := max(1, (size-len(middle))/(len(open)+len(close))+1)
+		return strings.Repeat(open, n) + middle + strings.Repeat(close, n)
+	}
+	chain := func(head, sep string) string {
+		return strings.Repeat(head+sep, max(1, size/(len(head)+len(sep))+1)) + head
+	}
+	heredocs := func() string {
+		// $(cat <<E, with the here-document holding the next level.
+		var b strings.Builder
+		levels := size/len("$(cat <<E\n\nE\n)") + 1
+		for range levels {
+			b.WriteString("$(cat <<E\n")
+		}
+		for range levels {
+			b.WriteString("\nE\n)")
+		}
+		return b.String()
+	}
+	return []HostileCase{
+		{"pipeline", chain("a", "|")},
+		{"and-list", chain("a", "&&")},
+		{"substitutions", nest("$(", "a", ")")},
+		{"backquotes", nest("`$(", "a", ")`")},
+		{"subshells", nest("(", "a", ")")},
+		{"blocks", nest("{ ", "a", "; }")},
+		{"here-documents", heredocs()},
+		{"if", nest("if a; then ", "a", "; fi")},
+		{"while", nest("while a; do ", "a", "; done")},
+		{"case", nest("case a in a) ", "a", ";; esac")},
+		{"arithmetic", "echo $((" + nest("(", "1", ")") + "))"},
+		{"arithmetic-operators", "echo $((" + chain("1", "**") + "))"},
+		{"unary-operators", "echo $((" + nest("- ", "1", "") + "))"},
+		{"tests", "[[ " + nest("! ", "a", "") + " ]]"},
+		{"parameters", "echo " + nest("${a:-", "a", "}")},
+		{"time", nest("time ", "a", "")},
+		{"functions", nest("f() ", "{ a; }", "")},
+		{"quoted-closers", nest("$( ')' ", "a", " )")},
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/agentsh/agentsh/shell/shelltest"
 )
 
 func TestShellPolicyBlockList(t *testing.T) {
@@ -442,5 +444,19 @@ func TestShellPolicyActiveNames(t *testing.T) {
 	}
 	if (ShellPolicy{Block: []string{"rm"}}).Names("python3") {
 		t.Error("a block list names python3")
+	}
+}
+
+// TestShellPolicyHostile: a list refuses every command line built to
+// exhaust the analysis, saying why; none crashes the process or slips
+// through.
+func TestShellPolicyHostile(t *testing.T) {
+	for _, p := range []ShellPolicy{{Block: []string{"rm"}}, {Allow: []string{"a", "echo", "cat"}}} {
+		for _, c := range shelltest.Hostile(32 << 10) {
+			err := p.Check(c.Cmd)
+			if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "cannot read the command line: ") {
+				t.Errorf("%+v: %s of %d bytes: %v, want a refusal that the command line cannot be read", p, c.Name, len(c.Cmd), err)
+			}
+		}
 	}
 }

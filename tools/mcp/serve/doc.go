@@ -4,9 +4,17 @@
 //
 //	srv := serve.New(exec, serve.Options{})
 //	defer srv.Close()
-//	err := srv.Run(ctx, &sdk.StdioTransport{})
+//	err := srv.Run(ctx, &serve.StdioTransport{Reader: os.Stdin, Writer: os.Stdout})
 //
-// or over streamable HTTP with srv.Handler.
+// or over streamable HTTP with serve.HTTPServer(srv.Handler(token)).
+//
+// # Transports
+//
+// StdioTransport answers a line it cannot read (longer than
+// MaxMessageBytes, not JSON, not JSON-RPC) with an error and reads on,
+// where the sdk's ends the session. HTTPServer bounds how long a client
+// may take to send a request and to read each write of the response,
+// without bounding a stream the client reads.
 //
 // # Tools
 //

@@ -34,6 +34,10 @@ func DefaultStateDir() (string, error) {
 type stateFile struct {
 	path string
 	lock *os.File
+	// loaded is the state as load found it, encoded as save would: a
+	// state the event did not change is not written again (no rename, no
+	// fsync on every event).
+	loaded []byte
 }
 
 // openState locks the state of session under dir/agent. The session id is
@@ -64,7 +68,12 @@ func (s *stateFile) close() {
 
 // load puts the stored state into sess. A missing file is an empty state;
 // a damaged one is an error (the policies' counters cannot be trusted).
-func (s *stateFile) load(sess *core.Session) error {
+func (s *stateFile) load(sess *core.Session) (err error) {
+	defer func() {
+		if err == nil {
+			s.loaded, _ = encodeState(sess)
+		}
+	}()
 	b, err := os.ReadFile(s.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -84,17 +93,26 @@ func (s *stateFile) load(sess *core.Session) error {
 	return nil
 }
 
-// save writes sess's state by atomic rename: a reader sees the old state
-// or the new one, never part of one.
-func (s *stateFile) save(sess *core.Session) error {
+// encodeState is sess's state as the file holds it.
+func encodeState(sess *core.Session) ([]byte, error) {
 	m := map[string]any{}
 	for _, k := range sess.Keys() {
 		v, _ := sess.Get(k)
 		m[k] = v
 	}
-	b, err := core.MarshalJSON(m)
+	return core.MarshalJSON(m)
+}
+
+// save writes sess's state by atomic rename: a reader sees the old state
+// or the new one, never part of one. A state that did not change since
+// load is not written.
+func (s *stateFile) save(sess *core.Session) error {
+	b, err := encodeState(sess)
 	if err != nil {
 		return fmt.Errorf("hook state: %v", err)
+	}
+	if s.loaded != nil && bytes.Equal(b, s.loaded) {
+		return nil
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(s.path), ".state-*")
 	if err != nil {

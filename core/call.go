@@ -42,7 +42,8 @@ type Call struct {
 	// executor.Decide).
 	Session *Session
 	// Origin is who made the call; the executor resolves OriginUnset
-	// before any hook runs, so hooks always see person or model.
+	// before any hook runs, so hooks always see person, model, mcp or
+	// hook.
 	Origin Origin
 	// Agent names the agent whose run made the call ("main" for a
 	// top-level agent, "main/1" for its first subagent, ...), and

@@ -131,6 +131,13 @@ func noEffects() *core.Effects {
 		Shell: []core.ShellRun{}, Code: []core.CodeRun{}}
 }
 
+// The effects of every call of a tool that declares none, and of an
+// unknown tool: shared, as a call's Effects are read-only.
+var (
+	undeclared = noEffects()
+	unknown    = func() *core.Effects { e := noEffects(); e.Unknown = true; return e }()
+)
+
 // canonicalize makes call.Args canonical and sets call.Effects. With
 // record, it records a canonical step when the arguments changed (a
 // hook's rewrite is recorded as the hook's). The error says which
@@ -140,16 +147,17 @@ func (e *Executor) canonicalize(call *core.Call, record bool) error {
 	if err != nil {
 		return err
 	}
+	t := call.Tool
+	switch {
+	case t == nil:
+		call.Effects = unknown
+		return nil
+	case len(t.Effects) == 0:
+		call.Effects = undeclared
+		return nil
+	}
 	fx := noEffects()
 	call.Effects = fx
-	t := call.Tool
-	if t == nil {
-		fx.Unknown = true
-		return nil
-	}
-	if len(t.Effects) == 0 {
-		return nil
-	}
 	obj, dup, err := members(call.Args)
 	if err != nil {
 		return err
@@ -323,29 +331,31 @@ func argError(arg string, err error) error {
 }
 
 // members decodes the arguments object, keeping its values undecoded,
-// and reports whether a key appears twice (the last one counts, as the
-// tools read it; the canonical arguments keep only that one).
+// in one pass, and reports whether a key appears twice (the last one
+// counts, as the tools read it; the canonical arguments keep only that
+// one).
 func members(args json.RawMessage) (map[string]json.RawMessage, bool, error) {
-	obj := map[string]json.RawMessage{}
-	if err := json.Unmarshal(args, &obj); err != nil {
-		return nil, false, err
-	}
 	dec := json.NewDecoder(bytes.NewReader(args))
 	if _, err := dec.Token(); err != nil { // {
 		return nil, false, err
 	}
-	n := 0
+	obj := map[string]json.RawMessage{}
+	dup := false
 	for dec.More() {
-		if _, err := dec.Token(); err != nil {
+		tok, err := dec.Token()
+		if err != nil {
 			return nil, false, err
 		}
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
+		key, _ := tok.(string)
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
 			return nil, false, err
 		}
-		n++
+		_, seen := obj[key]
+		dup = dup || seen
+		obj[key] = v
 	}
-	return obj, n != len(obj), nil
+	return obj, dup, nil
 }
 
 // stringsOf reads a string or an array of strings; ok is false for

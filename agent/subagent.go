@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/executor"
 )
 
 // Subagents: an agent's identity, and the children it runs.
@@ -33,8 +34,9 @@ import (
 // policy can tell them from the parent's: on a call, call.agent and
 // call.parent_agent in scripts.
 
-// MainAgentID is the id of a top-level agent.
-const MainAgentID = "main"
+// MainAgentID is the id of a top-level agent, the one the executor gives
+// any model's call made outside an agent's run (an MCP client's, a hook's).
+const MainAgentID = executor.TopAgent
 
 // The default bounds of SubagentLimits.
 const (

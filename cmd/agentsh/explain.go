@@ -72,8 +72,43 @@ func renderRuling(r *executor.Ruling) string {
 		b.WriteByte('\n')
 	}
 	fmt.Fprintf(&b, "arguments: %s\n", argsText(r.Args))
+	if fx := effectsText(r.Effects); fx != "" {
+		fmt.Fprintf(&b, "effects: %s\n", fx)
+	}
 	fmt.Fprintf(&b, "%s\n", outcomeText(r))
 	return b.String()
+}
+
+// effectsText says what a call would do, on one line: "reads a, b;
+// writes c; runs bash `ls` in src; ...", or "" when it declares nothing.
+func effectsText(fx *core.Effects) string {
+	if fx == nil {
+		return ""
+	}
+	if fx.Unknown {
+		return "unknown (no tool declares them)"
+	}
+	var parts []string
+	list := func(verb string, ps []string) {
+		if len(ps) > 0 {
+			parts = append(parts, verb+" "+strings.Join(ps, ", "))
+		}
+	}
+	list("reads", fx.Reads)
+	list("writes", fx.Writes)
+	list("deletes", fx.Deletes)
+	for _, sh := range fx.Shell {
+		parts = append(parts, fmt.Sprintf("runs bash %s in %s", oneLine(sh.Command), sh.Dir))
+	}
+	for _, c := range fx.Code {
+		lang := c.Language
+		if lang == "" {
+			lang = "unnamed"
+		}
+		parts = append(parts, "runs "+lang+" code")
+	}
+	list("reaches", fx.Hosts)
+	return strings.Join(parts, "; ")
 }
 
 // outcomeText is the last line of explain: would run, would ask: REASON,
@@ -120,6 +155,8 @@ func rulingJSON(r *executor.Ruling) map[string]any {
 		"hook":      r.Hook,
 		"source":    r.Source,
 		"decisions": script.DecisionsValue(r.Decisions),
+		"workdir":   r.WorkDir,
+		"effects":   script.EffectsValue(r.Effects),
 	}
 	if r.Err != nil {
 		m["error"] = r.Err.Error()

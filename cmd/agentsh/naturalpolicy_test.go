@@ -28,7 +28,7 @@ func TestNaturalPolicyHoldsForEverySpelling(t *testing.T) {
 		t.Fatal(err)
 	}
 	policies := map[string]string{
-		"docs/policies.md": regexp.MustCompile("(?s)```python\n(def writes\\(call\\):.*?)```").FindStringSubmatch(string(docs))[1],
+		"docs/policies.md":        regexp.MustCompile("(?s)```python\n(def writes\\(call\\):.*?)```").FindStringSubmatch(string(docs))[1],
 		"scripts/agent_demo.star": regexp.MustCompile(`(?s)def writes_in_src\(call\):.*?\nbefore\(writes_in_src[^\n]*\n`).FindString(string(demo)),
 	}
 	dir := t.TempDir()

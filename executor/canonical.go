@@ -9,6 +9,7 @@ import (
 	"path"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -208,7 +209,7 @@ func (e *Executor) canonicalize(call *core.Call, record bool) error {
 				}
 				out[i], printed[i] = c, workpath.Quote(c)
 			}
-			if !equalStrings(printed, vals) {
+			if !slices.Equal(printed, vals) {
 				changed = true
 				if array {
 					obj[ae.Arg] = encode(printed)
@@ -410,18 +411,6 @@ func encodeObject(obj map[string]json.RawMessage) json.RawMessage {
 	}
 	b.WriteByte('}')
 	return b.Bytes()
-}
-
-func equalStrings(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func appendNew(list []string, s string) []string {

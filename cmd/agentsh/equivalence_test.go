@@ -480,9 +480,9 @@ for c in json.decode(argv[1]):
     record(invoke_tool(c["tool"], c["args"]))
 `
 
-// The scripted model asks for one call per turn, in order; an after hook
-// records each result (the model's calls run with its defaults).
-const equivAskScript = equivVerdicts + `
+// equivModel is a scripted model that asks for one call per turn, in
+// order, then answers.
+const equivModel = equivVerdicts + `
 CALLS = json.decode(argv[1])
 
 def next_call(messages, tools):
@@ -492,22 +492,17 @@ def next_call(messages, tools):
     return {"content": "done"}
 
 model(next_call)
+`
+
+// The model makes the calls; an after hook records each result (the
+// model's calls run with its defaults).
+const equivAskScript = equivModel + `
 after(lambda call, result: record(result))
 ask("go", max_turns = len(CALLS) + 2, stream = False)
 `
 
 // A subagent makes the calls: the top-level model starts it with spawn.
-const equivSpawnScript = equivVerdicts + `
-CALLS = json.decode(argv[1])
-
-def next_call(messages, tools):
-    n = len([m for m in messages if m["role"] == "tool"])
-    if n < len(CALLS):
-        return {"tool_calls": [{"name": CALLS[n]["tool"], "args": json.decode(CALLS[n]["args"])}]}
-    return {"content": "done"}
-
-model(next_call)
-
+const equivSpawnScript = equivModel + `
 def only_the_child(call, result):
     if call.agent != "main":
         record(result)

@@ -62,8 +62,30 @@ type Canonical struct {
 	mapping  ToolMapping
 }
 
-// isMCP reports whether an agent's tool is an MCP server's.
+// isMCP reports whether an agent's tool is an MCP server's, named as
+// Claude Code and Codex name them (mcp__SERVER__TOOL).
 func isMCP(tool string) bool { return strings.HasPrefix(tool, "mcp__") }
+
+// mcpNamer is a protocol whose agent names its MCP servers' tools in
+// another form than mcp__SERVER__TOOL.
+type mcpNamer interface {
+	// isMCP reports whether the agent's tool is an MCP server's.
+	isMCP(tool string) bool
+}
+
+// MapCall maps an agent's call onto agentsh's through p: its tool map
+// (see In), and its agent's form of an MCP tool's name, which keeps its
+// name and counts as known.
+func MapCall(p Protocol, tool string, input json.RawMessage, cwd string) (*Canonical, error) {
+	c, err := p.Tools().In(tool, input, cwd)
+	if err != nil {
+		return nil, err
+	}
+	if n, ok := p.(mcpNamer); ok && !c.Known {
+		c.Known = n.isMCP(tool)
+	}
+	return c, nil
+}
 
 // In maps an agent's call onto agentsh's, in cwd (the event's; "" for
 // none).

@@ -319,3 +319,51 @@ func TestClaudeDeferredPlaceholder(t *testing.T) {
 		t.Errorf("DeferredToolPlaceholder: %s %q, want no opinion", a.Verdict, a.Reason)
 	}
 }
+
+// The recorded events of the pinned clients (testdata/hookevents) are
+// each protocol's input, and name only tools its map knows; so do the
+// tools the clients offer.
+func TestRecordedClientEvents(t *testing.T) {
+	dirs, _ := filepath.Glob("../testdata/hookevents/*")
+	seen := 0
+	for _, dir := range dirs {
+		info, err := os.Stat(dir)
+		if err != nil || !info.IsDir() {
+			continue
+		}
+		agent, _, _ := strings.Cut(filepath.Base(dir), "-gpt")
+		proto, err := Lookup(agent)
+		if err != nil {
+			t.Errorf("%s: %v", dir, err)
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "events.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			ev, err := proto.Parse([]byte(line))
+			if err != nil || ev.Kind != KindPreTool {
+				t.Errorf("%s line %d: %v, kind %v", dir, i+1, err, ev)
+				continue
+			}
+			c, err := MapCall(proto, ev.Tool, ev.Input, ev.Cwd)
+			if err != nil || !c.Known {
+				t.Errorf("%s line %d: %s is not a tool the map knows (%v)", dir, i+1, ev.Tool, err)
+			}
+			seen++
+		}
+		var offered []string
+		if b, err = os.ReadFile(filepath.Join(dir, "offered.json")); err != nil || json.Unmarshal(b, &offered) != nil || len(offered) == 0 {
+			t.Errorf("%s/offered.json: %v %q", dir, err, b)
+		}
+		for _, name := range offered {
+			if c, err := MapCall(proto, name, json.RawMessage(`{}`), ""); err != nil || !c.Known {
+				t.Errorf("%s offers %s, which its map does not know", dir, name)
+			}
+		}
+	}
+	if seen == 0 {
+		t.Fatal("no recorded events in ../testdata/hookevents")
+	}
+}

@@ -51,9 +51,6 @@ type clientCase struct {
 	// said are texts the client's output must hold (agentsh's reasons
 	// where the disk cannot tell who refused).
 	said []string
-	// mcpEcho are the calls of the MCP reference server's echo tool with
-	// message, in the client's own form of an MCP tool's name.
-	mcpEcho func(message string) []clientCall
 }
 
 // Files the project starts with.
@@ -127,11 +124,6 @@ var clientCases = []clientCase{
 			{path: "project/notebook.ipynb", has: "print(1)", not: "print(2)"},
 			{path: "project/src/nb.ipynb", has: "print(2)"},
 		},
-		mcpEcho: func(m string) []clientCall {
-			echo := "mcp__" + everythingServer + "__echo"
-			return []clientCall{{Name: "ToolSearch", Args: map[string]any{"query": "select:" + echo}},
-				{Name: echo, Args: map[string]any{"message": m}}}
-		},
 	},
 	{
 		client: "gemini",
@@ -191,9 +183,6 @@ var clientCases = []clientCase{
 			{path: "project/discovered.marker"},
 		},
 		said: []string{"discovered_tool_touch_marker is not a tool agentsh knows of gemini"},
-		mcpEcho: func(m string) []clientCall {
-			return []clientCall{{Name: "mcp_" + everythingServer + "_echo", Args: map[string]any{"message": m}}}
-		},
 	},
 	{
 		// An unknown model: exec_command, hooked as Bash, and apply_patch
@@ -225,9 +214,6 @@ var clientCases = []clientCase{
 			{path: "heredoc-outside.txt"},
 			{path: "heredoc-abs-outside.txt"},
 			{path: "project/README.md", has: "demo", not: "patched"},
-		},
-		mcpEcho: func(m string) []clientCall {
-			return []clientCall{{Name: "echo", Namespace: "mcp__" + everythingServer, Args: map[string]any{"message": m}}}
 		},
 	},
 	{
@@ -262,9 +248,6 @@ var clientCases = []clientCase{
 			{path: "project/denied-js.marker"},
 			{path: "project/src/js.txt", has: "added"},
 			{path: "js-outside.txt"},
-		},
-		mcpEcho: func(m string) []clientCall {
-			return []clientCall{{Name: "exec", Freeform: "await tools.mcp__" + everythingServer + "__echo({message: " + jsString(m) + "});\ntext('ok');"}}
 		},
 	},
 }
@@ -324,7 +307,7 @@ func TestClientCallsOnDisk(t *testing.T) {
 				if everything != "" {
 					// An MCP server's tool keeps its name and gets the
 					// policy's verdict (none here): it runs.
-					calls = append(calls, c.mcpEcho("mcp-echo-ok")...)
+					calls = append(calls, mcpEcho(c.client, "mcp-echo-ok")...)
 					said = append(said, "Echo: mcp-echo-ok")
 				}
 				return calls

@@ -357,6 +357,25 @@ func addEverything(t *testing.T, client, root, bin string) {
 	}
 }
 
+// mcpEcho are the calls of the MCP reference server's echo tool with
+// message, in client's own form of an MCP tool's name (Claude Code loads
+// it through ToolSearch first; Codex's code mode calls it from exec).
+func mcpEcho(client, message string) []clientCall {
+	switch client {
+	case "claude-code":
+		echo := "mcp__" + everythingServer + "__echo"
+		return []clientCall{{Name: "ToolSearch", Args: map[string]any{"query": "select:" + echo}},
+			{Name: echo, Args: map[string]any{"message": message}}}
+	case "gemini":
+		return []clientCall{{Name: "mcp_" + everythingServer + "_echo", Args: map[string]any{"message": message}}}
+	case "codex":
+		return []clientCall{{Name: "echo", Namespace: "mcp__" + everythingServer, Args: map[string]any{"message": message}}}
+	case "codex:gpt-6.2-sol":
+		return []clientCall{{Name: "exec", Freeform: "await tools.mcp__" + everythingServer + "__echo({message: " + jsString(message) + "});\ntext('ok');"}}
+	}
+	return nil
+}
+
 // editJSON changes the JSON object in path with edit.
 func editJSON(t *testing.T, path string, edit func(map[string]any)) {
 	t.Helper()
@@ -402,7 +421,8 @@ func (r *clientRun) recorded(t *testing.T) (events []json.RawMessage, dirs []str
 }
 
 // TestCaptureClientEvents records, with AGENTSH_CAPTURE=DIR set, what each
-// pinned client offers its model and the hook events its tools send, into
+// pinned client offers its model and the hook events its tools send (and
+// its MCP tools', with the MCP reference server as its MCP server), into
 // DIR/CLIENT/ (codex:MODEL into codex-MODEL): offered.json, the tools
 // offered under the names hooks report them by, and events.jsonl, one
 // event a line, the temp root replaced by $ROOT. AGENTSH_CAPTURE_RAW=1
@@ -413,12 +433,28 @@ func TestCaptureClientEvents(t *testing.T) {
 	if out == "" {
 		t.Skip("AGENTSH_CAPTURE is not set; set it to a directory to record the clients' hook events")
 	}
+	everything, missing := findEverything()
+	if missing != "" {
+		t.Logf("the clients run without an MCP server, so no MCP tool is recorded: %s", missing)
+	}
 	for client, calls := range captureCalls {
 		if only := os.Getenv("AGENTSH_CAPTURE_CLIENT"); only != "" && only != client {
 			continue
 		}
 		t.Run(client, func(t *testing.T) {
-			run := runClient(t, client, calls, recordingHook, captureSetup)
+			setup := func(project string) {
+				captureSetup(project)
+				if everything != "" {
+					addEverything(t, client, filepath.Dir(project), everything)
+				}
+			}
+			withMCP := func(project string) []clientCall {
+				if everything == "" {
+					return calls(project)
+				}
+				return append(calls(project), mcpEcho(client, "hi")...)
+			}
+			run := runClient(t, client, withMCP, recordingHook, setup)
 			dir := filepath.Join(out, strings.ReplaceAll(client, ":", "-"))
 			if err := os.MkdirAll(dir, 0o755); err != nil {
 				t.Fatal(err)
@@ -427,6 +463,9 @@ func TestCaptureClientEvents(t *testing.T) {
 			// / and . a -.
 			dashed := regexp.MustCompile(`[^A-Za-z0-9]`).ReplaceAllString(run.root, "-")
 			anon := strings.NewReplacer(run.root, "$ROOT", dashed, "-ROOT")
+			if everything != "" {
+				anon = strings.NewReplacer(run.root, "$ROOT", dashed, "-ROOT", everything, "$MCP_SERVER")
+			}
 			write := func(name string, b []byte) {
 				if err := os.WriteFile(filepath.Join(dir, name), []byte(anon.Replace(string(b))), 0o644); err != nil {
 					t.Fatal(err)

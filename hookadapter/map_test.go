@@ -351,6 +351,15 @@ func TestRecordedClientEvents(t *testing.T) {
 			if err != nil || !c.Known {
 				t.Errorf("%s line %d: %s is not a tool the map knows (%v)", dir, i+1, ev.Tool, err)
 			}
+			// Claude Code gives its hooks absolute paths, even for a
+			// relative file_path the model sent (docs/hooks.md).
+			var in map[string]any
+			json.Unmarshal(ev.Input, &in)
+			for _, k := range []string{"file_path", "notebook_path"} {
+				if p, ok := in[k].(string); ok && agent == "claude-code" && !strings.HasPrefix(p, "$ROOT/") {
+					t.Errorf("%s line %d: %s %q is not absolute", dir, i+1, k, p)
+				}
+			}
 			seen++
 		}
 		var offered []string

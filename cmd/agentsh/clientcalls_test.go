@@ -29,8 +29,11 @@ def src_only(call):
 before(src_only, tools = ["write_file", "edit_file"])
 
 def no_denied(call):
-    if "denied" in call.args.get("command", ""):
+    command = call.args.get("command", "")
+    if "denied" in command:
         return deny("no denied markers")
+    if "asked" in command:
+        return ask("asked markers need a person")
 
 before(no_denied, tools = ["bash"])
 `
@@ -96,6 +99,7 @@ var clientCases = []clientCase{
 				bash("Monitor", "echo no > denied-monitor.marker"),
 				bash("Bash", "echo ok > bash.marker"),
 				bash("Bash", "echo no > denied-bash.marker"),
+				bash("Bash", "echo no > asked-bash.marker"), // headless, Claude Code refuses an ask
 				bash("Bash", "echo no > ../bash-outside.txt"),
 				write(p + "/src/new.txt"),
 				write("src/relative.txt"), // Claude Code makes it absolute
@@ -106,6 +110,9 @@ var clientCases = []clientCase{
 				read(p + "/README.md"), edit(p + "/README.md"),
 				read(p + "/notebook.ipynb"), nb(p + "/notebook.ipynb"),
 				read(p + "/src/nb.ipynb"), nb(p + "/src/nb.ipynb"),
+				// Claude Code refuses an edit of a file not read first,
+				// before any hook.
+				edit(p + "/src/unread.txt"), nb(p + "/src/unread.ipynb"),
 			}
 		},
 		disk: []onDisk{
@@ -113,6 +120,7 @@ var clientCases = []clientCase{
 			{path: "project/denied-monitor.marker"},
 			{path: "project/bash.marker", has: "ok"},
 			{path: "project/denied-bash.marker"},
+			{path: "project/asked-bash.marker"},
 			{path: "bash-outside.txt"},
 			{path: "project/src/new.txt", has: "written"},
 			{path: "project/src/relative.txt", has: "written"},
@@ -123,7 +131,10 @@ var clientCases = []clientCase{
 			{path: "project/README.md", has: "demo", not: "edited"},
 			{path: "project/notebook.ipynb", has: "print(1)", not: "print(2)"},
 			{path: "project/src/nb.ipynb", has: "print(2)"},
+			{path: "project/src/unread.txt", has: "demo", not: "edited"},
+			{path: "project/src/unread.ipynb", has: "print(1)", not: "print(2)"},
 		},
+		said: []string{"File has not been read yet"},
 	},
 	{
 		client: "gemini",
@@ -154,6 +165,7 @@ var clientCases = []clientCase{
 			return []clientCall{
 				shell("echo ok > shell.marker", ""),
 				shell("echo no > denied-shell.marker", ""),
+				shell("echo no > asked-shell.marker", ""), // no ask in Gemini CLI: a deny
 				shell("echo ok > sub.marker", "src"),
 				shell("echo no > ../shell-outside.txt", ""),
 				write("src/relative.txt"),
@@ -170,6 +182,7 @@ var clientCases = []clientCase{
 		disk: []onDisk{
 			{path: "project/shell.marker", has: "ok"},
 			{path: "project/denied-shell.marker"},
+			{path: "project/asked-shell.marker"},
 			{path: "project/src/sub.marker", has: "ok"},
 			{path: "shell-outside.txt"},
 			{path: "project/src/relative.txt", has: "written"},
@@ -182,7 +195,9 @@ var clientCases = []clientCase{
 			{path: "project/README.md", has: "demo", not: "edited"},
 			{path: "project/discovered.marker"},
 		},
-		said: []string{"discovered_tool_touch_marker is not a tool agentsh knows of gemini"},
+		// Gemini CLI refuses a path outside the project itself, before any
+		// hook.
+		said: []string{"discovered_tool_touch_marker is not a tool agentsh knows of gemini", "Path not in workspace"},
 	},
 	{
 		// An unknown model: exec_command, hooked as Bash, and apply_patch
@@ -193,6 +208,7 @@ var clientCases = []clientCase{
 			return []clientCall{
 				exec("echo ok > exec.marker"),
 				exec("echo no > denied-exec.marker"),
+				exec("echo no > asked-exec.marker"), // no ask in Codex: a deny
 				{Name: "exec_command", Args: map[string]any{"cmd": "echo ok > sub.marker", "workdir": p + "/src"}},
 				exec("echo no > ../exec-outside.txt"),
 				exec(heredoc(addFile("src/heredoc.txt"))),
@@ -201,11 +217,16 @@ var clientCases = []clientCase{
 				exec(heredoc(addFile("../heredoc-outside.txt"))),
 				exec(heredoc(addFile(r + "/heredoc-abs-outside.txt"))),
 				exec(heredoc(editReadme)),
+				// Codex does not hook write_stdin: what goes into a running
+				// session is not decided (as measured).
+				{Name: "exec_command", Args: map[string]any{"cmd": "cat > stdin.marker", "tty": true, "yield_time_ms": 500}},
+				{Name: "write_stdin", Args: map[string]any{"session_id": "$SESSION", "chars": "typed\n", "yield_time_ms": 500}},
 			}
 		},
 		disk: []onDisk{
 			{path: "project/exec.marker", has: "ok"},
 			{path: "project/denied-exec.marker"},
+			{path: "project/asked-exec.marker"},
 			{path: "project/src/sub.marker", has: "ok"},
 			{path: "exec-outside.txt"},
 			{path: "project/src/heredoc.txt", has: "added"},
@@ -214,6 +235,7 @@ var clientCases = []clientCase{
 			{path: "heredoc-outside.txt"},
 			{path: "heredoc-abs-outside.txt"},
 			{path: "project/README.md", has: "demo", not: "patched"},
+			{path: "project/stdin.marker", has: "typed"},
 		},
 	},
 	{
@@ -283,8 +305,8 @@ func TestClientCallsOnDisk(t *testing.T) {
 			setup := func(project string) {
 				root = filepath.Dir(project)
 				for name, content := range map[string]string{
-					"src/main.go": mainGo, "src/demo.txt": readme, "README.md": readme,
-					"notebook.ipynb": notebook, "src/nb.ipynb": notebook,
+					"src/main.go": mainGo, "src/demo.txt": readme, "src/unread.txt": readme, "README.md": readme,
+					"notebook.ipynb": notebook, "src/nb.ipynb": notebook, "src/unread.ipynb": notebook,
 				} {
 					p := filepath.Join(project, name)
 					os.MkdirAll(filepath.Dir(p), 0o755)

@@ -401,17 +401,23 @@ func TestClientToolListsAreMapped(t *testing.T) {
 	for _, c := range []struct {
 		client, mcp string
 		must        []string
+		lacks       string // docs/hooks.md says it is not offered
 	}{
-		{"codex", "mcp__" + everythingServer + "__echo", []string{"Bash", "write_stdin"}},
+		// An unknown model gets no apply_patch tool: a patch comes as a
+		// here-document sent to exec_command.
+		{"codex", "mcp__" + everythingServer + "__echo", []string{"Bash", "write_stdin", "view_image"}, "apply_patch"},
 		// Code mode defers an MCP server's tools: only its namespace is
 		// named.
-		{"codex:gpt-6.2-sol", "mcp__" + everythingServer, []string{"exec", "apply_patch", "Bash"}},
+		{"codex:gpt-6.2-sol", "mcp__" + everythingServer, []string{"exec", "apply_patch", "Bash"}, ""},
 	} {
 		t.Run(c.client, func(t *testing.T) {
 			codexClient.find(t)
 			t.Parallel()
 			names, must := offered(t, c.client, c.mcp)
 			check(t, "codex", "offered to "+c.client, names, append(must, c.must...)...)
+			if c.lacks != "" && slices.Contains(names, c.lacks) {
+				t.Errorf("%s offers %s now: docs/hooks.md says it does not", c.client, c.lacks)
+			}
 		})
 	}
 }

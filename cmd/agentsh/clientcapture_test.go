@@ -332,7 +332,8 @@ const everythingServer = "ev"
 // addEverything makes the MCP reference server at bin an MCP server of
 // client, in the temp root's settings (HOME is root/home), as a person
 // adds one: Claude Code's ~/.claude.json, Gemini CLI's settings.json,
-// Codex's config.toml.
+// Codex's config.toml (required, so that Codex waits for it before its
+// first request, as Gemini CLI does; Claude Code's ToolSearch waits).
 func addEverything(t *testing.T, client, root, bin string) {
 	t.Helper()
 	home := filepath.Join(root, "home")
@@ -351,7 +352,7 @@ func addEverything(t *testing.T, client, root, bin string) {
 			t.Fatal(err)
 		}
 		defer f.Close()
-		if _, err := fmt.Fprintf(f, "\n[mcp_servers.%s]\ncommand = %q\nargs = [\"stdio\"]\n", everythingServer, bin); err != nil {
+		if _, err := fmt.Fprintf(f, "\n[mcp_servers.%s]\ncommand = %q\nargs = [\"stdio\"]\nrequired = true\n", everythingServer, bin); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -17,8 +17,9 @@ import (
 // holds each map to the agent's own list), so that a policy written for
 // agentsh's tools guards the agent's: Claude Code's Write is write_file,
 // its Monitor is bash, Codex's apply_patch is its file writes. MCP tools
-// (mcp__SERVER__TOOL) keep their names. A tool that is not listed is an
-// unknown tool: it may do anything (see Run).
+// (mcp__SERVER__TOOL; Gemini CLI's mcp_SERVER_TOOL, see MapCall) keep
+// their names. A tool that is not listed is an unknown tool: it may do
+// anything (see Run).
 type ToolMap map[string]ToolMapping
 
 // ToolMapping is one tool's mapping.

@@ -76,7 +76,7 @@ type mcpNamer interface {
 
 // MapCall maps an agent's call onto agentsh's through p: its tool map
 // (see In), and its agent's form of an MCP tool's name, which keeps its
-// name and counts as known.
+// name and counts as known. It is safe to call concurrently.
 func MapCall(p Protocol, tool string, input json.RawMessage, cwd string) (*Canonical, error) {
 	c, err := p.Tools().In(tool, input, cwd)
 	if err != nil {

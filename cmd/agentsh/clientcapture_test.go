@@ -39,8 +39,9 @@ type clientCall struct {
 
 // clientModel is what the three scripted endpoints share: the calls to
 // make in order (the next one after as many results as the conversation
-// holds), and the body of every main-loop request (one that offers the
-// client's shell tool; not a side request for a title or a summary).
+// holds), and the body of every main-loop request (Claude Code's and
+// Gemini CLI's offer their shell tool; their side requests for a title or
+// a summary are answered and not kept).
 type clientModel struct {
 	calls []clientCall
 

@@ -475,3 +475,58 @@ func TestFindInFile(t *testing.T) {
 		t.Error("a missing file: no error")
 	}
 }
+
+// offeredTools reads each client's request form, under the names the
+// client's hooks report, and says so when a request is not one it can
+// read.
+func TestOfferedTools(t *testing.T) {
+	reminder := "<system-reminder>\n" + claudeDeferred + ". Load them first:\nMonitor\nNotebookEdit\n\n" +
+		"The following MCP servers are still connecting:\nev\n</system-reminder>"
+	claude, _ := json.Marshal(map[string]any{
+		"tools":    []any{map[string]any{"name": "Bash"}, map[string]any{"name": "ToolSearch"}},
+		"messages": []any{map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": reminder}}}},
+	})
+	exec := "Run JavaScript.\n### `apply_patch`\nPatches.\n### `exec_command`\nRuns.\n### `clock__curr_time`\nTime.\n### `mcp__ev__echo`\nEcho.\n"
+	codex, _ := json.Marshal(map[string]any{
+		"tools": []any{
+			map[string]any{"type": "function", "name": "exec_command"},
+			map[string]any{"type": "web_search"},
+			map[string]any{"type": "namespace", "name": "multi_agent_v1", "tools": []any{map[string]any{"type": "function", "name": "wait_agent"}}},
+			map[string]any{"type": "namespace", "name": "mcp__ev", "tools": []any{map[string]any{"type": "function", "name": "get_sum"}}},
+		},
+		"input": []any{
+			map[string]any{"type": "additional_tools", "tools": []any{map[string]any{"type": "namespace", "name": "functions", "tools": []any{
+				map[string]any{"type": "custom", "name": "exec", "description": exec}, map[string]any{"type": "function", "name": "wait"}}}}},
+			map[string]any{"type": "message", "role": "developer", "content": []any{map[string]any{"type": "input_text",
+				"text": "<tools>\n" + codexDeferred + "\n- mcp__docs: # Docs\n</tools>"}}},
+		},
+	})
+	gemini := []byte(`{"tools":[{"functionDeclarations":[{"name":"run_shell_command"},{"name":"mcp_ev_echo"}]}]}`)
+	for _, c := range []struct {
+		client string
+		body   []byte
+		want   string
+	}{
+		{"claude-code", claude, "Bash Monitor NotebookEdit ToolSearch"},
+		{"codex:gpt-6.2-sol", codex, "Bash apply_patch clockcurr_time exec mcp__docs mcp__ev__echo mcp__ev__get_sum multi_agent_v1wait_agent wait web_search"},
+		{"gemini", gemini, "mcp_ev_echo run_shell_command"},
+	} {
+		got, err := offeredTools(c.client, c.body)
+		if err != nil || strings.Join(got, " ") != c.want {
+			t.Errorf("%s: %q, %v; want %s", c.client, got, err, c.want)
+		}
+	}
+	for _, c := range []struct {
+		client, body, err string
+	}{
+		{"claude-code", `{"tools":[{"name":"ToolSearch"}],"messages":[]}`, "no \"The following deferred tools"},
+		{"claude-code", `[1]`, "not a Messages API request"},
+		{"gemini", `{"tools":"x"}`, "not a Gemini API request"},
+		{"codex", `{"tools":[{"type":"namespace","tools":7}]}`, "not a Responses API request"},
+		{"aider", `{}`, `no client "aider"`},
+	} {
+		if _, err := offeredTools(c.client, []byte(c.body)); err == nil || !strings.Contains(err.Error(), c.err) {
+			t.Errorf("%s %s: %v, want an error with %q", c.client, c.body, err, c.err)
+		}
+	}
+}

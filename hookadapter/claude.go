@@ -96,7 +96,10 @@ var claudeTools = ToolMap{
 	"TaskUpdate":               readOnly("TaskUpdate"),
 	"TodoWrite":                readOnly("TodoWrite"),
 	"ToolSearch":               readOnly("ToolSearch"),
-	"WaitForMcpServers":        readOnly("WaitForMcpServers"),
+	// Offered so that deferred loading stays on; a call of it is refused
+	// ("No such tool available") before any hook.
+	"DeferredToolPlaceholder": readOnly("DeferredToolPlaceholder"),
+	"WaitForMcpServers":       readOnly("WaitForMcpServers"),
 }
 
 func (claudeCode) Tools() ToolMap { return claudeTools }

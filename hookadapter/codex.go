@@ -29,9 +29,10 @@ func (codex) Parse(raw []byte) (*Event, error) { return decodeEvent(raw, codexEv
 
 // codexTools is every tool of the pinned Codex (what it offers a model,
 // plain and in code mode, and the names its hooks report: exec_command
-// as Bash). A shell command that is an apply_patch invocation is the
-// patch: Codex applies it itself rather than running it.
-// TestClientToolListsAreMapped holds it to the client's own list.
+// as Bash, a namespace's tools as in codexNamespaces). A shell command
+// that is an apply_patch invocation is the patch: Codex applies it
+// itself rather than running it. TestClientToolListsAreMapped holds it
+// to the client's own list.
 var codexTools = ToolMap{
 	"Bash":         {Name: "bash", CwdArg: "workdir", Convert: codexPatchCommand},
 	"exec_command": {Name: "bash", Fields: [][2]string{{"cmd", "command"}}, CwdArg: "workdir", Convert: codexPatchCommand},
@@ -65,6 +66,7 @@ var codexTools = ToolMap{
 	"wait":                        readOnly("wait"),
 	"wait_agent":                  readOnly("wait_agent"),
 	"sleep":                       readOnly("sleep"),
+	"curr_time":                   readOnly("curr_time"),
 	"request_user_input":          readOnly("request_user_input"),
 	"request_user_input_async":    readOnly("request_user_input_async"),
 	"send_message_to_user_async":  readOnly("send_message_to_user_async"),
@@ -73,6 +75,25 @@ var codexTools = ToolMap{
 	"read_mcp_resource":           readOnly("read_mcp_resource"),
 	"tool_search":                 readOnly("tool_search"),
 	"wait_for_environment":        readOnly("wait_for_environment"),
+}
+
+// codexNamespaces are the namespaces the pinned Codex offers tools in,
+// other than functions, its default. Its hooks report a namespace's tool
+// as the namespace and the name run together (clock's sleep as
+// clocksleep, collaboration's spawn_agent as collaborationspawn_agent;
+// measured), which maps as the tool of that name does.
+var codexNamespaces = map[string][]string{
+	"clock":          {"curr_time", "sleep"},
+	"collaboration":  {"followup_task", "interrupt_agent", "list_agents", "send_message", "spawn_agent", "wait_agent"},
+	"multi_agent_v1": {"close_agent", "resume_agent", "send_input", "spawn_agent", "wait_agent"},
+}
+
+func init() {
+	for ns, names := range codexNamespaces {
+		for _, name := range names {
+			codexTools[ns+name] = codexTools[name]
+		}
+	}
 }
 
 // patchCommand is a shell command Codex applies as a patch: apply_patch

@@ -3,6 +3,7 @@ package hookadapter
 import (
 	"encoding/json"
 	"io"
+	"strings"
 
 	"github.com/agentsh/agentsh/core"
 )
@@ -70,6 +71,12 @@ var geminiTools = ToolMap{
 var geminiGrep = [][2]string{{"dir_path", "path"}, {"include_pattern", "glob"}, {"after", "after_context"}, {"before", "before_context"}}
 
 func (gemini) Tools() ToolMap { return geminiTools }
+
+// isMCP: Gemini CLI names an MCP server's tools mcp_SERVER_TOOL, and
+// takes every name that starts mcp_ for one (its isMcpToolName).
+func (gemini) isMCP(tool string) bool { return strings.HasPrefix(tool, "mcp_") }
+
+var _ mcpNamer = gemini{}
 
 // AbsolutePaths: Gemini CLI takes paths relative to the project.
 func (gemini) AbsolutePaths() bool { return false }

@@ -133,6 +133,14 @@ func TestUnmappedTools(t *testing.T) {
 		{codex{}, "brand_new_tool", core.VerdictAsk},
 		{claudeCode{}, "TodoWrite", core.VerdictNone},
 		{claudeCode{}, "mcp__srv__tool", core.VerdictNone},
+		{codex{}, "mcp__srv__tool", core.VerdictNone},
+		// Gemini CLI's MCP tools are mcp_SERVER_TOOL; in the others that
+		// form is no MCP tool.
+		{gemini{}, "mcp_srv_tool", core.VerdictNone},
+		{claudeCode{}, "mcp_srv_tool", core.VerdictAsk},
+		{codex{}, "mcp_srv_tool", core.VerdictAsk},
+		// Gemini CLI's discovered tools run a command of the user's: unknown.
+		{gemini{}, "discovered_tool_touch", core.VerdictAsk},
 	} {
 		a := decide(t, ex, dir, c.proto, c.tool, `{}`, "")
 		if a.Verdict != c.want {
@@ -153,6 +161,13 @@ func TestUnmappedTools(t *testing.T) {
 		if a := decide(t, ex, dir, claudeCode{}, "BrandNewTool", `{}`, ""); a.Verdict != want {
 			t.Errorf("%s: %s, want %s", hook.Name, a.Verdict, want)
 		}
+	}
+	// A policy decides an MCP tool by its name, in the agent's form.
+	noMCP := core.BeforeHook{Name: "no_mcp", Tools: []string{"mcp_*"},
+		Func: func(context.Context, *core.Call) (json.RawMessage, error) { return nil, core.Deny("no mcp") }}
+	ex, dir = project(t, noMCP)
+	if a := decide(t, ex, dir, gemini{}, "mcp_srv_tool", `{}`, ""); a.Verdict != core.VerdictDeny || !strings.Contains(a.Reason, "no mcp") {
+		t.Errorf("mcp_srv_tool under a deny of mcp_*: %s %q", a.Verdict, a.Reason)
 	}
 }
 
@@ -250,5 +265,114 @@ func TestShellOutsideProject(t *testing.T) {
 	a := decide(t, ex, dir, codex{}, "Bash", `{"command":"ls"}`, "/")
 	if a.Verdict != core.VerdictDeny || !strings.Contains(a.Reason, "outside the working directory") {
 		t.Errorf("a command in /: %s %q", a.Verdict, a.Reason)
+	}
+}
+
+// Codex reports a namespace's tool as the namespace and the name run
+// together: each maps as the tool of that name does, so a policy on the
+// canonical tool holds for it, and none is left unknown.
+func TestCodexNamespacedTools(t *testing.T) {
+	var s spy
+	ex, dir := project(t, s.hook())
+	for ns, names := range codexNamespaces {
+		for _, name := range names {
+			bare, ok := codexTools[name]
+			if !ok || bare.Name == "" {
+				t.Errorf("codexNamespaces names %s.%s, which codexTools does not map", ns, name)
+				continue
+			}
+			s.calls = nil
+			a := decide(t, ex, dir, codex{}, ns+name, `{}`, "")
+			if a.Verdict != core.VerdictNone || len(s.calls) == 0 || !strings.HasPrefix(s.calls[0], bare.Name+" ") {
+				t.Errorf("%s: %s %q, decided as %q; want no opinion, as %s", ns+name, a.Verdict, a.Reason, s.calls, bare.Name)
+			}
+		}
+	}
+	for tool, want := range map[string]string{"clocksleep": "sleep", "clockcurr_time": "curr_time",
+		"collaborationspawn_agent": "task", "multi_agent_v1spawn_agent": "task", "multi_agent_v1send_input": "send_input"} {
+		if got := codexTools[tool]; got.Name != want {
+			t.Errorf("%s maps to %q, want %q", tool, got.Name, want)
+		}
+	}
+	// A policy written for the canonical tool decides the namespaced one.
+	noSleep := core.BeforeHook{Name: "no_sleep", Tools: []string{"sleep"},
+		Func: func(context.Context, *core.Call) (json.RawMessage, error) { return nil, core.Deny("no sleeping") }}
+	ex, dir = project(t, noSleep)
+	if a := decide(t, ex, dir, codex{}, "clocksleep", `{"duration_ms":1}`, ""); a.Verdict != core.VerdictDeny {
+		t.Errorf("clocksleep under a deny of sleep: %s %q", a.Verdict, a.Reason)
+	}
+	// Acting tools stay acting: a model's call asks by default.
+	if m := codexTools["collaborationsend_message"]; m.ReadOnly || m.Name != "send_message" {
+		t.Errorf("collaborationsend_message maps to %+v, want send_message, not read-only", m)
+	}
+}
+
+// Claude Code's placeholder for deferred loading is known (it offers it);
+// it changes nothing.
+func TestClaudeDeferredPlaceholder(t *testing.T) {
+	m, ok := claudeTools["DeferredToolPlaceholder"]
+	if !ok || !m.ReadOnly {
+		t.Errorf("DeferredToolPlaceholder maps to %+v (known %v), want a read-only tool of its own", m, ok)
+	}
+	ex, dir := project(t)
+	if a := decide(t, ex, dir, claudeCode{}, "DeferredToolPlaceholder", `{}`, ""); a.Verdict != core.VerdictNone {
+		t.Errorf("DeferredToolPlaceholder: %s %q, want no opinion", a.Verdict, a.Reason)
+	}
+}
+
+// The recorded events of the pinned clients (testdata/hookevents) are
+// each protocol's input, and name only tools its map knows; so do the
+// tools the clients offer.
+func TestRecordedClientEvents(t *testing.T) {
+	dirs, _ := filepath.Glob("../testdata/hookevents/*")
+	seen := 0
+	for _, dir := range dirs {
+		info, err := os.Stat(dir)
+		if err != nil || !info.IsDir() {
+			continue
+		}
+		agent, _, _ := strings.Cut(filepath.Base(dir), "-gpt")
+		proto, err := Lookup(agent)
+		if err != nil {
+			t.Errorf("%s: %v", dir, err)
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, "events.jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+			ev, err := proto.Parse([]byte(line))
+			if err != nil || ev.Kind != KindPreTool {
+				t.Errorf("%s line %d: %v, kind %v", dir, i+1, err, ev)
+				continue
+			}
+			c, err := MapCall(proto, ev.Tool, ev.Input, ev.Cwd)
+			if err != nil || !c.Known {
+				t.Errorf("%s line %d: %s is not a tool the map knows (%v)", dir, i+1, ev.Tool, err)
+			}
+			// Claude Code gives its hooks absolute paths, even for a
+			// relative file_path the model sent (docs/hooks.md).
+			var in map[string]any
+			json.Unmarshal(ev.Input, &in)
+			for _, k := range []string{"file_path", "notebook_path"} {
+				if p, ok := in[k].(string); ok && agent == "claude-code" && !strings.HasPrefix(p, "$ROOT/") {
+					t.Errorf("%s line %d: %s %q is not absolute", dir, i+1, k, p)
+				}
+			}
+			seen++
+		}
+		var offered []string
+		if b, err = os.ReadFile(filepath.Join(dir, "offered.json")); err != nil || json.Unmarshal(b, &offered) != nil || len(offered) == 0 {
+			t.Errorf("%s/offered.json: %v %q", dir, err, b)
+		}
+		for _, name := range offered {
+			if c, err := MapCall(proto, name, json.RawMessage(`{}`), ""); err != nil || !c.Known {
+				t.Errorf("%s offers %s, which its map does not know", dir, name)
+			}
+		}
+	}
+	if seen == 0 {
+		t.Fatal("no recorded events in ../testdata/hookevents")
 	}
 }

@@ -149,7 +149,7 @@ func handle(ctx context.Context, cfg Config, ev *Event) (Answer, error) {
 // it asks at least, and where the agent has no ask, that is a deny.
 func preTool(ctx context.Context, cfg Config, ev *Event) (Answer, *core.Session, error) {
 	tools := cfg.Protocol.Tools()
-	c, err := tools.In(ev.Tool, ev.Input, ev.Cwd)
+	c, err := MapCall(cfg.Protocol, ev.Tool, ev.Input, ev.Cwd)
 	if err != nil {
 		return Answer{}, nil, err
 	}

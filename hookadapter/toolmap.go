@@ -17,8 +17,9 @@ import (
 // holds each map to the agent's own list), so that a policy written for
 // agentsh's tools guards the agent's: Claude Code's Write is write_file,
 // its Monitor is bash, Codex's apply_patch is its file writes. MCP tools
-// (mcp__SERVER__TOOL) keep their names. A tool that is not listed is an
-// unknown tool: it may do anything (see Run).
+// (mcp__SERVER__TOOL; Gemini CLI's mcp_SERVER_TOOL, see MapCall) keep
+// their names. A tool that is not listed is an unknown tool: it may do
+// anything (see Run).
 type ToolMap map[string]ToolMapping
 
 // ToolMapping is one tool's mapping.
@@ -62,8 +63,30 @@ type Canonical struct {
 	mapping  ToolMapping
 }
 
-// isMCP reports whether an agent's tool is an MCP server's.
+// isMCP reports whether an agent's tool is an MCP server's, named as
+// Claude Code and Codex name them (mcp__SERVER__TOOL).
 func isMCP(tool string) bool { return strings.HasPrefix(tool, "mcp__") }
+
+// mcpNamer is a protocol whose agent names its MCP servers' tools in
+// another form than mcp__SERVER__TOOL.
+type mcpNamer interface {
+	// isMCP reports whether the agent's tool is an MCP server's.
+	isMCP(tool string) bool
+}
+
+// MapCall maps an agent's call onto agentsh's through p: its tool map
+// (see In), and its agent's form of an MCP tool's name, which keeps its
+// name and counts as known. It is safe to call concurrently.
+func MapCall(p Protocol, tool string, input json.RawMessage, cwd string) (*Canonical, error) {
+	c, err := p.Tools().In(tool, input, cwd)
+	if err != nil {
+		return nil, err
+	}
+	if n, ok := p.(mcpNamer); ok && !c.Known {
+		c.Known = n.isMCP(tool)
+	}
+	return c, nil
+}
 
 // In maps an agent's call onto agentsh's, in cwd (the event's; "" for
 // none).

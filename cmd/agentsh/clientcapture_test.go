@@ -32,28 +32,27 @@ type clientCall struct {
 	Name     string
 	Args     map[string]any
 	Freeform string // Codex custom tools (apply_patch): the input text
+	// Namespace is the namespace of a Codex function (clock for its
+	// sleep), "" for none.
+	Namespace string
 }
 
 // clientModel is what the three scripted endpoints share: the calls to
 // make in order (the next one after as many results as the conversation
-// holds), what the first main-loop request offered, and every request
-// body.
+// holds), and the body of every main-loop request (Claude Code's and
+// Gemini CLI's offer their shell tool; their side requests for a title or
+// a summary are answered and not kept).
 type clientModel struct {
 	calls []clientCall
-	// main reports whether a request is the main loop's (it offers the
-	// client's shell tool), not a side request (a title, a summary).
-	mu      sync.Mutex
-	offered []string
-	bodies  [][]byte
+
+	mu     sync.Mutex
+	bodies [][]byte
 }
 
-func (m *clientModel) record(body []byte, offered []string) {
+func (m *clientModel) record(body []byte) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.bodies = append(m.bodies, body)
-	if m.offered == nil && len(offered) > 0 {
-		m.offered = offered
-	}
 }
 
 func (m *clientModel) next(n int) (clientCall, bool) {
@@ -78,17 +77,15 @@ func (m claudeEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Messages []struct{ Content json.RawMessage }
 	}
 	json.Unmarshal(body, &req)
-	var offered []string
 	main := false
 	for _, t := range req.Tools {
-		offered = append(offered, t.Name)
 		main = main || t.Name == "Bash"
 	}
 	if !main {
 		writeMessage(w, req.Stream, nil, "ok")
 		return
 	}
-	m.record(body, offered)
+	m.record(body)
 	results := 0
 	for _, msg := range req.Messages {
 		var blocks []struct{ Type string }
@@ -118,17 +115,15 @@ func (m geminiEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	json.Unmarshal(body, &req)
-	var offered []string
 	main := false
 	for _, t := range req.Tools {
 		for _, f := range t.FunctionDeclarations {
-			offered = append(offered, f.Name)
 			main = main || f.Name == "run_shell_command"
 		}
 	}
 	part := map[string]any{"text": "ok"}
 	if main {
-		m.record(body, offered)
+		m.record(body)
 		responses := 0
 		for _, c := range req.Contents {
 			for _, p := range c.Parts {
@@ -170,22 +165,13 @@ func (m codexEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	body, _ := io.ReadAll(r.Body)
 	var req struct {
-		Tools []struct{ Type, Name string }
 		Input []struct {
 			Type   string
 			Output json.RawMessage
 		}
 	}
 	json.Unmarshal(body, &req)
-	var offered []string
-	for _, t := range req.Tools {
-		if t.Name != "" {
-			offered = append(offered, t.Name)
-		} else {
-			offered = append(offered, t.Type)
-		}
-	}
-	m.record(body, offered)
+	m.record(body)
 	n, session := 0, ""
 	for _, item := range req.Input {
 		if item.Type == "function_call_output" || item.Type == "custom_tool_call_output" {
@@ -211,6 +197,9 @@ func (m codexEndpoint) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			// "$SESSION" is the session a running exec_command reported.
 			args, _ := json.Marshal(c.Args)
 			item["arguments"] = strings.ReplaceAll(string(args), `"$SESSION"`, session)
+			if c.Namespace != "" {
+				item["namespace"] = c.Namespace
+			}
 		}
 		send("response.output_item.done", map[string]any{"item": item})
 	} else {
@@ -229,16 +218,18 @@ type clientRun struct {
 	root, home, project string
 	model               *clientModel
 	output              string
-	// events are the hook events the client sent, in order.
-	events []json.RawMessage
 }
 
 // runClient runs the named client ("claude-code", "gemini", "codex") in a
-// temp project against a scripted model making calls, with hookCommand
-// (given the temp root) as its pre-tool hook; setup may add files to the
-// project first. Any permission prompts of the client's own are off.
-// A client named "codex:MODEL" is Codex told its model is MODEL, which
-// decides the tools Codex offers ("codex" is an unknown model, scripted).
+// temp project (root/project, with HOME root/home) against a scripted
+// model making calls. setup, when set, runs once the client's own
+// settings are written (the model's address, Gemini CLI's auth): it may
+// add files to the project, and install hooks there (root is the
+// project's parent). hookCommand, when set, is a hand-written pre-tool
+// hook entry (given root) for every tool. Any permission prompts of the
+// client's own are off. A client named "codex:MODEL" is Codex told its
+// model is MODEL, which decides the tools Codex offers ("codex" is an
+// unknown model, scripted).
 func runClient(t *testing.T, client string, calls func(project string) []clientCall, hookCommand func(root string) string, setup func(project string)) *clientRun {
 	t.Helper()
 	client, model, _ := strings.Cut(client, ":")
@@ -253,6 +244,8 @@ func runClient(t *testing.T, client string, calls func(project string) []clientC
 		bin = geminiClient.find(t)
 	case "codex":
 		bin = codexClient.find(t)
+	default:
+		t.Fatalf("runClient: unknown client %q", client)
 	}
 	root := t.TempDir()
 	run := &clientRun{root: root, home: filepath.Join(root, "home"), project: filepath.Join(root, "project")}
@@ -262,36 +255,38 @@ func runClient(t *testing.T, client string, calls func(project string) []clientC
 			t.Fatal(err)
 		}
 	}
-	if setup != nil {
-		setup(run.project)
-	}
-	hook := hookCommand(root)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
 	env := []string{"HOME=" + run.home, "TMPDIR=" + root, "XDG_CONFIG_HOME=" + filepath.Join(run.home, ".config"),
 		"XDG_CACHE_HOME=" + filepath.Join(run.home, ".cache"), "XDG_DATA_HOME=" + filepath.Join(run.home, ".local", "share"),
 		"XDG_STATE_HOME=" + filepath.Join(run.home, ".local", "state"), "AGENTSH_MAIN=1", "GORACE=atexit_sleep_ms=0"}
-	var cmd *exec.Cmd
+	var (
+		cmd   *exec.Cmd
+		entry func(hook string) // writes the hand-written hook entry
+	)
 	switch client {
 	case "claude-code":
 		srv := httptest.NewServer(claudeEndpoint{run.model})
 		defer srv.Close()
-		settings := map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{"matcher": "*",
-			"hooks": []any{map[string]any{"type": "command", "timeout": 60, "command": hook}}}}}}
-		writeJSON(t, filepath.Join(run.project, ".claude", "settings.json"), settings)
+		entry = func(hook string) {
+			writeJSON(t, filepath.Join(run.project, ".claude", "settings.json"), map[string]any{"hooks": map[string]any{"PreToolUse": []any{
+				map[string]any{"matcher": "*", "hooks": []any{map[string]any{"type": "command", "timeout": 60, "command": hook}}}}}})
+		}
 		cmd = exec.CommandContext(ctx, bin, "-p", "do the task", "--output-format", "stream-json", "--verbose",
-			"--max-turns", "40", "--model", "claude-sonnet-4-5", "--permission-mode", "bypassPermissions")
+			"--max-turns", "60", "--model", "claude-sonnet-4-5", "--permission-mode", "bypassPermissions")
 		env = append(env, "PATH=/usr/local/bin:/usr/bin:/bin", "ANTHROPIC_BASE_URL="+srv.URL, "ANTHROPIC_API_KEY=sk-ant-test-dummy",
 			"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "IS_SANDBOX=1")
 	case "gemini":
 		srv := httptest.NewServer(geminiEndpoint{run.model})
 		defer srv.Close()
-		settings := map[string]any{
-			"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},
-			"hooks": map[string]any{"BeforeTool": []any{map[string]any{"matcher": ".*",
-				"hooks": []any{map[string]any{"name": "agentsh", "type": "command", "command": hook, "timeout": 60000}}}}},
+		settings := filepath.Join(run.home, ".gemini", "settings.json")
+		writeJSON(t, settings, map[string]any{"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}}})
+		entry = func(hook string) {
+			editJSON(t, settings, func(m map[string]any) {
+				m["hooks"] = map[string]any{"BeforeTool": []any{map[string]any{"matcher": ".*",
+					"hooks": []any{map[string]any{"name": "agentsh", "type": "command", "command": hook, "timeout": 60000}}}}}
+			})
 		}
-		writeJSON(t, filepath.Join(run.home, ".gemini", "settings.json"), settings)
 		cmd = exec.CommandContext(ctx, bin, "-p", "do the task", "--output-format", "stream-json",
 			"--model", "gemini-2.5-flash", "--skip-trust", "--approval-mode", "yolo")
 		env = append(env, "PATH="+os.Getenv("PATH"), "GEMINI_CLI_SYSTEM_SETTINGS_PATH="+filepath.Join(root, "system-settings.json"),
@@ -299,16 +294,23 @@ func runClient(t *testing.T, client string, calls func(project string) []clientC
 	case "codex":
 		srv := httptest.NewServer(codexEndpoint{run.model})
 		defer srv.Close()
-		hooks := map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{"matcher": "*",
-			"hooks": []any{map[string]any{"type": "command", "timeout": 60, "command": hook}}}}}}
-		writeJSON(t, filepath.Join(run.home, "hooks.json"), hooks)
 		config := fmt.Sprintf("model = \"%s\"\nmodel_provider = \"scripted\"\n\n[model_providers.scripted]\nname = \"scripted\"\nbase_url = \"%s/v1\"\nwire_api = \"responses\"\nenv_key = \"SCRIPTED_API_KEY\"\n", model, srv.URL)
 		if err := os.WriteFile(filepath.Join(run.home, "config.toml"), []byte(config), 0o644); err != nil {
 			t.Fatal(err)
 		}
+		entry = func(hook string) {
+			writeJSON(t, filepath.Join(run.home, "hooks.json"), map[string]any{"hooks": map[string]any{"PreToolUse": []any{
+				map[string]any{"matcher": "*", "hooks": []any{map[string]any{"type": "command", "timeout": 60, "command": hook}}}}}})
+		}
 		cmd = exec.CommandContext(ctx, bin, "exec", "--json", "--skip-git-repo-check", "--ephemeral",
 			"--dangerously-bypass-hook-trust", "--dangerously-bypass-approvals-and-sandbox", "do the task")
 		env = append(env, "PATH=/usr/local/bin:/usr/bin:/bin", "CODEX_HOME="+run.home, "SCRIPTED_API_KEY=sk-test-dummy")
+	}
+	if setup != nil {
+		setup(run.project)
+	}
+	if hookCommand != nil {
+		entry(hookCommand(root))
 	}
 	cmd.Dir = run.project
 	cmd.Env = env
@@ -324,68 +326,179 @@ func runClient(t *testing.T, client string, calls func(project string) []clientC
 	return run
 }
 
+// everythingServer is the name the MCP reference server has in the
+// clients' settings that addEverything writes.
+const everythingServer = "ev"
+
+// addEverything makes the MCP reference server at bin an MCP server of
+// client, in the temp root's settings (HOME is root/home), as a person
+// adds one: Claude Code's ~/.claude.json, Gemini CLI's settings.json,
+// Codex's config.toml (required, so that Codex waits for it before its
+// first request, as Gemini CLI does; Claude Code's ToolSearch waits).
+func addEverything(t *testing.T, client, root, bin string) {
+	t.Helper()
+	home := filepath.Join(root, "home")
+	switch client, _, _ := strings.Cut(client, ":"); client {
+	case "claude-code":
+		editJSON(t, filepath.Join(home, ".claude.json"), func(m map[string]any) {
+			m["mcpServers"] = map[string]any{everythingServer: map[string]any{"type": "stdio", "command": bin, "args": []any{"stdio"}}}
+		})
+	case "gemini":
+		editJSON(t, filepath.Join(home, ".gemini", "settings.json"), func(m map[string]any) {
+			m["mcpServers"] = map[string]any{everythingServer: map[string]any{"command": bin, "args": []any{"stdio"}, "trust": true}}
+		})
+	case "codex":
+		f, err := os.OpenFile(filepath.Join(home, "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		if _, err := fmt.Fprintf(f, "\n[mcp_servers.%s]\ncommand = %q\nargs = [\"stdio\"]\nrequired = true\n", everythingServer, bin); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// mcpEcho are the calls of the MCP reference server's echo tool with
+// message, in client's own form of an MCP tool's name (Claude Code loads
+// it through ToolSearch first; Codex's code mode calls it from exec).
+func mcpEcho(client, message string) []clientCall {
+	switch client {
+	case "claude-code":
+		echo := "mcp__" + everythingServer + "__echo"
+		return []clientCall{{Name: "ToolSearch", Args: map[string]any{"query": "select:" + echo}},
+			{Name: echo, Args: map[string]any{"message": message}}}
+	case "gemini":
+		return []clientCall{{Name: "mcp_" + everythingServer + "_echo", Args: map[string]any{"message": message}}}
+	case "codex":
+		return []clientCall{{Name: "echo", Namespace: "mcp__" + everythingServer, Args: map[string]any{"message": message}}}
+	case "codex:gpt-6.2-sol":
+		return []clientCall{{Name: "exec", Freeform: "await tools.mcp__" + everythingServer + "__echo({message: " + jsString(message) + "});\ntext('ok');"}}
+	}
+	return nil
+}
+
+// editJSON changes the JSON object in path with edit.
+func editJSON(t *testing.T, path string, edit func(map[string]any)) {
+	t.Helper()
+	m := map[string]any{}
+	if b, err := os.ReadFile(path); err == nil {
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+	}
+	edit(m)
+	writeJSON(t, path, m)
+}
+
 // recordingHook is a hook command that keeps each event it is given in
-// root/events, in order, and answers nothing.
+// root/events, in order, with the directory it ran in, and answers
+// nothing.
 func recordingHook(root string) string {
 	dir := filepath.Join(root, "events")
 	os.MkdirAll(dir, 0o755)
 	d := hookadapter.ShellQuote(dir)
-	return "n=$(ls " + d + " | wc -l); f=" + d + "/$(printf %04d $n); pwd > $f.pwd; env | grep -i -E 'project|codex|claude|gemini' >> $f.pwd; cat > $f.json"
+	return "n=$(ls " + d + " | wc -l); f=" + d + "/$(printf %04d $n); pwd > $f.pwd; cat > $f.json"
 }
 
-// recorded reads the events recordingHook kept.
-func (r *clientRun) recorded(t *testing.T) []json.RawMessage {
+// recorded reads the events recordingHook kept, and the directories the
+// hook ran in.
+func (r *clientRun) recorded(t *testing.T) (events []json.RawMessage, dirs []string) {
 	t.Helper()
-	dir := filepath.Join(r.root, "events")
-	names, _ := filepath.Glob(filepath.Join(dir, "*.json"))
+	names, _ := filepath.Glob(filepath.Join(r.root, "events", "*.json"))
 	sort.Strings(names)
-	var out []json.RawMessage
 	for _, n := range names {
 		b, err := os.ReadFile(n)
 		if err != nil {
 			t.Fatal(err)
 		}
-		out = append(out, bytes.TrimSpace(b))
+		events = append(events, bytes.TrimSpace(b))
+		b, err = os.ReadFile(strings.TrimSuffix(n, ".json") + ".pwd")
+		if err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, strings.TrimSpace(string(b)))
 	}
-	return out
+	return events, dirs
 }
 
 // TestCaptureClientEvents records, with AGENTSH_CAPTURE=DIR set, what each
-// pinned client offers its model and the hook events its tools send, into
-// DIR/CLIENT/: offered.json and events.jsonl, the temp paths replaced by
-// $ROOT. testdata/hookevents holds what it recorded.
+// pinned client offers its model and the hook events its tools send (and
+// its MCP tools', with the MCP reference server as its MCP server), into
+// DIR/CLIENT/ (codex:MODEL into codex-MODEL): offered.json, the tools
+// offered under the names hooks report them by, and events.jsonl, one
+// event a line, the temp root replaced by $ROOT. AGENTSH_CAPTURE_RAW=1
+// adds the request bodies and what the client printed.
+// testdata/hookevents holds what it recorded.
 func TestCaptureClientEvents(t *testing.T) {
 	out := os.Getenv("AGENTSH_CAPTURE")
 	if out == "" {
 		t.Skip("AGENTSH_CAPTURE is not set; set it to a directory to record the clients' hook events")
+	}
+	everything, missing := findEverything()
+	if missing != "" {
+		t.Logf("the clients run without an MCP server, so no MCP tool is recorded: %s", missing)
 	}
 	for client, calls := range captureCalls {
 		if only := os.Getenv("AGENTSH_CAPTURE_CLIENT"); only != "" && only != client {
 			continue
 		}
 		t.Run(client, func(t *testing.T) {
-			run := runClient(t, client, calls, recordingHook, captureSetup)
+			setup := func(project string) {
+				captureSetup(project)
+				if everything != "" {
+					addEverything(t, client, filepath.Dir(project), everything)
+				}
+			}
+			withMCP := func(project string) []clientCall {
+				if everything == "" {
+					return calls(project)
+				}
+				return append(calls(project), mcpEcho(client, "hi")...)
+			}
+			run := runClient(t, client, withMCP, recordingHook, setup)
 			dir := filepath.Join(out, strings.ReplaceAll(client, ":", "-"))
-			os.MkdirAll(dir, 0o755)
-			anon := func(b []byte) []byte { return bytes.ReplaceAll(b, []byte(run.root), []byte("$ROOT")) }
-			offered, _ := json.MarshalIndent(run.model.offered, "", "  ")
-			os.WriteFile(filepath.Join(dir, "offered.json"), offered, 0o644)
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			// Claude Code names a project's folder by its path with every
+			// / and . a -.
+			dashed := regexp.MustCompile(`[^A-Za-z0-9]`).ReplaceAllString(run.root, "-")
+			anon := strings.NewReplacer(run.root, "$ROOT", dashed, "-ROOT")
+			if everything != "" {
+				anon = strings.NewReplacer(run.root, "$ROOT", dashed, "-ROOT", everything, "$MCP_SERVER")
+			}
+			write := func(name string, b []byte) {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte(anon.Replace(string(b))), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if len(run.model.bodies) == 0 {
+				t.Fatalf("%s made no main-loop request:\n%s", client, run.output)
+			}
+			offered, err := offeredTools(client, run.model.bodies[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := json.MarshalIndent(offered, "", "  ")
+			write("offered.json", append(b, '\n'))
+			events, dirs := run.recorded(t)
 			var lines []byte
-			for _, ev := range run.recorded(t) {
-				lines = append(append(lines, anon(ev)...), '\n')
+			for i, ev := range events {
+				// Every client runs its hooks in the project, whatever the
+				// event's cwd: the hook's workdir.
+				if dirs[i] != run.project {
+					t.Errorf("event %d: the hook ran in %s, not the project %s", i, dirs[i], run.project)
+				}
+				lines = append(append(lines, ev...), '\n')
 			}
-			os.WriteFile(filepath.Join(dir, "events.jsonl"), lines, 0o644)
-			pwds, _ := filepath.Glob(filepath.Join(run.root, "events", "*.pwd"))
-			var dirs []byte
-			for _, p := range pwds {
-				b, _ := os.ReadFile(p)
-				dirs = append(dirs, anon(b)...)
+			write("events.jsonl", lines)
+			if os.Getenv("AGENTSH_CAPTURE_RAW") != "" {
+				for i, b := range run.model.bodies {
+					write(fmt.Sprintf("request-%02d.json", i), b)
+				}
+				write("output.txt", []byte(run.output))
 			}
-			os.WriteFile(filepath.Join(dir, "hook-dirs.txt"), dirs, 0o644)
-			for i, b := range run.model.bodies {
-				os.WriteFile(filepath.Join(dir, fmt.Sprintf("request-%02d.json", i)), anon(b), 0o644)
-			}
-			os.WriteFile(filepath.Join(dir, "output.txt"), anon([]byte(run.output)), 0o644)
 		})
 	}
 }
@@ -393,10 +506,10 @@ func TestCaptureClientEvents(t *testing.T) {
 // captureSetup gives the project files the captured calls read and edit.
 func captureSetup(project string) {
 	for name, content := range map[string]string{
-		"src/main.go":    "package main\n\nfunc main() {}\n",
-		"README.md":      "# demo\n",
+		"src/main.go":    mainGo,
+		"README.md":      readme,
 		".env":           "TOKEN=decoy\n",
-		"notebook.ipynb": `{"cells":[{"cell_type":"code","id":"c1","metadata":{},"source":["print(1)"],"outputs":[],"execution_count":null}],"metadata":{},"nbformat":4,"nbformat_minor":5}`,
+		"notebook.ipynb": notebook,
 	} {
 		p := filepath.Join(project, name)
 		os.MkdirAll(filepath.Dir(p), 0o755)
@@ -405,29 +518,28 @@ func captureSetup(project string) {
 }
 
 // captureCalls are the calls whose hook events are recorded, per client,
-// given the project directory. Every one stays in the temp project or
-// touches a marker there; what writes outside writes beside it, in the
-// temp root.
+// given the project directory: each kind of tool once (shell, file,
+// patch, notebook, monitor, web, task list), in the forms the clients
+// send. Every one stays in the temp project or touches a marker there;
+// what writes outside writes beside it, in the temp root.
 var captureCalls = map[string]func(p string) []clientCall{
 	"claude-code": func(p string) []clientCall {
 		return []clientCall{
-			{Name: "ToolSearch", Args: map[string]any{"query": "select:NotebookEdit,Monitor,WebFetch,WebSearch,TaskCreate,EnterWorktree"}},
+			{Name: "ToolSearch", Args: map[string]any{"query": "select:NotebookEdit,Monitor,WebFetch,WebSearch,TaskCreate"}},
 			{Name: "Bash", Args: map[string]any{"command": "echo hi > bash.marker", "description": "write a marker"}},
+			{Name: "Monitor", Args: map[string]any{"command": "echo tick > monitor.marker", "description": "tick", "timeout_ms": 5000}},
 			{Name: "Read", Args: map[string]any{"file_path": p + "/README.md"}},
 			{Name: "Read", Args: map[string]any{"file_path": p + "/.env"}},
 			{Name: "Write", Args: map[string]any{"file_path": p + "/src/new.txt", "content": "x\n"}},
 			{Name: "Write", Args: map[string]any{"file_path": "src/relative.txt", "content": "x\n"}},
 			{Name: "Write", Args: map[string]any{"file_path": p + "/../outside.txt", "content": "x\n"}},
+			{Name: "Read", Args: map[string]any{"file_path": p + "/src/main.go"}},
 			{Name: "Edit", Args: map[string]any{"file_path": p + "/src/main.go", "old_string": "func main() {}", "new_string": "func main() { }"}},
+			{Name: "Read", Args: map[string]any{"file_path": p + "/notebook.ipynb"}},
 			{Name: "NotebookEdit", Args: map[string]any{"notebook_path": p + "/notebook.ipynb", "cell_id": "c1", "new_source": "print(2)"}},
-			{Name: "Monitor", Args: map[string]any{"command": "echo tick > monitor.marker", "description": "tick", "timeout_ms": 5000}},
 			{Name: "WebFetch", Args: map[string]any{"url": "http://127.0.0.1:9/x", "prompt": "summarize"}},
 			{Name: "WebSearch", Args: map[string]any{"query": "agentsh"}},
-			{Name: "Glob", Args: map[string]any{"pattern": "**/*.go"}},
-			{Name: "Grep", Args: map[string]any{"pattern": "main", "path": p + "/src"}},
-			{Name: "TodoWrite", Args: map[string]any{"todos": []any{map[string]any{"content": "a", "status": "pending", "activeForm": "doing a"}}}},
-			{Name: "PowerShell", Args: map[string]any{"command": "echo hi"}},
-			{Name: "REPL", Args: map[string]any{"code": "1+1"}},
+			{Name: "TaskCreate", Args: map[string]any{"subject": "a", "description": "do a"}},
 		}
 	},
 	"gemini": func(p string) []clientCall {
@@ -435,18 +547,15 @@ var captureCalls = map[string]func(p string) []clientCall{
 			{Name: "run_shell_command", Args: map[string]any{"command": "echo hi > shell.marker", "description": "marker"}},
 			{Name: "run_shell_command", Args: map[string]any{"command": "echo hi > sub.marker", "dir_path": "src"}},
 			{Name: "read_file", Args: map[string]any{"file_path": "README.md"}},
-			{Name: "read_file", Args: map[string]any{"file_path": p + "/.env"}},
+			{Name: "read_file", Args: map[string]any{"file_path": p + "/README.md"}},
 			{Name: "write_file", Args: map[string]any{"file_path": "src/new.txt", "content": "x\n"}},
 			{Name: "write_file", Args: map[string]any{"file_path": p + "/src/abs.txt", "content": "x\n"}},
-			{Name: "write_file", Args: map[string]any{"file_path": "../outside.txt", "content": "x\n"}},
 			{Name: "replace", Args: map[string]any{"file_path": "src/main.go", "old_string": "func main() {}", "new_string": "func main() { }", "instruction": "space"}},
-			{Name: "read_many_files", Args: map[string]any{"include": []any{"src/**/*.go", "README.md"}}},
 			{Name: "list_directory", Args: map[string]any{"dir_path": "src"}},
 			{Name: "glob", Args: map[string]any{"pattern": "**/*.go"}},
 			{Name: "grep_search", Args: map[string]any{"pattern": "main", "dir_path": "src"}},
 			{Name: "web_fetch", Args: map[string]any{"prompt": "summarize http://127.0.0.1:9/x"}},
 			{Name: "google_web_search", Args: map[string]any{"query": "agentsh"}},
-			{Name: "save_memory", Args: map[string]any{"fact": "the user likes markers"}},
 			{Name: "write_todos", Args: map[string]any{"todos": []any{map[string]any{"description": "a", "status": "pending"}}}},
 		}
 	},
@@ -454,8 +563,10 @@ var captureCalls = map[string]func(p string) []clientCall{
 		patch := "*** Begin Patch\n*** Add File: src/patched.txt\n+x\n*** Add File: ../outside2.txt\n+y\n*** End Patch\n"
 		js, _ := json.Marshal(patch)
 		return []clientCall{
-			{Name: "exec", Freeform: "await tools.exec_command({cmd: 'echo hi > js.marker'});\nawait tools.apply_patch(" + string(js) + ");\ntext('ok');"},
+			{Name: "exec", Freeform: "await tools.exec_command({cmd: 'echo hi > js.marker'});\nawait tools.apply_patch(" + string(js) + ");\n" +
+				"await tools.clock__curr_time({});\nawait tools.view_image({path: " + jsString(p+"/README.md") + "});\ntext('ok');"},
 			{Name: "apply_patch", Freeform: patch},
+			{Name: "sleep", Namespace: "clock", Args: map[string]any{"duration_ms": 1}},
 		}
 	},
 	"codex": func(p string) []clientCall {
@@ -463,14 +574,12 @@ var captureCalls = map[string]func(p string) []clientCall{
 		return []clientCall{
 			{Name: "exec_command", Args: map[string]any{"cmd": "echo hi > exec.marker"}},
 			{Name: "exec_command", Args: map[string]any{"cmd": "echo hi > sub.marker", "workdir": p + "/src"}},
-			{Name: "apply_patch", Freeform: patch},
-			{Name: "apply_patch", Args: map[string]any{"input": patch}},
 			{Name: "exec_command", Args: map[string]any{"cmd": "apply_patch <<'EOF'\n" + patch + "EOF\n"}},
-			{Name: "exec_command", Args: map[string]any{"cmd": "python3 -i", "tty": true, "yield_time_ms": 500}},
-			{Name: "write_stdin", Args: map[string]any{"session_id": "$SESSION", "chars": "open('stdin.marker','w').write('x')\n", "yield_time_ms": 500}},
+			{Name: "exec_command", Args: map[string]any{"cmd": "cd src && apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: cd.txt\n+x\n*** End Patch\nEOF\n"}},
 			{Name: "view_image", Args: map[string]any{"path": p + "/README.md"}},
-			{Name: "update_plan", Args: map[string]any{"plan": []any{map[string]any{"step": "a", "status": "pending"}}}},
-			{Name: "shell", Args: map[string]any{"command": []any{"bash", "-lc", "echo hi > shell.marker"}}},
+			{Name: "create_goal", Args: map[string]any{"objective": "write the markers"}},
+			{Name: "get_goal", Args: map[string]any{}},
+			{Name: "wait_agent", Namespace: "multi_agent_v1", Args: map[string]any{"timeout_ms": 10000}},
 		}
 	},
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,18 +12,27 @@ import (
 // everythingBin finds the npm reference server that .ci/run installs
 // (AGENTSH_MCP_EVERYTHING_DIR), or skips.
 func everythingBin(t testing.TB) string {
-	dir := os.Getenv("AGENTSH_MCP_EVERYTHING_DIR")
-	if dir == "" {
-		t.Skip("AGENTSH_MCP_EVERYTHING_DIR is not set: install the reference server with `npm install --prefix DIR @modelcontextprotocol/server-everything` and set it to DIR")
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Skip("node is not on PATH; the MCP reference server runs on Node.js")
-	}
-	bin := filepath.Join(dir, "node_modules", ".bin", "mcp-server-everything")
-	if _, err := os.Stat(bin); err != nil {
-		t.Skipf("%s is missing: install @modelcontextprotocol/server-everything into %s", bin, dir)
+	bin, missing := findEverything()
+	if missing != "" {
+		t.Skip(missing)
 	}
 	return bin
+}
+
+// findEverything finds the npm reference server, or says why not.
+func findEverything() (bin, missing string) {
+	dir := os.Getenv("AGENTSH_MCP_EVERYTHING_DIR")
+	if dir == "" {
+		return "", "AGENTSH_MCP_EVERYTHING_DIR is not set: install the reference server with `npm install --prefix DIR @modelcontextprotocol/server-everything` and set it to DIR"
+	}
+	if _, err := exec.LookPath("node"); err != nil {
+		return "", "node is not on PATH; the MCP reference server runs on Node.js"
+	}
+	bin = filepath.Join(dir, "node_modules", ".bin", "mcp-server-everything")
+	if _, err := os.Stat(bin); err != nil {
+		return "", fmt.Sprintf("%s is missing: install @modelcontextprotocol/server-everything into %s", bin, dir)
+	}
+	return bin, ""
 }
 
 const gatewayPolicy = `

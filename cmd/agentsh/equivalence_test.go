@@ -23,8 +23,8 @@ import (
 // shell), and sent through every entry point: agentsh call, agentsh
 // explain, a script's invoke_tool, a scripted model's ask, a subagent,
 // agentsh mcp serve (stdio), and agentsh hook for Claude Code, Gemini CLI
-// and Codex, whose events carry the envelope those clients sent
-// (testdata/hookevents). The verdict compared is the policy's: the
+// and Codex, whose events carry the envelope those clients sent (the
+// recorded events of testdata/hookevents, tool and cwd replaced). The verdict compared is the policy's: the
 // strongest verdict of the canonical step and the before hooks (deny,
 // ask, allow, or none when no hook had an opinion); for a hook, the
 // answer the agent gets. Every verdict of an intent must be the same, and
@@ -592,13 +592,20 @@ func equivMCP(t *testing.T, root, project, policy string, calls []equivCall) *eq
 	return r
 }
 
-// equivEnvelopes are the fields each client's pre-tool event carries
-// besides tool_name, tool_input and cwd, as the pinned clients sent them
-// (testdata/hookevents).
-var equivEnvelopes = map[string]string{
-	"claude-code": `{"session_id":"3098b223-1d96-4896-a26e-21f9d478bff3","transcript_path":"/home/u/.claude/projects/p/3098b223.jsonl","prompt_id":"967433b4-8447-4b14-9626-cf8d616f492f","permission_mode":"bypassPermissions","hook_event_name":"PreToolUse","tool_use_id":"toolu_00"}`,
-	"gemini":      `{"session_id":"1c599edb-cdc1-4189-a08f-8a4747d91c47","transcript_path":"/home/u/.gemini/tmp/project/chats/session.jsonl","hook_event_name":"BeforeTool","timestamp":"2026-12-06T14:02:06.278Z"}`,
-	"codex":       `{"session_id":"01a24ba9-9470-7a61-8bfa-9c32555e26e6","turn_id":"01a24ba9-9481-7cd3-acf0-13b533d0b6f2","transcript_path":null,"hook_event_name":"PreToolUse","model":"scripted","permission_mode":"bypassPermissions","tool_use_id":"call_00"}`,
+// equivEnvelope is the first pre-tool event the pinned client sent
+// (testdata/hookevents), whose tool_name, tool_input and cwd each call
+// replaces: every other field is as the client sent it.
+func equivEnvelope(t *testing.T, client string) map[string]json.RawMessage {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(repoRoot(t), "testdata", "hookevents", client, "events.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ev map[string]json.RawMessage
+	if err := json.Unmarshal(lastLine(bytes.SplitN(b, []byte("\n"), 2)[0]), &ev); err != nil {
+		t.Fatalf("testdata/hookevents/%s: %v", client, err)
+	}
+	return ev
 }
 
 // equivHook answers each call as client's pre-tool event, with agentsh
@@ -606,9 +613,8 @@ var equivEnvelopes = map[string]string{
 func equivHook(t *testing.T, client, project, policy string, calls []equivCall) *equivRun {
 	t.Helper()
 	r := &equivRun{entry: "hook " + client}
+	ev := equivEnvelope(t, client)
 	for _, c := range calls {
-		var ev map[string]json.RawMessage
-		json.Unmarshal([]byte(equivEnvelopes[client]), &ev)
 		ev["tool_name"], _ = json.Marshal(c.tool)
 		ev["tool_input"] = json.RawMessage(c.args)
 		ev["cwd"], _ = json.Marshal(c.cwd)

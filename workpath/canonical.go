@@ -7,7 +7,9 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 )
 
 // ErrOutside is wrapped by the error of a path that leaves the working
@@ -151,20 +153,23 @@ func (d *Dir) Canonical(p string, follow Follow) (string, error) {
 }
 
 // resolve follows the symbolic links of rel (lexical, relative to the
-// directory) below the resolved directory, as the kernel would: a link's
-// target replaces it, an absolute target must lie under the directory,
-// and ".." in a target climbs from the link's own directory.
+// directory) below the resolved directory, one component at a time, as
+// the kernel would and as the tools' own resolver does when it opens the
+// file (tools.LocalFiles): a link's target replaces it, ".." in a target
+// goes to the parent of the directory actually reached, an absolute
+// target must name the directory (as given or resolved) and goes on from
+// there, and only a directory has a rest. A component that is not there
+// (yet) ends the walk: the rest is taken as written.
 func (d *Dir) resolve(rel string, followLast bool) (string, error) {
-	todo := strings.Split(rel, "/")
-	var done []string // resolved components
+	todo := components(rel)
+	var done []string // resolved components: real directories, then the name
 	links := 0
+	look := looker{dir: d.real}
+	defer look.close()
 	for len(todo) > 0 {
 		name := todo[0]
 		todo = todo[1:]
-		switch name {
-		case "", ".":
-			continue
-		case "..":
+		if name == ".." {
 			if len(done) == 0 {
 				return "", d.linkOutside(rel)
 			}
@@ -175,52 +180,128 @@ func (d *Dir) resolve(rel string, followLast bool) (string, error) {
 			done = append(done, name)
 			break
 		}
-		cur := filepath.Join(d.real, filepath.FromSlash(strings.Join(append(done, name), "/")))
-		fi, err := os.Lstat(cur)
-		if err != nil {
+		at := strings.Join(append(done, name), "/")
+		fi, err := look.lstat(at)
+		switch {
+		case err != nil:
 			// Nothing there (yet), or nothing this process may see: the
-			// rest is as written, and must not climb out either.
-			// A ".." after a directory that is not there fails in the
-			// kernel (and in the tools): not a path to clean away.
-			for _, t := range todo {
-				if t == ".." {
-					return "", errorf(fs.ErrNotExist, "path %s does not exist", QuoteAlways(rel))
-				}
-			}
-			return path.Clean(strings.Join(append(append(done, name), todo...), "/")), nil
-		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
+			// rest is as written, and the tools' open fails where this
+			// walk stopped.
+			return d.stuck(rel, append(append(done, name), todo...), fs.ErrNotExist, "does not exist")
+		case fi.Mode()&fs.ModeSymlink == 0 && len(todo) > 0 && !fi.IsDir():
+			// A file is not a directory, even on the way back up with "..".
+			return d.stuck(rel, append(append(done, name), todo...), ErrInvalid, "goes through "+QuoteAlways(at)+", which is not a directory")
+		case fi.Mode()&fs.ModeSymlink == 0:
 			done = append(done, name)
 			continue
 		}
 		if links++; links > maxLinks {
 			return "", errorf(ErrInvalid, "path %s: too many levels of symbolic links", QuoteAlways(rel))
 		}
-		target, err := os.Readlink(cur)
+		target, err := look.readlink(at)
 		if err != nil {
 			return "", fmt.Errorf("path %s: %v", QuoteAlways(rel), err)
 		}
-		target = filepath.ToSlash(target)
-		if filepath.IsAbs(filepath.FromSlash(target)) {
-			t := filepath.Clean(filepath.FromSlash(target))
-			r, ok := under(d.real, t)
+		if filepath.IsAbs(target) {
+			r, ok := d.insideAbs(target)
 			if !ok {
-				if r, ok = under(d.path, t); !ok {
-					return "", d.linkOutside(rel)
-				}
+				return "", d.linkOutside(rel)
 			}
-			done = done[:0]
-			if r != "." {
-				todo = append(strings.Split(r, "/"), todo...)
-			}
-			continue
+			done, target = done[:0], r
 		}
-		todo = append(strings.Split(target, "/"), todo...)
+		todo = append(components(filepath.ToSlash(target)), todo...)
 	}
 	if len(done) == 0 {
 		return ".", nil
 	}
 	return strings.Join(done, "/"), nil
+}
+
+// looker looks at paths below dir. A path longer than the system takes
+// in one call (ENAMETOOLONG) is looked at one name at a time instead,
+// beneath dir through an os.Root, as the tools open it: a deep path is
+// no way round the canonical step.
+type looker struct {
+	dir  string
+	root *os.Root // opened for the first long path
+}
+
+func (l *looker) lstat(rel string) (fs.FileInfo, error) {
+	fi, err := os.Lstat(filepath.Join(l.dir, filepath.FromSlash(rel)))
+	if errors.Is(err, syscall.ENAMETOOLONG) {
+		if err := l.open(); err != nil {
+			return nil, err
+		}
+		return l.root.Lstat(filepath.FromSlash(rel))
+	}
+	return fi, err
+}
+
+func (l *looker) readlink(rel string) (string, error) {
+	target, err := os.Readlink(filepath.Join(l.dir, filepath.FromSlash(rel)))
+	if errors.Is(err, syscall.ENAMETOOLONG) {
+		if err := l.open(); err != nil {
+			return "", err
+		}
+		return l.root.Readlink(filepath.FromSlash(rel))
+	}
+	return target, err
+}
+
+func (l *looker) open() error {
+	if l.root != nil {
+		return nil
+	}
+	r, err := os.OpenRoot(l.dir)
+	l.root = r
+	return err
+}
+
+func (l *looker) close() {
+	if l.root != nil {
+		l.root.Close()
+	}
+}
+
+// stuck is the canonical path of a walk that cannot go on: the names as
+// written, unless a ".." is among them, which only a directory that is
+// there could answer; then the path fails as it would in the tools.
+func (d *Dir) stuck(rel string, names []string, kind error, why string) (string, error) {
+	for _, n := range names {
+		if n == ".." {
+			return "", errorf(kind, "path %s %s", QuoteAlways(rel), why)
+		}
+	}
+	return strings.Join(names, "/"), nil
+}
+
+// insideAbs maps an absolute link target to a path relative to the
+// directory, if it names the directory as given or as resolved; it is
+// compared name by name, not cleaned, so a ".." in the rest is walked
+// like any other (a ".." that climbs out of the directory is outside,
+// even where it would come back in).
+func (d *Dir) insideAbs(target string) (string, bool) {
+	parts := components(filepath.ToSlash(target))
+	for _, base := range [...]string{d.path, d.real} {
+		bp := components(filepath.ToSlash(base))
+		if len(parts) >= len(bp) && filepath.VolumeName(target) == filepath.VolumeName(base) && slices.Equal(parts[:len(bp)], bp) {
+			return strings.Join(parts[len(bp):], "/"), true
+		}
+	}
+	return "", false
+}
+
+// components splits a slash path into its names, without empty and "."
+// ones (and without a volume name, which insideAbs compares).
+func components(p string) []string {
+	p = strings.TrimPrefix(p, filepath.VolumeName(p))
+	out := make([]string, 0, strings.Count(p, "/")+1)
+	for c := range strings.SplitSeq(p, "/") {
+		if c != "" && c != "." {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 func (d *Dir) linkOutside(rel string) error {

@@ -87,7 +87,7 @@ var opensTools = []string{"read_file", "write_file", "edit_file", "list_dir"}
 type opensTree struct {
 	base, real, alias, other, outside string
 
-	names []string // every name below real, links included
+	names []string // the names below real that seed the corpus
 	vocab []string // components the fuzzer composes paths from
 
 	// Handles on base and real: what the test looks at may lie deeper

@@ -140,7 +140,9 @@ func (d *Dir) Path() string { return d.path }
 // with the symbolic links follow says resolved on the local filesystem.
 // A path that leaves the directory, lexically or through a link, is an
 // error wrapping ErrOutside; one that cannot be decoded wraps ErrInvalid.
-// Components that do not exist are taken as written.
+// Components that do not exist, or that follow a file, are taken as
+// written (opening them fails); a ".." among them, which only a directory
+// that is there could answer, is an error.
 func (d *Dir) Canonical(p string, follow Follow) (string, error) {
 	rel, err := Lexical(d.path, p)
 	if err != nil {

@@ -514,7 +514,10 @@ func (o *opensTree) check(t *testing.T, p, tool string) {
 
 	// The call did what the canonical path says, to that file only.
 	fi, statErr := o.realRoot.Lstat(canon)
-	canOpen := ownErr == nil && (ownInfo == nil && create || ownInfo != nil && ownInfo.Mode().IsRegular())
+	// What the tool's walk reaches it can open, unless a name is longer
+	// than the system takes (NAME_MAX), which only making it tells.
+	tooLong := slices.ContainsFunc(strings.Split(own, "/"), func(c string) bool { return len(c) > 255 })
+	canOpen := ownErr == nil && !tooLong && (ownInfo == nil && create || ownInfo != nil && ownInfo.Mode().IsRegular())
 	switch tool {
 	case "read_file", "edit_file":
 		if !res.OK() {

@@ -122,6 +122,21 @@ func TestWriteFile(t *testing.T) {
 	e.fails("write_file", map[string]any{"path": "file/child.txt", "content": "x"}, core.KindFailed, "file/child.txt")
 }
 
+// A write that fails takes back the directories it made for the file;
+// one that existed before stays.
+func TestWriteFileFailureMakesNoDirectories(t *testing.T) {
+	e := newEnv(t, tools.ExtensionConfig{})
+	e.write(map[string]string{"kept/x": "x"})
+	before := snapshot(t, e.dir)
+	long := strings.Repeat("n", 256) // longer than a name may be
+	for _, p := range []string{"made/deeper/" + long, "kept/made/" + long + "/f", "kept/" + long + "/f"} {
+		e.fails("write_file", map[string]any{"path": p, "content": "x"}, core.KindFailed, "file name too long")
+		if got := snapshot(t, e.dir); got != before {
+			t.Errorf("write_file %.40s... failed but changed the directory:\n%s", p, got)
+		}
+	}
+}
+
 func TestEditFile(t *testing.T) {
 	e := newEnv(t, tools.ExtensionConfig{})
 	e.write(map[string]string{

@@ -104,7 +104,8 @@ func (l *LocalFiles) ReadDir(ctx context.Context, p string) ([]fs.DirEntry, erro
 
 // WriteFile replaces p atomically (see replaceFile). An existing file
 // keeps its mode; a symbolic link is written through, not replaced;
-// missing parent directories are created.
+// missing parent directories are created, and removed again if the write
+// fails.
 func (l *LocalFiles) WriteFile(ctx context.Context, p string, data []byte) error {
 	r, err := l.walk(p, true)
 	defer r.close()
@@ -119,17 +120,32 @@ func (l *LocalFiles) WriteFile(ctx context.Context, p string, data []byte) error
 		mode = r.info.Mode().Perm()
 	}
 	dir := r.dir
-	if len(r.missing) > 0 {
-		sub := path.Join(r.missing...)
-		if err := dir.MkdirAll(sub, 0o755); err != nil {
-			return describe(p, err)
+	var made []string // the directories this write made, below r.dir
+	undo := func(err error) error {
+		for i := len(made) - 1; i >= 0; i-- {
+			r.dir.Remove(made[i]) // only while empty
 		}
-		if dir, err = dir.OpenRoot(sub); err != nil {
-			return describe(p, err)
+		return describe(p, err)
+	}
+	if len(r.missing) > 0 {
+		for i := range r.missing {
+			sub := path.Join(r.missing[:i+1]...)
+			switch err := dir.Mkdir(sub, 0o755); {
+			case err == nil:
+				made = append(made, sub)
+			case !errors.Is(err, fs.ErrExist): // made meanwhile: used, not undone
+				return undo(err)
+			}
+		}
+		if dir, err = dir.OpenRoot(path.Join(r.missing...)); err != nil {
+			return undo(err)
 		}
 		r.opened = append(r.opened, dir)
 	}
-	return describe(p, replaceFile(ctx, dir, r.name, data, mode, nil))
+	if err := replaceFile(ctx, dir, r.name, data, mode, nil); err != nil {
+		return undo(err)
+	}
+	return nil
 }
 
 // EditFile reads p, passes its content to edit and writes the result to

@@ -13,7 +13,6 @@ import (
 	"sort"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -324,41 +323,57 @@ type entry struct {
 	mode         fs.FileMode
 	ino          uint64
 	size         int64
-	mtime, ctime syscall.Timespec
+	mtime, ctime unix.Timespec
 }
 
 // snapshot lists everything below base without following links or
-// opening anything but directories (the pipe stays shut), one directory
-// handle at a time, so a tree of any depth is seen.
+// opening anything but directories (the pipe stays shut), relative to
+// each directory's descriptor, so a tree of any depth is seen.
 func (o *opensTree) snapshot(tb testing.TB) map[string]entry {
 	tb.Helper()
 	out := map[string]entry{}
-	var walk func(r *os.Root, prefix string)
-	walk = func(r *os.Root, prefix string) {
-		f, err := r.Open(".")
-		must(tb, err)
-		names, err := f.Readdirnames(-1)
-		f.Close()
+	var walk func(fd int, prefix string)
+	walk = func(fd int, prefix string) {
+		dir := os.NewFile(uintptr(fd), prefix)
+		defer dir.Close()
+		names, err := dir.Readdirnames(-1)
 		must(tb, err)
 		for _, n := range names {
-			fi, err := r.Lstat(n)
-			must(tb, err)
-			st := fi.Sys().(*syscall.Stat_t)
-			e := entry{mode: fi.Mode(), ino: st.Ino}
-			if !fi.IsDir() { // a directory's times change with what it holds
+			var st unix.Stat_t
+			must(tb, unix.Fstatat(fd, n, &st, unix.AT_SYMLINK_NOFOLLOW))
+			e := entry{mode: fileMode(st.Mode), ino: st.Ino}
+			if !e.mode.IsDir() { // a directory's times change with what it holds
 				e.size, e.mtime, e.ctime = st.Size, st.Mtim, st.Ctim
 			}
 			out[prefix+n] = e
-			if fi.IsDir() {
-				sub, err := r.OpenRoot(n)
+			if e.mode.IsDir() {
+				sub, err := unix.Openat(fd, n, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 				must(tb, err)
 				walk(sub, prefix+n+"/")
-				sub.Close()
 			}
 		}
 	}
-	walk(o.baseRoot, "")
+	fd, err := unix.Open(o.base, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	must(tb, err)
+	walk(fd, "")
 	return out
+}
+
+// fileMode is the fs.FileMode of a stat's mode, for the types the tree
+// holds.
+func fileMode(m uint32) fs.FileMode {
+	perm := fs.FileMode(m & 0o777)
+	switch m & unix.S_IFMT {
+	case unix.S_IFDIR:
+		return fs.ModeDir | perm
+	case unix.S_IFLNK:
+		return fs.ModeSymlink | perm
+	case unix.S_IFIFO:
+		return fs.ModeNamedPipe | perm
+	case unix.S_IFREG:
+		return perm
+	}
+	return fs.ModeIrregular | perm
 }
 
 // changes lists the names added, removed or changed between two
@@ -448,7 +463,21 @@ func (o *opensTree) call(tb testing.TB, tool, p string) (string, *core.Result, *
 }
 
 func (o *opensTree) check(t *testing.T, p, tool string) {
+	// The tree is put back however the check ends, so that the next
+	// input starts from the tree as made.
+	var after map[string]entry
+	var diff []string
+	defer func() {
+		if after == nil {
+			diff = changes(o.pristine, o.snapshot(t))
+		}
+		if len(diff) > 0 {
+			o.restore(t, diff)
+		}
+	}()
 	sent, res, saw := o.call(t, tool, p)
+	after = o.snapshot(t)
+	diff = changes(o.pristine, after)
 	out := res.ForLLM
 	if res.Err != nil {
 		out += "\n" + res.Err.Error()
@@ -458,11 +487,6 @@ func (o *opensTree) check(t *testing.T, p, tool string) {
 	}
 	create := tool == "write_file"
 	own, ownInfo, ownErr := tools.OpenedPath(o.ext, sent, create)
-	after := o.snapshot(t)
-	diff := changes(o.pristine, after)
-	if len(diff) > 0 {
-		defer o.restore(t, diff)
-	}
 
 	if saw == nil {
 		// Refused before any hook ran: the canonical step, which must

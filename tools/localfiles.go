@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"sort"
 )
@@ -119,28 +118,31 @@ func (l *LocalFiles) WriteFile(ctx context.Context, p string, data []byte) error
 		}
 		mode = r.info.Mode().Perm()
 	}
+	// Missing directories are made one below the other, each from the
+	// handle of its parent (as many handles as directories made, and as
+	// many steps), so a failed write can take them back, deepest first.
 	dir := r.dir
-	var made []string // the directories this write made, below r.dir
+	var parents []*os.Root // the directory each one was made in
+	var made []string
 	undo := func(err error) error {
 		for i := len(made) - 1; i >= 0; i-- {
-			r.dir.Remove(made[i]) // only while empty
+			parents[i].Remove(made[i]) // only while empty
 		}
 		return describe(p, err)
 	}
-	if len(r.missing) > 0 {
-		for i := range r.missing {
-			sub := path.Join(r.missing[:i+1]...)
-			switch err := dir.Mkdir(sub, 0o755); {
-			case err == nil:
-				made = append(made, sub)
-			case !errors.Is(err, fs.ErrExist): // made meanwhile: used, not undone
-				return undo(err)
-			}
-		}
-		if dir, err = dir.OpenRoot(path.Join(r.missing...)); err != nil {
+	for _, name := range r.missing {
+		switch err := dir.Mkdir(name, 0o755); {
+		case err == nil:
+			parents, made = append(parents, dir), append(made, name)
+		case !errors.Is(err, fs.ErrExist): // made meanwhile: used, not undone
 			return undo(err)
 		}
-		r.opened = append(r.opened, dir)
+		sub, err := dir.OpenRoot(name)
+		if err != nil {
+			return undo(err)
+		}
+		r.opened = append(r.opened, sub)
+		dir = sub
 	}
 	if err := replaceFile(ctx, dir, r.name, data, mode, nil); err != nil {
 		return undo(err)

@@ -182,8 +182,7 @@ func (d *Dir) resolve(rel string, followLast bool) (string, error) {
 			done = append(done, name)
 			break
 		}
-		at := strings.Join(append(done, name), "/")
-		fi, err := look.lstat(at)
+		fi, err := look.lstat(done, name)
 		switch {
 		case err != nil:
 			// Nothing there (yet), or nothing this process may see: the
@@ -192,7 +191,7 @@ func (d *Dir) resolve(rel string, followLast bool) (string, error) {
 			return d.stuck(rel, append(append(done, name), todo...), fs.ErrNotExist, "does not exist")
 		case fi.Mode()&fs.ModeSymlink == 0 && len(todo) > 0 && !fi.IsDir():
 			// A file is not a directory, even on the way back up with "..".
-			return d.stuck(rel, append(append(done, name), todo...), ErrInvalid, "goes through "+QuoteAlways(at)+", which is not a directory")
+			return d.stuck(rel, append(append(done, name), todo...), ErrInvalid, "goes through "+QuoteAlways(strings.Join(append(done, name), "/"))+", which is not a directory")
 		case fi.Mode()&fs.ModeSymlink == 0:
 			done = append(done, name)
 			continue
@@ -200,7 +199,7 @@ func (d *Dir) resolve(rel string, followLast bool) (string, error) {
 		if links++; links > maxLinks {
 			return "", errorf(ErrInvalid, "path %s: too many levels of symbolic links", QuoteAlways(rel))
 		}
-		target, err := look.readlink(at)
+		target, err := look.readlink(done, name)
 		if err != nil {
 			return "", fmt.Errorf("path %s: %v", QuoteAlways(rel), err)
 		}
@@ -219,48 +218,81 @@ func (d *Dir) resolve(rel string, followLast bool) (string, error) {
 	return strings.Join(done, "/"), nil
 }
 
-// looker looks at paths below dir. A path longer than the system takes
-// in one call (ENAMETOOLONG) is looked at one name at a time instead,
-// beneath dir through an os.Root, as the tools open it: a deep path is
-// no way round the canonical step.
+// looker looks at names below dir by their paths. A path longer than the
+// system takes in one call (ENAMETOOLONG) is looked at beneath dir
+// through os.Root handles instead, as the tools open it, so a deep path
+// is no way round the canonical step; the handle of the directory last
+// looked in is kept, so a walk down a deep path costs a step per name.
 type looker struct {
 	dir  string
-	root *os.Root // opened for the first long path
+	root *os.Root // dir, opened for the first long path
+	cur  *os.Root // root or a directory below it ...
+	at   []string // ... by these names
 }
 
-func (l *looker) lstat(rel string) (fs.FileInfo, error) {
-	fi, err := os.Lstat(filepath.Join(l.dir, filepath.FromSlash(rel)))
+// lstat is os.Lstat of name in the directory done (names below dir).
+func (l *looker) lstat(done []string, name string) (fs.FileInfo, error) {
+	fi, err := os.Lstat(l.path(done, name))
 	if errors.Is(err, syscall.ENAMETOOLONG) {
-		if err := l.open(); err != nil {
+		d, err := l.in(done)
+		if err != nil {
 			return nil, err
 		}
-		return l.root.Lstat(filepath.FromSlash(rel))
+		return d.Lstat(name)
 	}
 	return fi, err
 }
 
-func (l *looker) readlink(rel string) (string, error) {
-	target, err := os.Readlink(filepath.Join(l.dir, filepath.FromSlash(rel)))
+// readlink is os.Readlink of name in the directory done.
+func (l *looker) readlink(done []string, name string) (string, error) {
+	target, err := os.Readlink(l.path(done, name))
 	if errors.Is(err, syscall.ENAMETOOLONG) {
-		if err := l.open(); err != nil {
+		d, err := l.in(done)
+		if err != nil {
 			return "", err
 		}
-		return l.root.Readlink(filepath.FromSlash(rel))
+		return d.Readlink(name)
 	}
 	return target, err
 }
 
-func (l *looker) open() error {
-	if l.root != nil {
-		return nil
+func (l *looker) path(done []string, name string) string {
+	return filepath.Join(l.dir, filepath.FromSlash(strings.Join(done, "/")), name)
+}
+
+// in returns a handle of the directory done, going down from the one
+// held when done is below it, else from dir.
+func (l *looker) in(done []string) (*os.Root, error) {
+	if l.root == nil {
+		r, err := os.OpenRoot(l.dir)
+		if err != nil {
+			return nil, err
+		}
+		l.root, l.cur = r, r
 	}
-	r, err := os.OpenRoot(l.dir)
-	l.root = r
-	return err
+	if len(done) < len(l.at) || !slices.Equal(done[:len(l.at)], l.at) {
+		l.enter(l.root, nil)
+	}
+	for _, n := range done[len(l.at):] {
+		sub, err := l.cur.OpenRoot(n)
+		if err != nil {
+			return nil, err
+		}
+		l.enter(sub, append(l.at, n)) // l.at is the looker's own
+	}
+	return l.cur, nil
+}
+
+func (l *looker) enter(d *os.Root, at []string) {
+	if l.cur != l.root {
+		l.cur.Close()
+	}
+	l.cur, l.at = d, at
 }
 
 func (l *looker) close() {
 	if l.root != nil {
+		l.enter(l.root, nil)
 		l.root.Close()
 	}
 }

@@ -38,6 +38,11 @@ import (
 //     path is a fixed point of it, and a canonical refusal is one the
 //     tool would have made too;
 //   - nothing outside the working directory is read or written.
+//
+// Each input costs a millisecond or so, and a write's fsync more on a
+// disk: fuzz on a tmpfs, with a short minimization, as in
+//
+//	TMPDIR=/dev/shm go test ./tools -run '^$' -fuzz FuzzCanonicalOpens -fuzzminimizetime 3s
 func FuzzCanonicalOpens(f *testing.F) {
 	o := newOpensTree(f)
 	for _, s := range hostileSpellings {

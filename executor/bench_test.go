@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -158,5 +160,41 @@ func BenchmarkDecide(b *testing.B) {
 		if r := exec.Decide(ctx, core.Call{Name: "noop", Args: benchArgs}); r.Outcome != core.VerdictAsk {
 			b.Fatal(r.Outcome)
 		}
+	}
+}
+
+// BenchmarkInvokeCanonical measures what making a call canonical costs:
+// the same read_file-like tool (it answers "ok" without reading) and the
+// same arguments, a typical path of four components, once without
+// declared effects (nothing to make canonical) and once declaring path
+// as a file it reads (decoded, cleaned, its links resolved), spelled
+// canonically already, through a link, and in the quoted form.
+func BenchmarkInvokeCanonical(b *testing.B) {
+	w := b.TempDir()
+	must(b, os.MkdirAll(filepath.Join(w, "src", "pkg", "sub"), 0o755))
+	must(b, os.WriteFile(filepath.Join(w, "src", "pkg", "sub", "a.go"), []byte("package sub\n"), 0o644))
+	must(b, os.Symlink("src", filepath.Join(w, "cur")))
+	read := func(name string, fx ...core.ArgEffect) core.Tool {
+		return core.Tool{Name: name, Effects: fx, Func: func(context.Context, json.RawMessage) (any, error) { return "ok", nil }}
+	}
+	exec := newExec(b, []core.Tool{read("undeclared"), read("read_file", core.ArgEffect{Arg: "path", Kind: core.ArgRead})},
+		executor.WithWorkDir(w))
+	ctx := context.Background()
+	for _, c := range []struct{ name, tool, args string }{
+		{"undeclared", "undeclared", `{"path":"src/pkg/sub/a.go","limit":10}`},
+		{"canonical", "read_file", `{"path":"src/pkg/sub/a.go","limit":10}`},
+		{"link", "read_file", `{"path":"cur/pkg/sub/a.go","limit":10}`},
+		{"quoted", "read_file", `{"path":"\"src/pkg/sub/\\141.go\"","limit":10}`},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			args := json.RawMessage(c.args)
+			b.ReportAllocs()
+			for b.Loop() {
+				res, err := exec.InvokeTool(ctx, c.tool, args)
+				if err != nil || res.ForLLM != "ok" {
+					b.Fatalf("%q, %v", res.ForLLM, err)
+				}
+			}
+		})
 	}
 }

@@ -122,6 +122,37 @@ func TestWriteFile(t *testing.T) {
 	e.fails("write_file", map[string]any{"path": "file/child.txt", "content": "x"}, core.KindFailed, "file/child.txt")
 }
 
+// A file may be written and read back at any depth, deeper than PATH_MAX
+// too: the tools and the canonical step walk one name at a time.
+func TestWriteAndReadDeeperThanPathMax(t *testing.T) {
+	e := newEnv(t, tools.ExtensionConfig{})
+	deep := strings.Repeat("dddddddddd/", 450) + "f" // 4,951 bytes
+	e.ok("write_file", map[string]any{"path": deep, "content": "deep\n"})
+	if got := e.ok("read_file", map[string]any{"path": deep}); got != "     1\tdeep\n" {
+		t.Errorf("read_file of a file 450 directories down: %q", got)
+	}
+	e.ok("edit_file", map[string]any{"path": deep, "old_string": "deep", "new_string": "deeper"})
+	if got := e.ok("read_file", map[string]any{"path": deep}); got != "     1\tdeeper\n" {
+		t.Errorf("read_file after edit_file: %q", got)
+	}
+}
+
+// A write that fails takes back the directories it made for the file;
+// one that existed before stays.
+func TestWriteFileFailureMakesNoDirectories(t *testing.T) {
+	e := newEnv(t, tools.ExtensionConfig{})
+	e.write(map[string]string{"kept/x": "x"})
+	before := snapshot(t, e.dir)
+	long := strings.Repeat("n", 256)           // longer than a name may be
+	deep := strings.Repeat("dddddddddd/", 450) // deeper than PATH_MAX
+	for _, p := range []string{"made/deeper/" + long, "kept/made/" + long + "/f", "kept/" + long + "/f", "made/" + deep + long} {
+		e.fails("write_file", map[string]any{"path": p, "content": "x"}, core.KindFailed, "file name too long")
+		if got := snapshot(t, e.dir); got != before {
+			t.Errorf("write_file %.40s... failed but changed the directory:\n%s", p, got)
+		}
+	}
+}
+
 func TestEditFile(t *testing.T) {
 	e := newEnv(t, tools.ExtensionConfig{})
 	e.write(map[string]string{

@@ -7,7 +7,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"sort"
 )
@@ -104,7 +103,8 @@ func (l *LocalFiles) ReadDir(ctx context.Context, p string) ([]fs.DirEntry, erro
 
 // WriteFile replaces p atomically (see replaceFile). An existing file
 // keeps its mode; a symbolic link is written through, not replaced;
-// missing parent directories are created.
+// missing parent directories are created, and removed again if the write
+// fails.
 func (l *LocalFiles) WriteFile(ctx context.Context, p string, data []byte) error {
 	r, err := l.walk(p, true)
 	defer r.close()
@@ -118,18 +118,36 @@ func (l *LocalFiles) WriteFile(ctx context.Context, p string, data []byte) error
 		}
 		mode = r.info.Mode().Perm()
 	}
+	// Missing directories are made one below the other, each from the
+	// handle of its parent (as many handles as directories made, and as
+	// many steps), so a failed write can take them back, deepest first.
 	dir := r.dir
-	if len(r.missing) > 0 {
-		sub := path.Join(r.missing...)
-		if err := dir.MkdirAll(sub, 0o755); err != nil {
-			return describe(p, err)
+	var parents []*os.Root // the directory each one was made in
+	var made []string
+	undo := func(err error) error {
+		for i := len(made) - 1; i >= 0; i-- {
+			parents[i].Remove(made[i]) // only while empty
 		}
-		if dir, err = dir.OpenRoot(sub); err != nil {
-			return describe(p, err)
-		}
-		r.opened = append(r.opened, dir)
+		return describe(p, err)
 	}
-	return describe(p, replaceFile(ctx, dir, r.name, data, mode, nil))
+	for _, name := range r.missing {
+		switch err := dir.Mkdir(name, 0o755); {
+		case err == nil:
+			parents, made = append(parents, dir), append(made, name)
+		case !errors.Is(err, fs.ErrExist): // made meanwhile: used, not undone
+			return undo(err)
+		}
+		sub, err := dir.OpenRoot(name)
+		if err != nil {
+			return undo(err)
+		}
+		r.opened = append(r.opened, sub)
+		dir = sub
+	}
+	if err := replaceFile(ctx, dir, r.name, data, mode, nil); err != nil {
+		return undo(err)
+	}
+	return nil
 }
 
 // EditFile reads p, passes its content to edit and writes the result to

@@ -2,6 +2,7 @@ package workpath
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -88,6 +89,12 @@ func tree(t *testing.T) (*Dir, string) {
 		"loop":           "loop",       // a link to itself
 		"src/pkg/parent": "../../lib/v2/b.go",
 		"dangling":       "nowhere/file",
+		// The kernel takes current/.. to lib, not lexically to w.
+		"abs_dotdot": filepath.Join(w, "current") + "/../v2/b.go",
+		// It leaves w on the way, though the kernel would come back.
+		"abs_reenter": w + "/../w/.env",
+		"file_up":     ".env/../lib/v2/b.go", // a file is not a directory
+		"file_in":     ".env/x",
 	}
 	for l, target := range links {
 		if err := os.Symlink(target, filepath.Join(w, l)); err != nil {
@@ -131,6 +138,11 @@ func TestCanonicalLinks(t *testing.T) {
 		{"escape_abs/passwd", FollowAll, "", "through a symbolic link"},
 		{"loop", FollowAll, "", "symbolic links"},
 		{"src/../notes.txt", FollowAll, ".env", ""},
+		{"abs_dotdot", FollowAll, "lib/v2/b.go", ""},
+		{"abs_reenter", FollowAll, "", "through a symbolic link"},
+		{"file_up", FollowAll, "", `goes through ".env", which is not a directory`},
+		{"file_in", FollowAll, ".env/x", ""}, // opening it fails: not a directory
+		{".env/x", FollowAll, ".env/x", ""},
 	} {
 		got, err := d.Canonical(c.in, c.follow)
 		if c.err != "" {
@@ -142,6 +154,34 @@ func TestCanonicalLinks(t *testing.T) {
 		if err != nil || got != c.want {
 			t.Errorf("Canonical(%q, %d) = %q, %v; want %q", c.in, c.follow, got, err, c.want)
 		}
+	}
+}
+
+// A path may go through 40 links, as in the kernel and the tools; the
+// 41st is refused.
+func TestCanonicalLinkLimit(t *testing.T) {
+	w := t.TempDir()
+	if err := os.WriteFile(filepath.Join(w, "f"), []byte("f"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 41 {
+		target := fmt.Sprintf("c%02d", i+1)
+		if i == 40 {
+			target = "f"
+		}
+		if err := os.Symlink(target, filepath.Join(w, fmt.Sprintf("c%02d", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	d, err := NewDir(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := d.Canonical("c01", FollowAll); err != nil || got != "f" {
+		t.Errorf("40 links: %q, %v; want f", got, err)
+	}
+	if got, err := d.Canonical("c00", FollowAll); err == nil || !strings.Contains(err.Error(), "too many levels of symbolic links") {
+		t.Errorf("41 links: %q, %v; want too many levels of symbolic links", got, err)
 	}
 }
 
@@ -214,5 +254,62 @@ func TestWithinMatchClean(t *testing.T) {
 	}
 	if got := Clean("a/./b/../c/"); got != "a/c" {
 		t.Errorf("Clean = %q", got)
+	}
+}
+
+// deepDir makes levels directories, each named name, below w, and
+// returns their path relative to w. The path may be longer than the
+// system takes in one call (PATH_MAX): each is made relative to its
+// parent.
+func deepDir(t *testing.T, w, name string, levels int) string {
+	t.Helper()
+	r, err := os.OpenRoot(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var parts []string
+	for range levels {
+		parts = append(parts, name)
+		if err := r.Mkdir(strings.Join(parts, "/"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return strings.Join(parts, "/")
+}
+
+// A link deeper than PATH_MAX is resolved like any other: the tools open
+// beneath the directory one name at a time, so such a path is no way
+// round a policy.
+func TestCanonicalBeyondPathMax(t *testing.T) {
+	w := t.TempDir()
+	if err := os.WriteFile(filepath.Join(w, ".env"), []byte("SECRET=1"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	const levels = 20
+	deep := deepDir(t, w, strings.Repeat("d", 250), levels) // 5,020 bytes
+	r, err := os.OpenRoot(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if err := r.Symlink(strings.Repeat("../", levels)+".env", deep+"/env"); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Symlink(strings.Repeat("../", levels+1)+"x", deep+"/out"); err != nil {
+		t.Fatal(err)
+	}
+	d, err := NewDir(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := d.Canonical(deep+"/env", FollowAll); err != nil || got != ".env" {
+		t.Errorf("a link beyond PATH_MAX: %.40q..., %v; want .env", got, err)
+	}
+	if got, err := d.Canonical(deep+"/out", FollowAll); !errors.Is(err, ErrOutside) {
+		t.Errorf("a link beyond PATH_MAX that leads out: %.40q..., %v; want refused", got, err)
+	}
+	if got, err := d.Canonical(deep+"/new/file", FollowAll); err != nil || got != deep+"/new/file" {
+		t.Errorf("a new file beyond PATH_MAX: %.40q..., %v; want it as written", got, err)
 	}
 }

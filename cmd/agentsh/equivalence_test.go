@@ -218,6 +218,7 @@ var equivCorpus = func() []equivIntent {
 		intent("become root", [2]string{"deny", "ask"}, sh("sudo ls", ".")),
 		intent("throw away changes", [2]string{"ask", "ask"}, sh("git reset --hard", ".")),
 		intent("a line nobody can read", [2]string{"ask", "ask"}, sh("$CMD -rf /", ".")),
+		intent("an interactive interpreter", [2]string{"ask", "ask"}, sh("python3 -i", ".")),
 		intent("run in a subdirectory", [2]string{"none", "allow"}, sh("ls", "src")),
 		intent("delete the project from a subdirectory", [2]string{"deny", "ask"}, sh("rm -rf ..", "src")),
 		intent("read .env from a subdirectory", [2]string{"deny", "allow"}, sh("cat ../.env", "src")),

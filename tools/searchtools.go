@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -275,7 +276,7 @@ func (x *Extension) grepFiles(ctx context.Context, a grepArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	req := search.GrepRequest{Pattern: a.Pattern, Path: p, Glob: a.Glob, Exclude: append(x.cfg.SecretFiles[:len(x.cfg.SecretFiles):len(x.cfg.SecretFiles)], core.SecretFiles(ctx)...), Type: a.Type, IgnoreCase: a.IgnoreCase,
+	req := search.GrepRequest{Pattern: a.Pattern, Path: p, Glob: a.Glob, Exclude: slices.Concat(x.cfg.SecretFiles, core.SecretFiles(ctx)), Type: a.Type, IgnoreCase: a.IgnoreCase,
 		Multiline: a.Multiline, Before: before, After: after, Hidden: a.Hidden, NoIgnore: a.NoIgnore,
 		Mode: grepMode(mode), Limit: grepFileLimit(offset, limit)}
 

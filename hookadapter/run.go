@@ -167,8 +167,8 @@ func preTool(ctx context.Context, cfg Config, ev *Event) (Answer, *core.Session,
 		}
 	}
 	if !c.Known && a.Verdict < core.VerdictAsk {
-		a = Answer{Verdict: core.VerdictAsk, Reason: fmt.Sprintf("%s is not a tool agentsh knows of %s, so it may do anything (agentsh: no policy can tell what it does)",
-			ev.Tool, cfg.Protocol.Name())}
+		a = Answer{Verdict: core.VerdictAsk, Reason: fmt.Sprintf("%s's tool %s is not one agentsh maps, so nothing says what it does; a person must approve it (agentsh: unmapped tool; an agentsh that knows this %s version may map it)",
+			cfg.Protocol.Name(), ev.Tool, cfg.Protocol.Name())}
 	}
 	if a.Verdict != core.VerdictDeny && rewrote(r) {
 		back, err := c.Out(r.Args, canonicalArgs(r, c.Args), r.WorkDir, absolutePaths(cfg, c.Name))

@@ -197,7 +197,7 @@ var clientCases = []clientCase{
 		},
 		// Gemini CLI refuses a path outside the project itself, before any
 		// hook.
-		said: []string{"discovered_tool_touch_marker is not a tool agentsh knows of gemini", "Path not in workspace"},
+		said: []string{"gemini's tool discovered_tool_touch_marker is not one agentsh maps", "Path not in workspace"},
 	},
 	{
 		// An unknown model: exec_command, hooked as Bash, and apply_patch

@@ -326,7 +326,7 @@ func geminiBundleTools(dir string) ([]string, error) {
 // against a scripted model, with no calls, and the MCP reference server
 // as its MCP server when AGENTSH_MCP_EVERYTHING_DIR has it) or names in
 // its own code is one its protocol knows. A tool the map lacks would
-// reach policies as "not a tool agentsh knows": asked about, or denied.
+// reach policies as tools agentsh does not map: asked about, or denied.
 func TestClientToolListsAreMapped(t *testing.T) {
 	none := func(string) []clientCall { return nil }
 	everything, missing := findEverything()

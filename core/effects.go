@@ -89,9 +89,3 @@ type CodeRun struct {
 
 // ShellLanguages are the languages whose code is a shell command line.
 var ShellLanguages = map[string]bool{"bash": true, "sh": true}
-
-// Empty reports whether e lists no effect and is not unknown.
-func (e *Effects) Empty() bool {
-	return e == nil || !e.Unknown && len(e.Reads) == 0 && len(e.Writes) == 0 && len(e.Deletes) == 0 &&
-		len(e.Shell) == 0 && len(e.Code) == 0 && len(e.Hosts) == 0
-}

@@ -21,10 +21,8 @@ func WithSecretFiles(patterns ...string) Option {
 // them (see core.WithSecretFiles). A malformed pattern is an error and
 // changes nothing.
 func (e *Executor) SetSecretFiles(patterns []string) error {
-	for _, p := range patterns {
-		if _, err := workpath.Match(p, "x"); err != nil || p == "" {
-			return fmt.Errorf("secret files: pattern %q is not a valid glob; use *, **, ?, [abc] and {a,b}, as in *.pem or .ssh/", p)
-		}
+	if err := workpath.CheckPatterns(patterns); err != nil {
+		return fmt.Errorf("secret files: %w", err)
 	}
 	c := append([]string(nil), patterns...)
 	e.secrets.Store(&c)

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentsh/agentsh/executor"
+	"github.com/agentsh/agentsh/workpath"
 )
 
 // Setting is one name that config() reads and changes. The executor's
@@ -115,7 +116,7 @@ func (h *Host) addCoreSettings() {
 			if err != nil {
 				return err
 			}
-			return executor.New(nil).SetSecretFiles(ps)
+			return workpath.CheckPatterns(ps)
 		},
 		Set: func(v any) {
 			ps, _ := secretPatterns(v)

@@ -106,9 +106,9 @@ type ToolSpec struct {
 	Preview Func
 }
 
-// ParseEffects reads the effects = {...} declaration of a script tool:
+// parseEffects reads the effects = {...} declaration of a script tool:
 // argument name to kind, sorted by argument name.
-func ParseEffects(m map[string]string) ([]core.ArgEffect, error) {
+func parseEffects(m map[string]string) ([]core.ArgEffect, error) {
 	names := make([]string, 0, len(m))
 	for k := range m {
 		names = append(names, k)
@@ -151,7 +151,7 @@ func (h *Host) scriptTool(spec ToolSpec) (core.Tool, error) {
 		}
 		params = raw
 	}
-	effects, err := ParseEffects(spec.Effects)
+	effects, err := parseEffects(spec.Effects)
 	if err != nil {
 		return core.Tool{}, err
 	}

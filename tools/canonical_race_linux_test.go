@@ -13,7 +13,6 @@ import (
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/tools"
 	"github.com/agentsh/agentsh/workpath"
-	"golang.org/x/sys/unix"
 )
 
 // The limit of "what the hook saw is what was opened": the canonical path
@@ -56,28 +55,11 @@ func TestCanonicalCallsRaceASwappedLink(t *testing.T) {
 		return nil, nil
 	}}))
 
-	stop := make(chan struct{})
-	var writers sync.WaitGroup
-	swap := func(a, b string) {
-		defer writers.Done()
-		a, b = filepath.Join(work, a), filepath.Join(work, b)
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			if err := unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE); err != nil {
-				t.Errorf("renameat2: %v", err)
-				return
-			}
-		}
-	}
-	writers.Add(2)
-	go swap("flip", "out") // a directory inside ↔ a link outside
-	go swap("swap", "in")  // a directory inside ↔ a link to another inside
-	stopWriters := sync.OnceFunc(func() { close(stop); writers.Wait() })
-	defer stopWriters()
+	stopFlip := keepSwapping(t, filepath.Join(work, "flip"), filepath.Join(work, "out")) // a directory inside ↔ a link outside
+	defer stopFlip()
+	stopSwap := keepSwapping(t, filepath.Join(work, "swap"), filepath.Join(work, "in")) // a directory inside ↔ a link to another inside
+	defer stopSwap()
+	stopWriters := func() { stopFlip(); stopSwap() }
 
 	calls := []struct {
 		tool string

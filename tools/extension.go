@@ -127,15 +127,8 @@ func (x *Extension) Init(ctx context.Context) error {
 	}
 	x.browser = x.cfg.Browser
 	x.runners = x.cfg.Runners
-	return checkSecretFiles(x.cfg.SecretFiles)
-}
-
-// checkSecretFiles refuses a malformed ExtensionConfig.SecretFiles.
-func checkSecretFiles(patterns []string) error {
-	for _, p := range patterns {
-		if _, err := workpath.Match(p, "x"); err != nil || p == "" {
-			return fmt.Errorf("tools: SecretFiles: pattern %q is not a valid glob; use *, **, ?, [abc] and {a,b}, as in *.pem or .ssh/", p)
-		}
+	if err := workpath.CheckPatterns(x.cfg.SecretFiles); err != nil {
+		return fmt.Errorf("tools: SecretFiles: %w", err)
 	}
 	return nil
 }

@@ -11,6 +11,30 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// keepSwapping swaps a and b (renameat2 RENAME_EXCHANGE, atomically)
+// over and over on a goroutine of its own until the returned function is
+// called, which waits for it to stop; it may be called more than once.
+func keepSwapping(t *testing.T, a, b string) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			select {
+			case <-done:
+				return
+			default:
+			}
+			if err := unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE); err != nil {
+				t.Errorf("renameat2: %v", err)
+				return
+			}
+		}
+	}()
+	return sync.OnceFunc(func() { close(done); wg.Wait() })
+}
+
 // While another process keeps swapping a directory with a link that leads
 // out (renameat2 RENAME_EXCHANGE, atomically), no file tool ever reads,
 // lists, writes or edits anything outside: each call works inside or
@@ -31,26 +55,8 @@ func TestFileToolsRaceAFlippedLink(t *testing.T) {
 	outsideBefore := snapshot(t, filepath.Join(base, "outside"))
 	e := newEnv(t, tools.ExtensionConfig{WorkingDir: work})
 
-	stop := make(chan struct{})
-	var flips sync.WaitGroup
-	stopFlipping := sync.OnceFunc(func() { close(stop); flips.Wait() })
+	stopFlipping := keepSwapping(t, filepath.Join(work, "flip"), filepath.Join(work, "other"))
 	defer stopFlipping()
-	flips.Add(1)
-	go func() {
-		defer flips.Done()
-		a, b := filepath.Join(work, "flip"), filepath.Join(work, "other")
-		for {
-			select {
-			case <-stop:
-				return
-			default:
-			}
-			if err := unix.Renameat2(unix.AT_FDCWD, a, unix.AT_FDCWD, b, unix.RENAME_EXCHANGE); err != nil {
-				t.Errorf("renameat2: %v", err)
-				return
-			}
-		}
-	}()
 
 	calls := []struct {
 		tool string

@@ -28,6 +28,17 @@ func Within(p, dir string) bool {
 	return strings.HasPrefix(p, dir+"/")
 }
 
+// CheckPatterns reports the first of patterns that is not a glob Match
+// accepts, in an error a person can act on.
+func CheckPatterns(patterns []string) error {
+	for _, p := range patterns {
+		if p == "" || !doublestar.ValidatePattern(strings.TrimSuffix(p, "/")) {
+			return fmt.Errorf("pattern %q is not a valid glob; use *, **, ?, [abc] and {a,b}, as in *.pem or .ssh/", p)
+		}
+	}
+	return nil
+}
+
 // Match reports whether the slash path p matches the glob pattern
 // (doublestar: *, **, ?, [abc], {a,b}). As in .gitignore, a pattern
 // without a slash matches the base name of p wherever p lies (*.pem

@@ -29,21 +29,25 @@ const (
 )
 
 // failingHook is a hook command that fails as the call it is asked about
-// says: it runs a binary that is not there, is killed, sleeps past the
-// client's timeout, or exits 1. It reads the event, as a hook does.
+// says: it runs a binary that is not there, is killed, waits past the
+// client's timeout (on the named pipe release beside it, which the test
+// closes when it ends, so no hook outlives the test), or exits 1. It
+// reads the event, as a hook does.
 const failingHook = `#!/bin/sh
 input=$(cat)
 case "$input" in
 *missing.marker*) exec /nonexistent/agentsh "$@" ;;
 *killed.marker*) kill -KILL $$ ;;
-*timeout.marker*) exec sleep 30 ;;
+*timeout.marker*) exec cat "$(dirname "$0")/release" ;;
 *failed.marker*) echo 'something went wrong' >&2; exit 1 ;;
 esac
 `
 
-// hookClientTimeout is the timeout of the hand-written entries: short,
-// since each timeout case waits for it.
-const hookClientTimeout = 2 * time.Second
+// hookClientTimeout is the timeout of the hand-written entries: the
+// timeout case waits for it once per client, and the hooks that fail at
+// once (127, 137, exit 1) must answer well within it even when both
+// cores are busy, or the client would see a timeout instead.
+const hookClientTimeout = 10 * time.Second
 
 // hookClient is one real client: how to write a hand-made pre-tool hook
 // entry for it, how agentsh hook install reaches its settings, and how to
@@ -128,6 +132,7 @@ func TestHookFailureRealClients(t *testing.T) {
 			t.Run("hand-written entry", func(t *testing.T) {
 				root := hookRoot(t)
 				hook := writeExecutable(t, filepath.Join(root, "bin", "failing-hook"), failingHook)
+				releaseWhenDone(t, filepath.Join(root, "bin", "release"))
 				c.entry(t, root, hookadapter.ShellQuote(hook)+" hook "+c.name)
 				run := c.run(t, bin, root, []string{missingCall, killedCall, timeoutCall, failedCall})
 				// As measured: only Gemini CLI blocks on exit 127; exit 1,

@@ -20,11 +20,41 @@ import (
 	"github.com/agentsh/agentsh/core"
 )
 
-// shortLimits makes HTTPServer's time limits short for one test.
-func shortLimits(t *testing.T, d time.Duration) {
+// shortLimit is HTTPServer's every time limit in these tests: short, so
+// a test outlasts it quickly, and long enough that a read or write a
+// loaded machine delays is not cut by it.
+const shortLimit = 300 * time.Millisecond
+
+// shortLimits makes HTTPServer's time limits shortLimit for one test.
+func shortLimits(t *testing.T) {
 	saved := httpLimits
-	httpLimits.header, httpLimits.body, httpLimits.write, httpLimits.idle = d, d, d, d
+	httpLimits.header, httpLimits.body, httpLimits.write, httpLimits.idle = shortLimit, shortLimit, shortLimit, shortLimit
 	t.Cleanup(func() { httpLimits = saved })
+}
+
+// outlast returns once the server's time limits have run out n times
+// over: each time, a connection that sends nothing is closed by the
+// server's header limit, all of which were set at once. It waits on that
+// closing, not on a guess at how long the limits take on this machine;
+// ctx guards the wait.
+func outlast(ctx context.Context, addr string, closed <-chan string, n int) error {
+	for range n {
+		conn, err := net.Dial("tcp", addr)
+		if err != nil {
+			return err
+		}
+		for waiting := true; waiting; {
+			select {
+			case c := <-closed:
+				waiting = c != conn.LocalAddr().String()
+			case <-ctx.Done():
+				conn.Close()
+				return errors.New("the server never closed a connection that sent nothing")
+			}
+		}
+		conn.Close()
+	}
+	return nil
 }
 
 // startHTTP serves s over HTTPServer on a loopback port and returns its
@@ -71,7 +101,7 @@ func closedByServer(t *testing.T, conn net.Conn) (answer string, closed bool) {
 // bytes, headers that never end, a body that never comes — is closed by
 // the server, before and after the token check.
 func TestHTTPHalfOpen(t *testing.T) {
-	shortLimits(t, 50*time.Millisecond)
+	shortLimits(t)
 	addr, _ := startHTTP(t, newServer(t, newExec(t, textTool("look", "seen", true)), Options{}), "s3cret")
 	for _, c := range []struct{ name, sent string }{
 		{"nothing", ""},
@@ -128,11 +158,11 @@ func TestHTTPSizes(t *testing.T) {
 // delivers a notification without having been opened again, and the
 // session still answers calls.
 func TestHTTPStreamOutlivesLimits(t *testing.T) {
-	shortLimits(t, 50*time.Millisecond)
+	shortLimits(t)
 	ex := newExec(t, textTool("look", "seen", true))
 	s := newServer(t, ex, Options{})
 	var gets atomic.Int64
-	addr, _ := startHTTP(t, s, "", func(h http.Handler) http.Handler {
+	addr, closed := startHTTP(t, s, "", func(h http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.Method == http.MethodGet {
 				gets.Add(1)
@@ -153,7 +183,9 @@ func TestHTTPStreamOutlivesLimits(t *testing.T) {
 	}
 	// Past every limit, several times over: the GET stream is idle, as is
 	// the connection of the calls.
-	time.Sleep(10 * 50 * time.Millisecond)
+	if err := outlast(testCtx(t), addr, closed, 3); err != nil {
+		t.Fatal(err)
+	}
 	if err := ex.Registry().RegisterTools(textTool("later", "added", true)); err != nil {
 		t.Fatal(err)
 	}
@@ -173,7 +205,7 @@ func TestHTTPStreamOutlivesLimits(t *testing.T) {
 // TestHTTPSlowReader: a write the client does not read is given up, so a
 // client that stops reading does not hold the server's handler.
 func TestHTTPSlowReader(t *testing.T) {
-	shortLimits(t, 50*time.Millisecond)
+	shortLimits(t)
 	big := strings.Repeat("x", 8<<20)
 	s := newServer(t, newExec(t, textTool("big", big, true)), Options{})
 	addr, closed := startHTTP(t, s, "")
@@ -227,16 +259,18 @@ func TestHTTPSlowReader(t *testing.T) {
 // TestHTTPLongCall: a call that outlasts every time limit (as one that
 // waits for an elicitation does) is not canceled by them.
 func TestHTTPLongCall(t *testing.T) {
-	shortLimits(t, 50*time.Millisecond)
+	shortLimits(t)
+	var (
+		addr   string
+		closed <-chan string
+	)
 	slow := core.Tool{Name: "slow", ReadOnly: true, Func: func(ctx context.Context, _ json.RawMessage) (any, error) {
-		select {
-		case <-time.After(10 * 50 * time.Millisecond):
-			return "finished", nil
-		case <-ctx.Done():
-			return nil, ctx.Err()
+		if err := outlast(ctx, addr, closed, 3); err != nil { // the call lasts past every limit
+			return nil, err
 		}
+		return "finished", nil
 	}}
-	addr, _ := startHTTP(t, newServer(t, newExec(t, slow), Options{}), "")
+	addr, closed = startHTTP(t, newServer(t, newExec(t, slow), Options{}), "")
 	cs, err := sdk.NewClient(&sdk.Implementation{Name: "test"}, nil).Connect(testCtx(t),
 		&sdk.StreamableClientTransport{Endpoint: "http://" + addr + "/", MaxRetries: -1}, nil)
 	if err != nil {

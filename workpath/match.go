@@ -29,10 +29,11 @@ func Within(p, dir string) bool {
 }
 
 // CheckPatterns reports the first of patterns that is not a glob Match
-// accepts, in an error a person can act on.
+// accepts (after a leading !, see MatchList), in an error a person can
+// act on.
 func CheckPatterns(patterns []string) error {
 	for _, p := range patterns {
-		if p == "" || !doublestar.ValidatePattern(strings.TrimSuffix(p, "/")) {
+		if q := strings.TrimPrefix(p, "!"); q == "" || !doublestar.ValidatePattern(strings.TrimSuffix(q, "/")) {
 			return fmt.Errorf("pattern %q is not a valid glob; use *, **, ?, [abc] and {a,b}, as in *.pem or .ssh/", p)
 		}
 	}
@@ -62,4 +63,23 @@ func Match(pattern, p string) (bool, error) {
 		return doublestar.Match(pattern, path.Base(p))
 	}
 	return doublestar.Match(pattern, p)
+}
+
+// MatchList reports whether p is matched by the list of patterns, read as
+// a .gitignore reads them: each pattern is Match's, the last one that
+// matches decides, and a pattern that starts with ! takes p back out
+// (.env.* then !.env.example). Malformed patterns match nothing; check
+// lists with CheckPatterns first.
+func MatchList(patterns []string, p string) bool {
+	matched := false
+	for _, pat := range patterns {
+		neg := strings.HasPrefix(pat, "!")
+		if neg == matched {
+			// Only a pattern that could change the answer is tried.
+			if m, _ := Match(strings.TrimPrefix(pat, "!"), p); m {
+				matched = !neg
+			}
+		}
+	}
+	return matched
 }

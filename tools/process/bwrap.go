@@ -199,3 +199,85 @@ func (sandboxStopper) kill(pid int) {
 		signalGroup(pid, true)
 	}
 }
+
+// bwrapConfiner is the Bubblewrap backend of a Sandbox.
+type bwrapConfiner struct{ b *BubblewrapExec }
+
+func newBwrapConfiner(root string) (confiner, error) {
+	b, err := NewBubblewrapExec(root)
+	if err != nil {
+		return nil, err
+	}
+	return bwrapConfiner{b}, nil
+}
+
+func (bwrapConfiner) name() string { return "bwrap" }
+
+func (c bwrapConfiner) run(ctx context.Context, pl *plan, req ExecRequest, cfg runConfig) (ExecResult, error) {
+	filter, err := filterPipe(c.b.filter)
+	if err != nil {
+		return ExecResult{ExitCode: -1}, err
+	}
+	defer filter.Close()
+	env := dedupEnv(append(pl.env, "TMPDIR=/tmp"))
+	cmd := &exec.Cmd{
+		Path:        c.b.bwrap,
+		Args:        append(planArgs(pl), req.Args...),
+		Dir:         pl.root,
+		Env:         env,
+		ExtraFiles:  []*os.File{filter}, // descriptor 3: --seccomp 3
+		SysProcAttr: sysProcAttr(),
+	}
+	return run(ctx, cmd, req, cfg, sandboxStopper{})
+}
+
+// planArgs is the bwrap command line of a plan up to the program to run.
+// Later mounts go on top of earlier ones: the home directory's tmpfs
+// before the root when the root lies in it (and after when it lies in
+// the root), the protected entries and secrets last.
+func planArgs(pl *plan) []string {
+	args := []string{"bwrap",
+		"--ro-bind", "/", "/",
+		"--dev", "/dev",
+		"--proc", "/proc",
+		"--ro-bind", "/proc/sys", "/proc/sys",
+		"--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger",
+		"--tmpfs", "/tmp",
+		"--tmpfs", "/run",
+	}
+	homeInRoot := pl.home != "" && within(pl.root, pl.home)
+	if pl.home != "" && !homeInRoot {
+		args = append(args, "--tmpfs", pl.home)
+	}
+	if pl.profile == ProfileWorkspace {
+		args = append(args, "--bind", pl.root, pl.root)
+	} else {
+		args = append(args, "--ro-bind", pl.root, pl.root)
+	}
+	if homeInRoot {
+		args = append(args, "--tmpfs", pl.home, "--remount-ro", pl.home)
+	}
+	for _, p := range pl.readOnly {
+		args = append(args, "--ro-bind", p, p)
+	}
+	for _, h := range pl.hidden {
+		if h.dir {
+			args = append(args, "--tmpfs", h.path, "--remount-ro", h.path)
+		} else {
+			args = append(args, "--ro-bind", "/dev/null", h.path)
+		}
+	}
+	args = append(args,
+		"--unshare-net",
+		"--unshare-pid",
+		"--unshare-ipc",
+		"--unshare-uts",
+		"--die-with-parent",
+		"--new-session",
+		"--cap-drop", "ALL",
+		"--seccomp", "3",
+		"--chdir", pl.dir,
+		"--",
+	)
+	return args
+}

@@ -12,6 +12,11 @@ import (
 type variant struct {
 	name string
 	p    pipeline
+	// inProcess, when set, is what the variant times instead of p: work
+	// this program does itself (a call into a package), so that the
+	// figure is that work's cost and not a program's start-up. It returns
+	// the run's sample; p is then only its label.
+	inProcess func(ctx context.Context) (sample, error)
 	// verify checks the output of the warm-up run (a file) and says what
 	// it checked; nil: the output is not checked.
 	verify func(outPath string) (string, error)
@@ -68,7 +73,7 @@ func measure(ctx context.Context, run runner, vs []variant, runs int, tmp string
 		if m.err != nil {
 			continue
 		}
-		got, err := run(ctx, vs[s.variant].p, io.Discard)
+		got, err := vs[s.variant].once(ctx, run, io.Discard)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
@@ -81,6 +86,15 @@ func measure(ctx context.Context, run runner, vs []variant, runs int, tmp string
 	return ms, nil
 }
 
+// once runs v one time: in this process, or its pipeline through run
+// with the last stage's output written to out.
+func (v variant) once(ctx context.Context, run runner, out io.Writer) (sample, error) {
+	if v.inProcess != nil {
+		return v.inProcess(ctx)
+	}
+	return run(ctx, v.p, out)
+}
+
 // warmUp runs v once, its output kept in a file under tmp for v.verify.
 // It also brings v's binary and files into the page cache.
 func warmUp(ctx context.Context, run runner, v variant, tmp string) (string, error) {
@@ -89,7 +103,7 @@ func warmUp(ctx context.Context, run runner, v variant, tmp string) (string, err
 		return "", err
 	}
 	defer os.Remove(f.Name())
-	_, err = run(ctx, v.p, f)
+	_, err = v.once(ctx, run, f)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -1,9 +1,11 @@
 // Command benchrun measures agentsh against its peers and its own past,
 // side by side in one run: search through `agentsh call` against rg and
 // fd on GOROOT/src and on copies of it at 4× and 16×, start-up against a
-// bare go.starlark.net program, and the Go benchmarks of the script and
-// executor hot paths. Each row of the table in BENCHMARKS.md is one row
-// here (--rows picks them).
+// bare go.starlark.net program, the Go benchmarks of the script and
+// executor hot paths, and what the sandbox costs: one confined command on
+// each backend against the same unconfined (timed in this process), and
+// a scripted 200-command agent run with and without it. Each row of the
+// table in BENCHMARKS.md is one row here (--rows picks them).
 //
 //	scripts/bench/all.sh [--base REV] [--sizes 1,4,16] [--rows 1,3,9] [--runs N] [--quick]
 //
@@ -47,6 +49,7 @@ type config struct {
 	runs        int // timed runs of each variant of a search case
 	startupRuns int // of the start-up cases
 	benchCount  int // passes of each Go benchmark
+	agentTurns  int // turns of row 11's scripted agent run, 4 commands each
 	benchtime   string
 	rg, fd      string // the peers' programs
 	// newBinary, when set, is used as "new" instead of building one; self,
@@ -84,7 +87,7 @@ func main() {
 	}
 }
 
-var allRows = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
+var allRows = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs := flag.NewFlagSet("benchrun", flag.ContinueOnError)
@@ -96,10 +99,11 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.src, "src", "", "the 1× tree (default: $(go env GOROOT)/src)")
 	fs.StringVar(&cfg.tmp, "tmp", os.TempDir(), "where to make the temporary directory (the trees are hard links: same file system as --src)")
 	fs.StringVar(&sizes, "sizes", "1,4,16", "tree sizes, in copies of --src")
-	fs.StringVar(&rows, "rows", "1,2,3,4,5,6,7,8,9,10", "rows of the table to run")
+	fs.StringVar(&rows, "rows", "1,2,3,4,5,6,7,8,9,10,11", "rows of the table to run")
 	fs.IntVar(&cfg.runs, "runs", 5, "timed runs of each variant of a search case")
 	fs.IntVar(&cfg.startupRuns, "startup-runs", 100, "timed runs of each variant of a start-up case")
 	fs.IntVar(&cfg.benchCount, "bench-count", 5, "passes of each go test benchmark")
+	fs.IntVar(&cfg.agentTurns, "agent-turns", 50, "turns of row 11's scripted agent run (scripts/bench/sandbox200.star), 4 bash calls each")
 	fs.StringVar(&cfg.benchtime, "benchtime", "1s", "go test -benchtime of each pass")
 	quick := fs.Bool("quick", false, "a quick look: --sizes 1 --runs 3 --startup-runs 20 --bench-count 3 --benchtime 200ms, unless given")
 	fs.StringVar(&cfg.rg, "rg", "rg", "the ripgrep program")
@@ -137,7 +141,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if cfg.rows, err = parseInts("rows", rows, 1, len(allRows)); err != nil {
 		return config{}, err
 	}
-	for name, n := range map[string]int{"runs": cfg.runs, "startup-runs": cfg.startupRuns, "bench-count": cfg.benchCount} {
+	for name, n := range map[string]int{"runs": cfg.runs, "startup-runs": cfg.startupRuns, "bench-count": cfg.benchCount, "agent-turns": cfg.agentTurns} {
 		if n < 1 {
 			return config{}, fmt.Errorf("--%s %d: want 1 or more", name, n)
 		}
@@ -330,7 +334,7 @@ func (e *env) prepare(ctx context.Context) error {
 }
 
 func (e *env) needsAgentsh() bool {
-	return slices.ContainsFunc(e.cfg.rows, func(r int) bool { return r <= 9 })
+	return slices.ContainsFunc(e.cfg.rows, func(r int) bool { return r <= 9 || r == 11 })
 }
 
 // loadAverage is the 1, 5 and 15 minute load averages.

@@ -58,7 +58,7 @@ func maxOf(ss []sample, f func(sample) int64) int64 {
 type bound struct {
 	atLeast bool
 	v       float64
-	unit    string // "×" for ratios; "MiB", "µs" for absolute figures
+	unit    string // "×" for ratios; " MiB", " ms", " µs" for absolute figures
 }
 
 func (b bound) String() string {
@@ -74,6 +74,15 @@ func (b bound) met(x float64) bool {
 		return x >= b.v
 	}
 	return x <= b.v
+}
+
+// fromSeconds is a time in b's unit: milliseconds for " ms", otherwise
+// microseconds.
+func (b bound) fromSeconds(sec float64) float64 {
+	if strings.TrimSpace(b.unit) == "ms" {
+		return sec * 1e3
+	}
+	return sec * 1e6
 }
 
 func trimFloat(v float64) string {
@@ -102,6 +111,14 @@ type result struct {
 	verdict         string // "met", "missed", "" (no target), or why there is no figure
 }
 
+// label names c's figure: "new/rg wall", "new peak RSS".
+func (c check) label() string {
+	if c.den != "" {
+		return c.num + "/" + c.den + " " + c.metric.String()
+	}
+	return c.num + " " + c.metric.String()
+}
+
 // evaluate computes c over the variants of a case.
 func (c check) evaluate(names []string, ms []measured) (label, value, verdict string) {
 	find := func(n string) (measured, bool) {
@@ -112,10 +129,7 @@ func (c check) evaluate(names []string, ms []measured) (label, value, verdict st
 		}
 		return measured{}, false
 	}
-	label = c.num + " " + c.metric.String()
-	if c.den != "" {
-		label = c.num + "/" + c.den + " " + c.metric.String()
-	}
+	label = c.label()
 	a, okA := find(c.num)
 	va, hasA := a.value(c.metric)
 	if !okA || !hasA {
@@ -130,7 +144,9 @@ func (c check) evaluate(names []string, ms []measured) (label, value, verdict st
 			value = fmt.Sprintf("%.1f MiB", x)
 		default:
 			value = fmtDuration(x)
-			x *= 1e6 // a time bound is in µs
+			if c.target != nil {
+				x = c.target.fromSeconds(x)
+			}
 		}
 	} else {
 		b, okB := find(c.den)
@@ -172,9 +188,13 @@ func printCase(w io.Writer, title string, vs []variant, ms []measured, runs int)
 		if m.err != nil {
 			note = failure(m)
 		}
+		rss := "-" // not known: the system does not say, or the variant ran in this process
+		if b := maxOf(m.samples, func(s sample) int64 { return s.maxRSS }); b > 0 {
+			rss = fmtBytes(float64(b))
+		}
 		fmt.Fprintf(tw, "    %s\t%s\t(%s–%s)\t%s\t%s\t%s\t%d/%d\t%s\t\n", v.name, fmtDuration(wall.median),
 			fmtDuration(wall.min), fmtDuration(wall.max), fmtDuration(user.median), fmtDuration(sys.median),
-			fmtBytes(float64(maxOf(m.samples, func(s sample) int64 { return s.maxRSS }))), len(m.samples), runs, note)
+			rss, len(m.samples), runs, note)
 	}
 	tw.Flush()
 }
@@ -191,7 +211,7 @@ func printSummary(w io.Writer, rs []result) {
 	fmt.Fprintln(w, "| row | case | figure | measured | target | |")
 	fmt.Fprintln(w, "|---|---|---|---|---|---|")
 	for _, r := range rs {
-		fmt.Fprintf(w, "| %d | %s | %s | %s | %s | %s |\n", r.row, mdEscape(r.caseName), mdEscape(r.label), r.value, r.target, r.verdict)
+		fmt.Fprintf(w, "| %d | %s | %s | %s | %s | %s |\n", r.row, mdEscape(r.caseName), mdEscape(r.label), r.value, r.target, mdEscape(r.verdict))
 	}
 }
 

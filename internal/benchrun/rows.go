@@ -49,6 +49,8 @@ var rows = []row{
 		"run ≤ 1.5× the bare program (first measured: 11.7 vs 3.6 ms, 3.2×); explain and hook reported", rowStartup},
 	{10, "Go benchmarks (go test -bench): parallel Lua, agent turns, script tools, schema validation, hostile shell command lines",
 		"Lua parallel ≥ 1.7× serial; 200-turn per-turn cost ≤ 1.3× 25-turn; script tool ≤ 2.5 µs; validated call ≤ 2 µs; a hostile bash call decided ≤ 1000 ms and ≤ 64 MiB", rowGoBench},
+	{11, "the sandbox: one sandboxed true on each backend vs unconfined (in this process); a 200-command scripted agent run, sandboxed vs not",
+		"start-up median ≤ 25 ms on bubblewrap, ≤ 5 ms on Landlock; the agent run's ratios reported", rowSandbox},
 }
 
 func rowByID(id int) row {

@@ -47,30 +47,32 @@ func testConfig(t *testing.T, rows ...int) config {
 		t.Fatal(err)
 	}
 	return config{self: testLauncher(t), repo: filepath.Join(wd, "..", ".."), src: tinyTree(t), tmp: t.TempDir(), sizes: []int{2}, rows: rows,
-		runs: 1, startupRuns: 1, benchCount: 1, benchtime: "1x", rg: "rg", fd: "fdfind"}
+		runs: 1, startupRuns: 1, benchCount: 1, benchtime: "1x", agentTurns: 1, rg: "rg", fd: "fdfind"}
 }
 
 // TestHarnessQuick runs every row but the Go benchmarks, once each, on
-// two hard-linked copies of a tiny tree: agentsh is built, every output check passes, every row
-// prints, and the temporary directory is gone afterwards.
+// two hard-linked copies of a tiny tree, and row 11's agent run with one
+// turn: agentsh is built, every output check passes, every row prints,
+// and the temporary directory is gone afterwards.
 func TestHarnessQuick(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds agentsh and runs it some hundred times; skipped in -short")
 	}
 	needPrograms(t, "rg", "fdfind", "go")
-	cfg := testConfig(t, 1, 2, 3, 4, 5, 6, 7, 8, 9)
+	cfg := testConfig(t, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11)
 	var out bytes.Buffer
 	if err := run(context.Background(), cfg, &out); err != nil {
 		t.Fatalf("run: %v\n%s", err, out.String())
 	}
 	text := out.String()
 	for _, want := range []string{"load average at start:", "load average at end:", "peak RSS floor:", "| row | case |",
-		"2× files_with_matches", "2× content", "lines equal the reference", `printed "hello, world\n"`, "new/minstar wall"} {
+		"2× files_with_matches", "2× content", "lines equal the reference", `printed "hello, world\n"`, "new/minstar wall",
+		"reads .env, writes .git", `"4 commands, every output as expected"`} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the report has no %q", want)
 		}
 	}
-	for r := 1; r <= 9; r++ {
+	for _, r := range cfg.rows {
 		if !strings.Contains(text, fmt.Sprintf("== row %d:", r)) {
 			t.Errorf("the report has no row %d", r)
 		}
@@ -106,5 +108,46 @@ func TestHarnessCatchesWrongOutput(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), `0 lines equal the reference`) && !strings.Contains(err.Error(), "got 1 lines, want 0") {
 		t.Errorf("the pattern found nowhere: want the fake's one line reported against none:\n%v", err)
+	}
+}
+
+// TestSandboxScriptCatchesWrongOutput: scripts/bench/sandbox200.star
+// checks every command's output itself, so a run in which one command
+// does something else fails naming it, and a turn count below 1 is
+// refused.
+func TestSandboxScriptCatchesWrongOutput(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds agentsh; skipped in -short")
+	}
+	needPrograms(t, "go", "sh")
+	ctx := context.Background()
+	repo := testConfig(t).repo
+	bin := filepath.Join(t.TempDir(), "agentsh")
+	if err := buildAgentsh(ctx, repo, bin); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := writeProject(dir); err != nil {
+		t.Fatal(err)
+	}
+	// out/t2 is a file: turn 2's mkdir fails, and so does its check.
+	if err := os.MkdirAll(filepath.Join(dir, "out"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "out", "t2"), []byte("in the way\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	script := filepath.Join(repo, "scripts", "bench", "sandbox200.star")
+	var out bytes.Buffer
+	_, err := pipeline{{path: bin, dir: dir, args: []string{"--sandbox", "off", "run", script, "2"},
+		env: []string{"XDG_STATE_HOME=" + t.TempDir()}}}.run(ctx, &out)
+	if err == nil || !strings.Contains(out.String()+err.Error(), "command 5 (mkdir -p out/t2") {
+		t.Errorf("a run whose fifth command fails: got %v, want the script to fail naming command 5:\n%s", err, out.String())
+	}
+	out.Reset()
+	_, err = pipeline{{path: bin, dir: dir, args: []string{"--sandbox", "off", "run", script, "0"},
+		env: []string{"XDG_STATE_HOME=" + t.TempDir()}}}.run(ctx, &out)
+	if err == nil || !strings.Contains(err.Error(), "TURNS 0: want 1 or more") {
+		t.Errorf("0 turns: got %v, want it refused", err)
 	}
 }

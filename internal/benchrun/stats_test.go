@@ -86,6 +86,17 @@ func TestCheckEvaluate(t *testing.T) {
 	if _, value, _ := (check{num: "new", metric: peakRSS}).evaluate(names, vals); value != "0.3 MiB" {
 		t.Errorf("peak RSS check: got %q, want the largest run's, 0.3 MiB", value)
 	}
+	// A time target in milliseconds: the median wall, 0.25 s, is 250 ms.
+	for _, tc := range []struct {
+		v       float64
+		unit    string
+		verdict string
+	}{{300, " ms", "met"}, {25, " ms", "missed"}, {300000, " µs", "met"}, {300, " µs", "missed"}} {
+		c := check{num: "new", metric: wallTime, target: &bound{v: tc.v, unit: tc.unit}}
+		if label, value, verdict := c.evaluate(names, vals); label != "new wall" || value != "250.0 ms" || verdict != tc.verdict {
+			t.Errorf("wall 250 ms against %s: got %q %q %q, want \"new wall\" \"250.0 ms\" %q", c.target, label, value, verdict, tc.verdict)
+		}
+	}
 	if _, value, verdict := (check{num: "new", den: "broken", metric: wallTime}).evaluate(names, vals); value != "" || verdict != "no figure (broken did not run)" {
 		t.Errorf("check against a variant with no runs: got %q %q, want no figure", value, verdict)
 	}

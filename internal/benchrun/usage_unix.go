@@ -31,3 +31,14 @@ func ownGroup(c *exec.Cmd) {
 	c.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	c.Cancel = func() error { return syscall.Kill(-c.Process.Pid, syscall.SIGKILL) }
 }
+
+// ownUsage is the CPU time this process and the children it has waited
+// for have used so far. Its difference across a piece of work done in
+// this process is that work's CPU, the processes it started included.
+func ownUsage() (user, sys time.Duration) {
+	var self, kids syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &self) != nil || syscall.Getrusage(syscall.RUSAGE_CHILDREN, &kids) != nil {
+		return 0, 0
+	}
+	return time.Duration(self.Utime.Nano() + kids.Utime.Nano()), time.Duration(self.Stime.Nano() + kids.Stime.Nano())
+}

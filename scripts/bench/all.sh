@@ -2,7 +2,8 @@
 # Runs every row of BENCHMARKS.md side by side in one run: agentsh built
 # from the working tree (and with --base REV from that revision) against
 # rg, fd, the physical floor and a bare go.starlark.net program, on
-# $(go env GOROOT)/src and hard-linked copies of it at 4x and 16x.
+# $(go env GOROOT)/src and hard-linked copies of it at 4x and 16x, and
+# the sandbox's cost on each backend against running unconfined.
 # Prints medians, min-max, CPU, peak RSS and ratios, and a Markdown
 # summary; exits 1 if any output check fails. See internal/benchrun.
 #

@@ -33,10 +33,14 @@ var permissionChoices = []string{
 const allowAllNotice = "agentsh: permissions allow-all: every call no policy decides runs, the model's included"
 
 // headlessApprover answers every ask the same way: never (rejected, with
-// what to do about it) or always.
+// what to do about it) or always. Always approves a call in its sandbox,
+// never out of it: leaving the sandbox unattended takes --sandbox off.
 func headlessApprover(mode string) core.Approver {
 	if mode == approveAlways {
-		return core.ApproverFunc(func(context.Context, *core.ApprovalRequest) (core.Approval, error) {
+		return core.ApproverFunc(func(_ context.Context, req *core.ApprovalRequest) (core.Approval, error) {
+			if req.LeavesSandbox {
+				return core.Approval{}, &needsApproval{reason: req.Reason, leaves: true}
+			}
 			return core.Approval{Verdict: core.VerdictAllow, Reason: "--approve always"}, nil
 		})
 	}
@@ -47,9 +51,15 @@ func headlessApprover(mode string) core.Approver {
 
 // needsApproval is the refusal of --approve never. The executor rejects
 // the call with its text.
-type needsApproval struct{ reason string }
+type needsApproval struct {
+	reason string
+	leaves bool // the call would leave its sandbox, which --approve always does not approve
+}
 
 func (e *needsApproval) Error() string {
+	if e.leaves {
+		return "needs approval: " + e.reason + "; --approve always approves calls in their sandbox, not out of it: pass --sandbox off to run the model's commands unconfined"
+	}
 	return "needs approval: " + e.reason + "; allow it in a policy or pass --approve always"
 }
 

@@ -24,6 +24,9 @@ func newProxySandbox(t *testing.T, allow []string) (*Sandbox, string) {
 	root := realTempDir(t)
 	s, err := NewSandbox(root, SandboxConfig{Backend: "bwrap", AllowHosts: allow, Grace: 300 * time.Millisecond})
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Unavailable(); err != nil {
 		t.Skipf("bubblewrap cannot run here: %v", err)
 	}
 	s.proxyOpts = proxyOptions{lookup: testLookup, allowLoopback: true}

@@ -265,7 +265,11 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !matchRules(*p.allowed.Load(), name, port) {
-		refuseRequest(w, http.StatusForbidden, "%s is not among the hosts this sandbox may reach; ask the person running agentsh to allow it", net.JoinHostPort(name, strconv.Itoa(port)))
+		entry := name
+		if port != 443 {
+			entry = net.JoinHostPort(name, strconv.Itoa(port))
+		}
+		refuseRequest(w, http.StatusForbidden, "%s:%d is not among the hosts this sandbox may reach; the person running agentsh can allow it with --allow-host %s or config(allow_hosts = [...])", name, port, entry)
 		return
 	}
 	ctx, cancel := context.WithTimeout(r.Context(), p.opts.dialTimeout)

@@ -42,7 +42,10 @@ const projectSecret = "BENCH_TOKEN=not-a-real-token-4e1"
 
 // writeProject makes dir a small project as the sandbox finds one: a
 // .git directory, which it keeps read-only, a .env it hides, a
-// .env.example it does not, and a few sources.
+// .env.example it does not, a few sources, and the out/ directory the
+// agent run writes in. (Under Landlock no entry can be made next to
+// .git, so the run's files go into a directory that exists; see
+// docs/safety.md.)
 func writeProject(dir string) error {
 	files := map[string]string{
 		".git/HEAD":                "ref: refs/heads/main\n",
@@ -57,6 +60,7 @@ func writeProject(dir string) error {
 		"internal/app/app.go":      "package app\n\n// Name is the app's name.\nconst Name = \"bench\"\n",
 		"internal/app/app_test.go": "package app\n",
 		"docs/notes.md":            "notes\n",
+		"out/.keep":                "",
 	}
 	for rel, data := range files {
 		p := filepath.Join(dir, rel)

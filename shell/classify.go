@@ -48,6 +48,7 @@ const (
 	KindProgram     = "program"     // it runs programs or code by its nature (make, python, a script)
 	KindOption      = "option"      // an option makes it run a program (rg --pre, go build -toolexec)
 	KindUnknown     = "unknown"     // an option, a word or a part of the line that is not known
+	KindBounds      = "bounds"      // the line is past the analysis' bounds (see Parse), as no real one is
 	KindEnvironment = "environment" // it sets or reads variables that change what programs do
 	KindWrites      = "writes"      // it writes files in the working directory
 	KindDeletes     = "deletes"     // it deletes files in the working directory
@@ -293,7 +294,11 @@ func (cl *classifier) line() {
 		}
 	}
 	for _, u := range cl.a.Unknown {
-		cl.add(Finding{Class: Sandbox, Kind: KindUnknown, Command: -1, Reason: u.Reason})
+		kind := KindUnknown
+		if strings.Contains(u.Reason, "cannot read ") {
+			kind = KindBounds // the analysis' own words for its bounds (cannotRead)
+		}
+		cl.add(Finding{Class: Sandbox, Kind: kind, Command: -1, Reason: u.Reason})
 	}
 	for _, name := range cl.a.Assigned {
 		if !harmlessVariable(name) {
@@ -337,7 +342,8 @@ func (cl *classifier) command(i int) {
 	k := &check{cl: cl, index: i, cmd: c, label: commandText(c)}
 	switch {
 	case c.Name == "":
-		k.sandbox(KindUnknown, "cannot tell which command runs")
+		// The analysis says why it cannot tell (Analysis.Unknown).
+		cl.out.Commands[i].Class = Sandbox
 		return
 	case c.Function:
 		return // its body's commands are listed on their own

@@ -4,6 +4,8 @@ import (
 	"sort"
 	"strings"
 	"testing"
+
+	"github.com/agentsh/agentsh/shell/shelltest"
 )
 
 // testSecrets are the secret files of the tests: the sandbox's defaults.
@@ -357,6 +359,39 @@ func TestClassifyCatastrophic(t *testing.T) {
 		{command: `rm -rf ~/project/src`, want: Sandbox},
 		{command: `rm -rf ~/other`, want: Leaves},
 	})
+}
+
+// TestCorpusClasses: the classes of the shell corpus, the one the
+// policies are tested on: what deny_patterns.star denies is catastrophic
+// or names a secret file, what it asks to leave the sandbox for leaves
+// it, what runs in the sandbox (or asks there) is of class sandbox, what
+// is known safe is safe. No dangerous command line is safe.
+func TestCorpusClasses(t *testing.T) {
+	cases, err := shelltest.Corpus()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range cases {
+		got := Classify(c.Cmd, testWhere)
+		secret := false
+		for _, f := range got.Findings {
+			secret = secret || f.Kind == KindSecret
+		}
+		ok := false
+		switch c.Want {
+		case "deny":
+			ok = got.Class == Catastrophic || secret
+		case "leave":
+			ok = got.Class == Leaves && !secret
+		case "ask", "sandbox":
+			ok = got.Class == Sandbox && !secret
+		case "safe":
+			ok = got.Class == Safe
+		}
+		if !ok || c.Dangerous && got.Class == Safe {
+			t.Errorf("corpus.txt:%d: %s: %s (%s; %v), want %s", c.Line, c.Cmd, got.Class, got.Reason(), got.Kinds(), c.Want)
+		}
+	}
 }
 
 // TestEveryOptionWithAnEffect checks the table: each option of a

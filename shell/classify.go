@@ -253,18 +253,47 @@ func (cl *classifier) directories() {
 				for _, s := range f.start {
 					for _, l := range cl.pl.resolve(shapeOf(s)) {
 						l.below = true
-						cl.pl.bases = append(cl.pl.bases, l)
+						cl.base(l)
 					}
 				}
 			}
 		}
 		if unknown {
-			cl.pl.bases = append(cl.pl.bases, loc{kind: unknownLoc})
+			cl.base(loc{kind: unknownLoc})
 		}
 		for _, w := range to {
-			cl.pl.bases = append(cl.pl.bases, cl.pl.resolve(shapeOf(w))...)
+			for _, l := range cl.pl.resolve(shapeOf(w)) {
+				cl.base(l)
+			}
 		}
 	}
+}
+
+// maxBases bounds the directories a command line may run commands in: a
+// line that changes to more is taken as running them anywhere (each cd
+// is resolved against every directory before it, so cd a; cd b; ...
+// would otherwise double them each time).
+const maxBases = 32
+
+// base adds a directory the command line may run commands in.
+func (cl *classifier) base(l loc) {
+	for _, b := range cl.pl.bases {
+		if b == l {
+			return
+		}
+	}
+	// A directory named from the root or home does not multiply: it is
+	// kept past the bound, up to twice it.
+	fixed := l.kind == absLoc || l.kind == homeLoc
+	if len(cl.pl.bases) >= maxBases && !fixed || len(cl.pl.bases) >= 2*maxBases {
+		l = loc{kind: unknownLoc}
+		for _, b := range cl.pl.bases {
+			if b == l {
+				return
+			}
+		}
+	}
+	cl.pl.bases = append(cl.pl.bases, l)
 }
 
 // cdOptions are the options of cd and pushd.

@@ -527,3 +527,18 @@ func FuzzClassify(f *testing.F) {
 		checkInvariants(t, cmd, c)
 	})
 }
+
+// TestClassifyManyDirectories: a line that changes directory many times
+// is read in time linear in its length (each cd is resolved against the
+// directories before it, which are bounded), and relative paths after
+// them are taken as anywhere.
+func TestClassifyManyDirectories(t *testing.T) {
+	line := strings.Repeat("cd a; cd b; ", 200) + "rm -rf x"
+	c := Classify(line, testWhere)
+	if c.Class != Sandbox {
+		t.Fatalf("%s: %s (%s), want sandbox", line[:40], c.Class, c.Reason())
+	}
+	checkClass(t, testWhere, []classCase{
+		{command: strings.Repeat("cd a; ", 100) + "cd /etc; rm passwd", want: Leaves, reason: "deletes /etc/passwd"},
+	})
+}

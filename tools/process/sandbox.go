@@ -109,6 +109,8 @@ type Sandbox struct {
 	mu    sync.RWMutex
 	cfg   SandboxConfig
 	proxy *Proxy // started on the first run that needs it
+
+	proxyOpts proxyOptions // tests: a resolver, loopback allowed
 }
 
 // confiner is a backend: it runs one request under a plan.
@@ -312,7 +314,7 @@ func (s *Sandbox) startProxy() (*Proxy, error) {
 	if s.proxy != nil {
 		return s.proxy, nil
 	}
-	p, err := StartProxy(s.cfg.AllowHosts)
+	p, err := newProxy(s.cfg.AllowHosts, s.proxyOpts)
 	if err != nil {
 		return nil, err
 	}

@@ -328,7 +328,11 @@ func (k *check) read(w Word) {
 	if w.Static && (w.Text == "-" || w.Text == "") {
 		return
 	}
-	k.secret(w, shapeOf(w))
+	s := shapeOf(w)
+	if s.root == rootAbs && strings.HasPrefix(s.path, "proc/") && strings.HasSuffix(s.path, "/environ") {
+		k.sandbox(KindEnvironment, "%s is the environment of a process, which may hold secrets", w.Text)
+	}
+	k.secret(w, s)
 }
 
 // secret finds a file that may hold secrets, named or matched by a glob.

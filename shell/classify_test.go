@@ -129,6 +129,8 @@ func TestClassifySandbox(t *testing.T) {
 		{command: `PATH=.:$PATH ls`, want: Sandbox, kind: KindEnvironment},
 		{command: `sudo -E env RIPGREP_CONFIG_PATH=x rg y`, want: Leaves, kind: KindEnvironment},
 		{command: `printenv`, want: Sandbox, kind: KindEnvironment},
+		{command: `cat /proc/self/environ`, want: Sandbox, kind: KindEnvironment},
+		{command: `tr '\0' '\n' < /proc/1/environ`, want: Sandbox, kind: KindEnvironment},
 		{command: `env`, want: Sandbox, kind: KindEnvironment},
 		{command: `jq -n env`, want: Sandbox, kind: KindEnvironment},
 		{command: `jq -n '$ENV.TOKEN'`, want: Sandbox, kind: KindEnvironment},

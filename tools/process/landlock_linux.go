@@ -47,7 +47,6 @@ import (
 // TMPDIR and HOME in a temporary directory of its own, removed after the
 // run.
 type landlockConfiner struct {
-	abi      int
 	fsRights uint64 // every file system right the kernel knows
 	net      uint64 // every network right the kernel knows
 }
@@ -68,10 +67,7 @@ func newLandlockConfiner() (confiner, error) {
 	case abi < llMinABI:
 		return nil, fmt.Errorf("landlock: this kernel has Landlock ABI %d; the sandbox needs ABI %d (Linux 6.12) or later, for its network rules and signal scopes", abi, llMinABI)
 	}
-	c := &landlockConfiner{abi: abi, fsRights: 1<<16 - 1, net: ll.AccessNetBindTCP | ll.AccessNetConnectTCP}
-	if abi >= 9 {
-		c.fsRights = 1<<17 - 1 // LANDLOCK_ACCESS_FS_RESOLVE_UNIX
-	}
+	c := &landlockConfiner{fsRights: llFSRights(abi), net: ll.AccessNetBindTCP | ll.AccessNetConnectTCP}
 	if abi >= 10 {
 		c.net |= ll.AccessNetBindUDP | ll.AccessNetConnectSendUDP
 	}

@@ -138,7 +138,7 @@ func TestLandlockRules(t *testing.T) {
 	must(t, os.Symlink("usr/bin", filepath.Join(sys, "bin")))
 	work := filepath.Join(sys, "home/u/work")
 	private := filepath.Join(sys, "tmp/agentsh-sandbox-1")
-	full := uint64(1<<16 - 1)
+	full := llFSRights(llMinABI)
 	rw := full &^ llMakeDevices
 	for _, profile := range []Profile{ProfileWorkspace, ProfileReadOnly} {
 		pl, err := newPlan(work, profile, SandboxConfig{}, ExecRequest{Args: []string{"true"}})
@@ -498,7 +498,7 @@ func TestLandlockSweepsDomain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ruleset, err := c.(*landlockConfiner).ruleset(llRules(pl, root, 1<<16-1, "/"), 0)
+	ruleset, err := c.(*landlockConfiner).ruleset(llRules(pl, root, llFSRights(llMinABI), "/"), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -594,7 +594,7 @@ func TestLandlockPrivileges(t *testing.T) {
 // as for LocalExec.
 func TestLandlockExec(t *testing.T) {
 	t.Parallel()
-	s, _ := newLandlock(t, map[string]string{"sub/": ""})
+	s, root := newLandlock(t, map[string]string{"sub/": ""})
 	ops := s.Ops(ProfileWorkspace)
 	res, err := execT(t, ops, context.Background(), ExecRequest{
 		Args: bash(`echo "$FOO"; cat; echo err >&2; pwd; exit 4`), Dir: "sub", Env: []string{"FOO=bar"}, Stdin: []byte("in\n"),
@@ -609,6 +609,13 @@ func TestLandlockExec(t *testing.T) {
 	}
 	if _, err := ops.Exec(context.Background(), ExecRequest{Args: []string{"agentsh-no-such-program"}}); err == nil || !strings.Contains(err.Error(), "not found") {
 		t.Errorf("unknown program: %v", err)
+	}
+	// A program the sandbox hides: an error that says why.
+	tool := filepath.Join(root, ".ssh/tool.sh")
+	writeTree(t, root, map[string]string{".ssh/tool.sh": "#!/bin/sh\necho ran\n"})
+	must(t, os.Chmod(tool, 0o755))
+	if res, err := ops.Exec(context.Background(), ExecRequest{Args: []string{"./.ssh/tool.sh"}}); err == nil || !strings.Contains(err.Error(), "permission denied (the sandbox runs programs from the system and the working directory") {
+		t.Errorf("a hidden program: %+v %q, %v", res, res.Output, err)
 	}
 
 	res, err = execT(t, ops, context.Background(), ExecRequest{Args: []string{"sleep", "100"}, Timeout: 200 * time.Millisecond})

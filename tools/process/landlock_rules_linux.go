@@ -37,6 +37,15 @@ const (
 	llMakeDevices uint64 = ll.AccessFSMakeChar | ll.AccessFSMakeBlock
 )
 
+// llFSRights are the file system rights Landlock ABI abi (6 or later)
+// knows: up to IOCTL_DEV (ABI 5), and RESOLVE_UNIX from ABI 9.
+func llFSRights(abi int) uint64 {
+	if abi >= 9 {
+		return ll.AccessFSResolveUnix<<1 - 1
+	}
+	return ll.AccessFSIoctlDev<<1 - 1
+}
+
 // llSystemCarves are the directories of the system a command cannot read
 // (relative to the system's root): other programs' temporary files and
 // sockets, and /dev, of which llDevices are granted one by one.

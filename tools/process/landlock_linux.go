@@ -105,22 +105,29 @@ func (c *landlockConfiner) probe() error {
 	return <-errc
 }
 
-func (c *landlockConfiner) run(ctx context.Context, pl *plan, req ExecRequest, cfg runConfig) (res ExecResult, err error) {
+func (c *landlockConfiner) run(ctx context.Context, pl *plan, req ExecRequest, cfg runConfig) (ExecResult, error) {
+	port := 0
+	if pl.proxy != nil {
+		var err error
+		if port, err = proxyPort(pl.proxy); err != nil {
+			return ExecResult{ExitCode: -1}, err
+		}
+	}
+	return c.runPort(ctx, pl, req, cfg, port)
+}
+
+// runPort runs req under pl with TCP connections to port allowed (none
+// when 0).
+func (c *landlockConfiner) runPort(ctx context.Context, pl *plan, req ExecRequest, cfg runConfig, port int) (res ExecResult, err error) {
 	fail := ExecResult{ExitCode: -1}
 	if err := ctx.Err(); err != nil {
 		return fail, fmt.Errorf("process: %s not started: %w", req.Args[0], err)
-	}
-	port := 0
-	if pl.proxy != nil {
-		if port, err = proxyPort(pl.proxy); err != nil {
-			return fail, err
-		}
 	}
 	cookie, err := groupCookie()
 	if err != nil {
 		return fail, err
 	}
-	filter, err := landlockFilter(pl.proxy != nil, cookie)
+	filter, err := landlockFilter(port != 0, cookie)
 	if err != nil {
 		return fail, err
 	}

@@ -256,6 +256,7 @@ func TestLandlockWrites(t *testing.T) {
 		`ln -s ` + outside + `/target sub/out && echo x > sub/out`,
 		`ln ` + outside + `/target sub/hard && echo x > sub/hard`,
 		`ln .git/config sub/cfg && echo x >> sub/cfg`,
+		`mv ` + outside + `/target sub/moved-in`,
 		`echo x > /proc/self/root` + outside + `/target`,
 		// The split directory: new entries, removal and renames refused.
 		`echo x > new-at-root`,
@@ -269,7 +270,7 @@ func TestLandlockWrites(t *testing.T) {
 	fileIs(t, filepath.Join(root, ".git/config"), "[core]\n")
 	fileIs(t, filepath.Join(root, ".claude/settings.json"), "{}")
 	fileIs(t, filepath.Join(outside, "target"), "outside\n")
-	for _, p := range []string{".git/hooks/pre-commit", "git-moved", "new-at-root", "sub2", "sub/hard", "sub/cfg"} {
+	for _, p := range []string{".git/hooks/pre-commit", "git-moved", "new-at-root", "sub2", "sub/hard", "sub/cfg", "sub/moved-in"} {
 		absent(t, filepath.Join(root, p))
 	}
 	absent(t, filepath.Join(outside, "new"))
@@ -437,6 +438,45 @@ func TestLandlockNoNetwork(t *testing.T) {
 	}
 }
 
+// TestLandlockProxyOnly: with an allow list, TCP reaches the proxy's port
+// and no other.
+func TestLandlockProxyOnly(t *testing.T) {
+	t.Parallel()
+	needLandlock(t)
+	c, err := newLandlockConfiner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ports [2]string
+	for i := range ports {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Skip(err)
+		}
+		defer ln.Close()
+		go func() {
+			for {
+				c, err := ln.Accept()
+				if err != nil {
+					return
+				}
+				c.Close()
+			}
+		}()
+		ports[i] = strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	}
+	req := ExecRequest{Args: bash(`exec 3<>/dev/tcp/127.0.0.1/` + ports[0] + ` && echo proxy; exec 4<>/dev/tcp/127.0.0.1/` + ports[1] + ` && echo other; exec 5<>/dev/udp/127.0.0.1/53 && echo udp; echo end`)}
+	pl, err := newPlan(realTempDir(t), ProfileWorkspace, SandboxConfig{}, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	port, _ := strconv.Atoi(ports[0])
+	res, err := c.(*landlockConfiner).runPort(context.Background(), pl, req, runConfig{}, port)
+	if out := string(res.Output); err != nil || !strings.HasPrefix(out, "proxy\n") || strings.Contains(out, "\nother\n") || strings.Contains(out, "\nudp\n") || !strings.HasSuffix(out, "end\n") {
+		t.Errorf("%q, %v; want the proxy's port only", res.Output, err)
+	}
+}
+
 // TestLandlockProcessGroup: nothing leaves the command's process group,
 // a guess at the group's cookie kills the guesser, and what the command
 // leaves running is killed when it exits.
@@ -582,6 +622,7 @@ func TestLandlockPrivileges(t *testing.T) {
 		`/usr/bin/python3 -c 'import ctypes, os; assert ctypes.CDLL(None).ptrace(0, 0, 0, 0) == 0'`,
 		`/usr/bin/python3 -c 'import fcntl, termios; fcntl.ioctl(0, termios.TIOCSTI, b"x")' </dev/null`,
 		`mount -t tmpfs none sub 2>/dev/null`,
+		`/usr/bin/python3 -c 'import os; os.openpty()'`,
 		`cat /proc/1/environ`,
 	} {
 		if res := sh(t, s, ProfileWorkspace, script); res.ExitCode == 0 {

@@ -214,6 +214,9 @@ func newBwrapConfiner(root string) (confiner, error) {
 func (bwrapConfiner) name() string { return "bwrap" }
 
 func (c bwrapConfiner) run(ctx context.Context, pl *plan, req ExecRequest, cfg runConfig) (ExecResult, error) {
+	if pl.proxy != nil && !bridgeReady.Load() {
+		return ExecResult{ExitCode: -1}, ErrNotInitialized
+	}
 	filter, err := filterPipe(c.b.filter)
 	if err != nil {
 		return ExecResult{ExitCode: -1}, err
@@ -279,5 +282,5 @@ func planArgs(pl *plan) []string {
 		"--chdir", pl.dir,
 		"--",
 	)
-	return args
+	return withBridge(pl, args) // a proxy: see bridge_linux.go
 }

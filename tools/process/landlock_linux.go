@@ -106,22 +106,26 @@ func (c *landlockConfiner) probe() error {
 }
 
 func (c *landlockConfiner) run(ctx context.Context, pl *plan, req ExecRequest, cfg runConfig) (ExecResult, error) {
-	port := 0
+	proxy := ""
 	if pl.proxy != nil {
-		var err error
-		if port, err = proxyPort(pl.proxy); err != nil {
-			return ExecResult{ExitCode: -1}, err
-		}
+		proxy = pl.proxy.Addr()
 	}
-	return c.runPort(ctx, pl, req, cfg, port)
+	return c.runProxy(ctx, pl, req, cfg, proxy)
 }
 
-// runPort runs req under pl with TCP connections to port allowed (none
-// when 0).
-func (c *landlockConfiner) runPort(ctx context.Context, pl *plan, req ExecRequest, cfg runConfig, port int) (res ExecResult, err error) {
+// runProxy runs req under pl, with TCP connections allowed to the port of
+// the proxy at address proxy ("" for no network at all), and the proxy
+// variables pointing at it.
+func (c *landlockConfiner) runProxy(ctx context.Context, pl *plan, req ExecRequest, cfg runConfig, proxy string) (res ExecResult, err error) {
 	fail := ExecResult{ExitCode: -1}
 	if err := ctx.Err(); err != nil {
 		return fail, fmt.Errorf("process: %s not started: %w", req.Args[0], err)
+	}
+	port := 0
+	if proxy != "" {
+		if port, err = proxyPort(proxy); err != nil {
+			return fail, err
+		}
 	}
 	cookie, err := groupCookie()
 	if err != nil {
@@ -156,6 +160,9 @@ func (c *landlockConfiner) runPort(ctx context.Context, pl *plan, req ExecReques
 			Pgid:      int(uint64(cookie) << 32),
 			Pdeathsig: syscall.SIGKILL,
 		},
+	}
+	if proxy != "" {
+		cmd.Env = proxyEnv(cmd.Env, proxy)
 	}
 	cfg.confine = func() (func(), error) { return confineThread(ruleset, filter) }
 	res, err = run(ctx, cmd, req, cfg, groupStopper{})
@@ -382,14 +389,9 @@ func removeAll(dir string) error {
 	return os.RemoveAll(dir)
 }
 
-// proxyPort is the TCP port of the proxy, the one port a command may
-// connect to. p is a *Proxy.
-func proxyPort(p any) (int, error) {
-	a, ok := p.(interface{ Addr() string })
-	if !ok {
-		return 0, errors.New("process: the network proxy has no address for the landlock sandbox to allow")
-	}
-	addr := a.Addr()
+// proxyPort is the port of the proxy's address, the one TCP port a
+// command may connect to.
+func proxyPort(addr string) (int, error) {
 	_, port, err := net.SplitHostPort(addr)
 	n, perr := strconv.Atoi(port)
 	if err != nil || perr != nil || n <= 0 || n > 65535 {

@@ -4,8 +4,11 @@ package process
 
 import (
 	"context"
+	"encoding/pem"
 	"fmt"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -45,10 +48,10 @@ func newLandlock(t *testing.T, files map[string]string) (*Sandbox, string) {
 	writeTree(t, root, files)
 	s, err := NewSandbox(root, SandboxConfig{Backend: "landlock", Grace: 300 * time.Millisecond})
 	if err != nil {
-		t.Fatalf("NewSandbox(landlock) with Landlock ABI %d or later: %v", llMinABI, err)
+		t.Fatal(err)
 	}
 	if s.Backend() != "landlock" {
-		t.Fatalf("backend %q", s.Backend())
+		t.Fatalf("with Landlock ABI %d or later: backend %q: %v", llMinABI, s.Backend(), s.Unavailable())
 	}
 	return s, root
 }
@@ -465,15 +468,54 @@ func TestLandlockProxyOnly(t *testing.T) {
 		}()
 		ports[i] = strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	}
-	req := ExecRequest{Args: bash(`exec 3<>/dev/tcp/127.0.0.1/` + ports[0] + ` && echo proxy; exec 4<>/dev/tcp/127.0.0.1/` + ports[1] + ` && echo other; exec 5<>/dev/udp/127.0.0.1/53 && echo udp; echo end`)}
+	req := ExecRequest{Args: bash(`exec 3<>/dev/tcp/127.0.0.1/` + ports[0] + ` && echo proxy; exec 4<>/dev/tcp/127.0.0.1/` + ports[1] + ` && echo other; exec 5<>/dev/udp/127.0.0.1/53 && echo udp; echo "$HTTPS_PROXY"`)}
 	pl, err := newPlan(realTempDir(t), ProfileWorkspace, SandboxConfig{}, req)
 	if err != nil {
 		t.Fatal(err)
 	}
-	port, _ := strconv.Atoi(ports[0])
-	res, err := c.(*landlockConfiner).runPort(context.Background(), pl, req, runConfig{}, port)
-	if out := string(res.Output); err != nil || !strings.HasPrefix(out, "proxy\n") || strings.Contains(out, "\nother\n") || strings.Contains(out, "\nudp\n") || !strings.HasSuffix(out, "end\n") {
-		t.Errorf("%q, %v; want the proxy's port only", res.Output, err)
+	res, err := c.(*landlockConfiner).runProxy(context.Background(), pl, req, runConfig{}, "127.0.0.1:"+ports[0])
+	if out := string(res.Output); err != nil || !strings.HasPrefix(out, "proxy\n") || strings.Contains(out, "\nother\n") || strings.Contains(out, "\nudp\n") || !strings.HasSuffix(out, "\nhttp://127.0.0.1:"+ports[0]+"\n") {
+		t.Errorf("%q, %v; want the proxy's port only, and HTTPS_PROXY", res.Output, err)
+	}
+}
+
+// TestLandlockProxyCurl: with an allow list, a sandboxed curl reaches an
+// allowed host through agentsh's proxy, is refused an unlisted one, and
+// reaches nothing around the proxy.
+func TestLandlockProxyCurl(t *testing.T) {
+	t.Parallel()
+	needCurl(t)
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, "hello %s", r.URL.Path)
+	}))
+	t.Cleanup(srv.Close)
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	s, root := newLandlock(t, nil)
+	must(t, s.SetAllowHosts([]string{"example.com:" + port}))
+	s.proxyOpts = proxyOptions{lookup: testLookup, allowLoopback: true}
+	t.Cleanup(func() { s.Close() })
+	ca := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: srv.Certificate().Raw})
+	must(t, os.WriteFile(filepath.Join(root, "ca.crt"), ca, 0o644))
+	curl := func(args ...string) ExecRequest {
+		return ExecRequest{Args: append([]string{"curl", "-sS", "--max-time", "20", "--cacert", "ca.crt"}, args...), Env: []string{"PATH=" + DefaultPath}}
+	}
+	for _, p := range []Profile{ProfileWorkspace, ProfileReadOnly} {
+		res, err := execT(t, s.Ops(p), context.Background(), curl("https://example.com:"+port+"/x"))
+		if err != nil || res.ExitCode != 0 || string(res.Output) != "hello /x" {
+			t.Errorf("%s: allowed host: %+v %q, %v", p, res, res.Output, err)
+		}
+	}
+	for _, tc := range []struct {
+		req  ExecRequest
+		want string
+	}{
+		{curl("https://other.test:" + port + "/"), "CONNECT tunnel failed, response 403"},
+		{curl("--noproxy", "*", "https://127.0.0.1:"+port+"/"), "Couldn't connect to server"},
+	} {
+		res, err := execT(t, s.Ops(ProfileWorkspace), context.Background(), tc.req)
+		if err != nil || res.ExitCode == 0 || !strings.Contains(string(res.Output), tc.want) {
+			t.Errorf("%q: %+v %q, %v; want %q", tc.req.Args, res, res.Output, err, tc.want)
+		}
 	}
 }
 
@@ -788,19 +830,15 @@ func TestLandlockFilterVerdicts(t *testing.T) {
 	}
 }
 
-type fakeProxy string
-
-func (p fakeProxy) Addr() string { return string(p) }
-
 // TestLandlockProxyPort: the one port a command may connect to is the
 // proxy's.
 func TestLandlockProxyPort(t *testing.T) {
-	if got, err := proxyPort(fakeProxy("127.0.0.1:8123")); err != nil || got != 8123 {
+	if got, err := proxyPort("127.0.0.1:8123"); err != nil || got != 8123 {
 		t.Errorf("127.0.0.1:8123: %d, %v", got, err)
 	}
-	for _, p := range []any{fakeProxy("127.0.0.1"), fakeProxy("127.0.0.1:0"), fakeProxy("[::1]:99999"), fakeProxy(""), struct{}{}} {
-		if got, err := proxyPort(p); err == nil {
-			t.Errorf("%v: port %d, no error", p, got)
+	for _, addr := range []string{"127.0.0.1", "127.0.0.1:0", "[::1]:99999", "", "127.0.0.1:http"} {
+		if got, err := proxyPort(addr); err == nil {
+			t.Errorf("%q: port %d, no error", addr, got)
 		}
 	}
 }

@@ -39,7 +39,10 @@ func BenchmarkSandboxStart(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			s, err := NewSandbox(root, SandboxConfig{Backend: bc.backend})
 			if err != nil {
-				b.Skipf("%s cannot run here: %v", bc.backend, err)
+				b.Fatal(err)
+			}
+			if err := s.Unavailable(); err != nil && bc.profile != ProfileOff {
+				b.Skipf("%s cannot confine here: %v", bc.backend, err)
 			}
 			req := ExecRequest{Args: []string{"true"}}
 			for b.Loop() {

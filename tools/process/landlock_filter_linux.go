@@ -21,6 +21,8 @@ const nsFlags = unix.CLONE_NEWNS | unix.CLONE_NEWCGROUP | unix.CLONE_NEWUTS | un
 // refusedCalls fail with EPERM whatever their arguments.
 var refusedCalls = []uintptr{
 	unix.SYS_SETSID, // with setpgid: nothing leaves the process group
+	// A listen without a bind takes a port Landlock does not see.
+	unix.SYS_LISTEN,
 	unix.SYS_PTRACE, unix.SYS_PROCESS_VM_READV, unix.SYS_PROCESS_VM_WRITEV,
 	unix.SYS_MOUNT, unix.SYS_UMOUNT2, unix.SYS_PIVOT_ROOT,
 	unix.SYS_FSOPEN, unix.SYS_FSCONFIG, unix.SYS_FSMOUNT, unix.SYS_FSPICK,

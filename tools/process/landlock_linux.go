@@ -59,13 +59,13 @@ func newLandlockConfiner() (confiner, error) {
 	abi, err := ll.LandlockGetABIVersion()
 	switch {
 	case errors.Is(err, unix.ENOSYS):
-		return nil, errors.New("landlock: this kernel has no Landlock; Linux 6.12 or later with CONFIG_SECURITY_LANDLOCK has it")
+		return nil, errors.New("this kernel has no Landlock; Linux 6.12 or later built with CONFIG_SECURITY_LANDLOCK has it (or install bubblewrap)")
 	case errors.Is(err, unix.EOPNOTSUPP):
-		return nil, errors.New("landlock: Landlock is built into this kernel but not enabled; add landlock to the lsm= boot parameter")
+		return nil, errors.New("Landlock is built into this kernel but not enabled; add landlock to the lsm= boot parameter (or install bubblewrap)")
 	case err != nil:
-		return nil, fmt.Errorf("landlock: cannot read the Landlock ABI version: %w", err)
+		return nil, fmt.Errorf("cannot read the Landlock ABI version: %w", err)
 	case abi < llMinABI:
-		return nil, fmt.Errorf("landlock: this kernel has Landlock ABI %d; the sandbox needs ABI %d (Linux 6.12) or later, for its network rules and signal scopes", abi, llMinABI)
+		return nil, fmt.Errorf("this kernel has Landlock ABI %d, and the sandbox needs ABI %d (Linux 6.12) or later for its network rules and signal scopes; upgrade the kernel, or install bubblewrap", abi, llMinABI)
 	}
 	c := &landlockConfiner{fsRights: llFSRights(abi), net: ll.AccessNetBindTCP | ll.AccessNetConnectTCP}
 	if abi >= 10 {
@@ -94,7 +94,7 @@ func (c *landlockConfiner) probe() error {
 	defer unix.Close(ruleset)
 	filter, err := landlockFilter(false, 1)
 	if err != nil {
-		return fmt.Errorf("landlock: %w", err)
+		return err
 	}
 	errc := make(chan error, 1)
 	go func() {
@@ -146,7 +146,7 @@ func (c *landlockConfiner) runProxy(ctx context.Context, pl *plan, req ExecReque
 	}()
 	ruleset, err := c.ruleset(llRules(pl, tmp.dir, c.fsRights, "/"), port)
 	if err != nil {
-		return fail, err
+		return fail, fmt.Errorf("process: %w", err)
 	}
 	defer unix.Close(ruleset)
 
@@ -183,7 +183,7 @@ func (c *landlockConfiner) ruleset(rules []llRule, port int) (int, error) {
 	}
 	fd, err := ll.LandlockCreateRuleset(&attr, 0)
 	if err != nil {
-		return -1, fmt.Errorf("landlock: cannot create a ruleset: %w", err)
+		return -1, fmt.Errorf("cannot create a Landlock ruleset: %w", err)
 	}
 	for _, r := range rules {
 		if err := addPathRule(fd, r); err != nil {
@@ -195,7 +195,7 @@ func (c *landlockConfiner) ruleset(rules []llRule, port int) (int, error) {
 		err := ll.LandlockAddNetPortRule(fd, &ll.NetPortAttr{AllowedAccess: ll.AccessNetConnectTCP, Port: uint64(port)}, 0)
 		if err != nil {
 			unix.Close(fd)
-			return -1, fmt.Errorf("landlock: cannot allow TCP port %d: %w", port, err)
+			return -1, fmt.Errorf("cannot allow TCP port %d in the Landlock ruleset: %w", port, err)
 		}
 	}
 	return fd, nil
@@ -210,12 +210,12 @@ func addPathRule(ruleset int, r llRule) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("landlock: cannot open %s for a rule: %w", r.path, err)
+		return fmt.Errorf("cannot open %s for a Landlock rule: %w", r.path, err)
 	}
 	defer unix.Close(fd)
 	var st unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
-		return fmt.Errorf("landlock: %s: %w", r.path, err)
+		return fmt.Errorf("cannot look at %s for a Landlock rule: %w", r.path, err)
 	}
 	access := r.access
 	switch st.Mode & unix.S_IFMT {
@@ -229,7 +229,7 @@ func addPathRule(ruleset int, r llRule) error {
 		return nil
 	}
 	if err := ll.LandlockAddPathBeneathRule(ruleset, &ll.PathBeneathAttr{AllowedAccess: access, ParentFd: fd}, 0); err != nil {
-		return fmt.Errorf("landlock: cannot add the rule for %s: %w", r.path, err)
+		return fmt.Errorf("cannot add the Landlock rule for %s: %w", r.path, err)
 	}
 	return nil
 }
@@ -240,13 +240,13 @@ func addPathRule(ruleset int, r llRule) error {
 // thread once the command has exited and been reaped.
 func confineThread(ruleset int, filter []unix.SockFilter) (sweep func(), err error) {
 	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
-		return nil, fmt.Errorf("landlock: cannot set no_new_privs: %w", err)
+		return nil, fmt.Errorf("cannot set no_new_privs: %w", err)
 	}
 	if err := dropCapabilities(); err != nil {
 		return nil, err
 	}
 	if err := ll.LandlockRestrictSelf(ruleset, 0); err != nil {
-		return nil, fmt.Errorf("landlock: cannot enforce the ruleset: %w", err)
+		return nil, fmt.Errorf("cannot enforce the Landlock ruleset: %w", err)
 	}
 	if err := checkSignalScope(); err != nil {
 		return nil, err
@@ -255,7 +255,7 @@ func confineThread(ruleset int, filter []unix.SockFilter) (sweep func(), err err
 	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&prog)))
 	runtime.KeepAlive(filter)
 	if errno != 0 {
-		return nil, fmt.Errorf("landlock: cannot install the seccomp filter: %w", errno)
+		return nil, fmt.Errorf("cannot install the seccomp filter: %w", errno)
 	}
 	return sweepDomain, nil
 }
@@ -295,7 +295,7 @@ func checkSignalScope() error {
 	self := os.Getpid()
 	for _, pid := range []int{1, os.Getppid()} {
 		if pid > 0 && pid != self && unix.Kill(pid, 0) == nil {
-			return fmt.Errorf("landlock: the signal scope does not hold: a confined thread can signal process %d", pid)
+			return fmt.Errorf("the Landlock signal scope does not hold here: a confined thread can signal process %d", pid)
 		}
 	}
 	return nil
@@ -339,16 +339,16 @@ func dropCapabilities() error {
 			break
 		}
 		if err != nil {
-			return fmt.Errorf("landlock: cannot drop capability %d from the bounding set: %w", c, err)
+			return fmt.Errorf("cannot drop capability %d from the bounding set: %w", c, err)
 		}
 	}
 	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil {
-		return fmt.Errorf("landlock: cannot clear the ambient capabilities: %w", err)
+		return fmt.Errorf("cannot clear the ambient capabilities: %w", err)
 	}
 	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
 	var data [2]unix.CapUserData
 	if err := unix.Capset(&hdr, &data[0]); err != nil {
-		return fmt.Errorf("landlock: cannot drop capabilities: %w", err)
+		return fmt.Errorf("cannot drop capabilities: %w", err)
 	}
 	return nil
 }

@@ -468,13 +468,13 @@ func TestLandlockProxyOnly(t *testing.T) {
 		}()
 		ports[i] = strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	}
-	req := ExecRequest{Args: bash(`exec 3<>/dev/tcp/127.0.0.1/` + ports[0] + ` && echo proxy; exec 4<>/dev/tcp/127.0.0.1/` + ports[1] + ` && echo other; exec 5<>/dev/udp/127.0.0.1/53 && echo udp; echo "$HTTPS_PROXY"`)}
+	req := ExecRequest{Args: bash(`exec 3<>/dev/tcp/127.0.0.1/` + ports[0] + ` && echo proxy; exec 4<>/dev/tcp/127.0.0.1/` + ports[1] + ` && echo other; exec 5<>/dev/udp/127.0.0.1/53 && echo udp; /usr/bin/python3 -c 'import socket; socket.socket().listen(1)' 2>/dev/null && echo listen; echo "$HTTPS_PROXY"`)}
 	pl, err := newPlan(realTempDir(t), ProfileWorkspace, SandboxConfig{}, req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	res, err := c.(*landlockConfiner).runProxy(context.Background(), pl, req, runConfig{}, "127.0.0.1:"+ports[0])
-	if out := string(res.Output); err != nil || !strings.HasPrefix(out, "proxy\n") || strings.Contains(out, "\nother\n") || strings.Contains(out, "\nudp\n") || !strings.HasSuffix(out, "\nhttp://127.0.0.1:"+ports[0]+"\n") {
+	if out := string(res.Output); err != nil || !strings.HasPrefix(out, "proxy\n") || strings.Contains(out, "\nother\n") || strings.Contains(out, "\nudp\n") || strings.Contains(out, "\nlisten\n") || !strings.HasSuffix(out, "\nhttp://127.0.0.1:"+ports[0]+"\n") {
 		t.Errorf("%q, %v; want the proxy's port only, and HTTPS_PROXY", res.Output, err)
 	}
 }

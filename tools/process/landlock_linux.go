@@ -203,10 +203,16 @@ func (c *landlockConfiner) ruleset(rules []llRule, port int) (int, error) {
 
 // addPathRule adds r to the ruleset, for the file found at its path now:
 // none if it is gone or has become a link, file rights only if it is not
-// a directory.
+// a directory. No link is followed on the way: rule paths are made of
+// resolved directories, and a link there is one a command (of another
+// run, writing in the working directory meanwhile) put in place of a
+// directory, to have this run's rule land outside.
 func addPathRule(ruleset int, r llRule) error {
-	fd, err := unix.Open(r.path, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
-	if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) {
+	fd, err := unix.Openat2(unix.AT_FDCWD, r.path, &unix.OpenHow{
+		Flags:   unix.O_PATH | unix.O_NOFOLLOW | unix.O_CLOEXEC,
+		Resolve: unix.RESOLVE_NO_SYMLINKS,
+	})
+	if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP) {
 		return nil
 	}
 	if err != nil {

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -295,6 +296,45 @@ func TestLandlockWrites(t *testing.T) {
 		t.Errorf("read-only reads: %+v %q", res, res.Output)
 	}
 	absent(t, filepath.Join(root, "sub/ro.txt"))
+}
+
+// TestLandlockRuleNotThroughLinks: a rule whose path leads through a link
+// (a directory a command swapped for one) grants nothing.
+func TestLandlockRuleNotThroughLinks(t *testing.T) {
+	t.Parallel()
+	needLandlock(t)
+	c, err := newLandlockConfiner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, outside := realTempDir(t), realTempDir(t)
+	writeTree(t, outside, map[string]string{"target": "outside\n"})
+	must(t, os.Symlink(outside, filepath.Join(root, "swapped")))
+	req := ExecRequest{Args: bash(`echo x > swapped/target; echo x > ` + outside + `/target`)}
+	pl, err := newPlan(root, ProfileWorkspace, SandboxConfig{}, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := append(llRules(pl, root, llFSRights(llMinABI), "/"),
+		llRule{filepath.Join(root, "swapped/target"), llFileRights, false},
+		llRule{filepath.Join(root, "swapped"), llFSRights(llMinABI), true})
+	ruleset, err := c.(*landlockConfiner).ruleset(rules, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(ruleset)
+	filter, err := landlockFilter(false, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := &exec.Cmd{Path: pl.program, Args: req.Args, Dir: pl.dir, Env: pl.env,
+		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pgid: 7 << 32, Pdeathsig: syscall.SIGKILL}}
+	cfg := runConfig{confine: func() (func(), error) { return confineThread(ruleset, filter) }}
+	res, err := run(context.Background(), cmd, req, cfg, groupStopper{})
+	if err != nil || strings.Count(string(res.Output), "Permission denied") != 2 {
+		t.Errorf("%+v %q, %v; want both writes refused", res, res.Output, err)
+	}
+	fileIs(t, filepath.Join(outside, "target"), "outside\n")
 }
 
 // TestLandlockSecrets: secret files cannot be read, read-only or not,

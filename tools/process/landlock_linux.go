@@ -3,6 +3,7 @@
 package process
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/binary"
@@ -310,28 +311,45 @@ func checkSignalScope() error {
 // sweepDomain kills the processes of the calling thread's Landlock
 // domain, a run's, once its command has exited and been reaped, and
 // waits (at most sweepWait) until none is left alive. kill(-1) sends to
-// every process the caller may signal but itself (agentsh) and init,
-// and the domain's signal scope (checkSignalScope) limits that to the
+// every process the caller may signal but itself (agentsh) and init, and
+// the domain's signal scope (checkSignalScope) limits that to the
 // processes of the run, including any that left its process group.
-// Usually none is left, and kill(-1) says so.
 func sweepDomain() {
-	self := os.Getpid()
 	deadline := time.Now().Add(sweepWait)
-	for unix.Kill(-1, unix.SIGKILL) == nil {
-		// Some are left, maybe only as zombies, whose end is not ours
-		// to wait for.
-		live := false
-		for _, p := range listProcs() {
-			if p.pid != self && p.state != 'Z' && p.state != 'X' && unix.Kill(p.pid, 0) == nil {
-				live = true
-				break
-			}
-		}
-		if !live || time.Now().After(deadline) {
+	for {
+		_ = unix.Kill(-1, unix.SIGKILL)
+		if !domainAlive() || time.Now().After(deadline) {
 			return
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
+}
+
+// domainAlive reports whether a process of the calling thread's domain
+// is alive (not a zombie, whose end is not ours to wait for). kill(-1)
+// cannot tell: it succeeds whenever any other process exists. A probe
+// (signal 0) of each pid can, and costs far less than reading each
+// process's state.
+func domainAlive() bool {
+	d, err := os.Open("/proc")
+	if err != nil {
+		return false
+	}
+	names, _ := d.Readdirnames(-1)
+	d.Close()
+	self := os.Getpid()
+	for _, n := range names {
+		pid, err := strconv.Atoi(n)
+		if err != nil || pid == self || unix.Kill(pid, 0) != nil {
+			continue
+		}
+		if b, err := os.ReadFile("/proc/" + n + "/stat"); err == nil {
+			if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) && b[i+2] != 'Z' && b[i+2] != 'X' {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // dropCapabilities empties the calling thread's capability sets. The

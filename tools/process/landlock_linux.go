@@ -103,7 +103,36 @@ func (c *landlockConfiner) probe() error {
 		_, err := confineThread(ruleset, filter)
 		errc <- err
 	}()
-	return <-errc
+	if err := <-errc; err != nil {
+		return err
+	}
+	return checkGroupCookie()
+}
+
+// checkGroupCookie makes sure that a command can make its process group
+// as groupCookie has it. A seccomp filter around agentsh can refuse
+// that: this backend's own, when agentsh runs inside its sandbox, kills
+// the caller. A child of agentsh tries, then runs a program that does
+// not exist: it fails to run it if the group was made, and dies before
+// that otherwise.
+func checkGroupCookie() error {
+	cookie, err := groupCookie()
+	if err != nil {
+		return err
+	}
+	pid, err := syscall.ForkExec("/proc/self/agentsh-no-such-program", []string{"probe"}, &syscall.ProcAttr{
+		Sys: &syscall.SysProcAttr{Setpgid: true, Pgid: int(uint64(cookie) << 32)},
+	})
+	if err != nil {
+		return nil // it got as far as exec
+	}
+	var ws syscall.WaitStatus
+	for {
+		if _, err := syscall.Wait4(pid, &ws, 0, nil); err != syscall.EINTR {
+			break
+		}
+	}
+	return fmt.Errorf("a seccomp filter around agentsh kills a command that makes its own process group (%v): agentsh runs inside another sandbox; run it outside, or with --sandbox off", ws.Signal())
 }
 
 func (c *landlockConfiner) run(ctx context.Context, pl *plan, req ExecRequest, cfg runConfig) (ExecResult, error) {

@@ -337,6 +337,42 @@ func TestLandlockRuleNotThroughLinks(t *testing.T) {
 	fileIs(t, filepath.Join(outside, "target"), "outside\n")
 }
 
+// TestLandlockNested: agentsh inside its own Landlock sandbox (an agent
+// running agentsh's tests, say) finds that the backend cannot confine
+// there, rather than have every command killed.
+func TestLandlockNested(t *testing.T) {
+	t.Parallel()
+	needLandlock(t)
+	if err := checkGroupCookie(); err != nil {
+		t.Fatalf("outside any sandbox: %v", err)
+	}
+	c, err := newLandlockConfiner()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ruleset, err := c.(*landlockConfiner).ruleset(nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Close(ruleset)
+	filter, err := landlockFilter(false, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	errc := make(chan error, 1)
+	go func() {
+		lockThread() // never unlocked: the thread ends with the goroutine
+		if _, err := confineThread(ruleset, filter); err != nil {
+			errc <- err
+			return
+		}
+		errc <- checkGroupCookie()
+	}()
+	if err := <-errc; err == nil || !strings.Contains(err.Error(), "agentsh runs inside another sandbox") {
+		t.Errorf("inside the sandbox: %v", err)
+	}
+}
+
 // TestLandlockSecrets: secret files cannot be read, read-only or not,
 // whatever the name they are reached by; the examples can.
 func TestLandlockSecrets(t *testing.T) {

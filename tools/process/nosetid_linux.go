@@ -5,6 +5,7 @@ package process
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
@@ -38,33 +39,62 @@ const modeBits = unix.S_ISUID | unix.S_ISGID
 // devBit is set in S_IFCHR and S_IFBLK and in no other file type.
 const devBit = unix.S_IFCHR & unix.S_IFBLK
 
-// argBits is a test on the low 32 bits of a system call's argument: true
-// when any of mask's bits are set.
-type argBits struct {
+// argTest is a test on a 32-bit half of a system call's argument (the
+// low one unless hi): with bpf.JumpBitsSet, true when any of val's bits
+// are set; with bpf.JumpEqual or bpf.JumpNotEqual, a comparison with val.
+type argTest struct {
 	arg  int
-	mask uint32
+	hi   bool
+	cond bpf.JumpTest
+	val  uint32
 }
 
-// syscallRule refuses a system call when all tests of any one of its
-// alternatives are true; with no alternatives it refuses every call.
+func bitsSet(arg int, mask uint32) argTest { return argTest{arg, false, bpf.JumpBitsSet, mask} }
+func equal(arg int, val uint32) argTest    { return argTest{arg, false, bpf.JumpEqual, val} }
+func notEqual(arg int, val uint32) argTest { return argTest{arg, false, bpf.JumpNotEqual, val} }
+
+// ruleCase is a verdict (a SECCOMP_RET_ value) for the calls that pass
+// all its tests.
+type ruleCase struct {
+	all []argTest
+	ret uint32
+}
+
+// syscallRule decides a system call: the first of its cases whose tests
+// all hold, otherwise ret.
 type syscallRule struct {
 	nr    uint32
-	errno unix.Errno
-	any   [][]argBits
+	cases []ruleCase
+	ret   uint32
+}
+
+func errnoRet(errno unix.Errno) uint32 { return unix.SECCOMP_RET_ERRNO | uint32(errno) }
+
+// always refuses every call of nr with errno.
+func always(nr uintptr, errno unix.Errno) syscallRule {
+	return syscallRule{nr: uint32(nr), ret: errnoRet(errno)}
+}
+
+// refuseIf refuses a call of nr with EPERM when the tests of any one
+// alternative all hold, and allows it otherwise.
+func refuseIf(nr uintptr, alternatives ...[]argTest) syscallRule {
+	r := syscallRule{nr: uint32(nr), ret: unix.SECCOMP_RET_ALLOW}
+	for _, all := range alternatives {
+		r.cases = append(r.cases, ruleCase{all, errnoRet(unix.EPERM)})
+	}
+	return r
 }
 
 func modeRule(nr uintptr, modeArg int) syscallRule {
-	return syscallRule{nr: uint32(nr), errno: unix.EPERM, any: [][]argBits{{{modeArg, modeBits}}}}
+	return refuseIf(nr, []argTest{bitsSet(modeArg, modeBits)})
 }
 
 func openRule(nr uintptr, flagsArg, modeArg int) syscallRule {
-	return syscallRule{nr: uint32(nr), errno: unix.EPERM, any: [][]argBits{
-		{{flagsArg, unix.O_CREAT | unix.O_TMPFILE&^unix.O_DIRECTORY}, {modeArg, modeBits}},
-	}}
+	return refuseIf(nr, []argTest{bitsSet(flagsArg, unix.O_CREAT|unix.O_TMPFILE&^unix.O_DIRECTORY), bitsSet(modeArg, modeBits)})
 }
 
 func mknodRule(nr uintptr, modeArg int) syscallRule {
-	return syscallRule{nr: uint32(nr), errno: unix.EPERM, any: [][]argBits{{{modeArg, modeBits}}, {{modeArg, devBit}}}}
+	return refuseIf(nr, []argTest{bitsSet(modeArg, modeBits)}, []argTest{bitsSet(modeArg, devBit)})
 }
 
 // commonRules hold on every architecture; legacyRules (per architecture)
@@ -75,8 +105,8 @@ var commonRules = []syscallRule{
 	modeRule(unix.SYS_FCHMODAT2, 2),
 	openRule(unix.SYS_OPENAT, 2, 3),
 	mknodRule(unix.SYS_MKNODAT, 2),
-	{nr: unix.SYS_OPENAT2, errno: unix.ENOSYS},
-	{nr: unix.SYS_IO_URING_SETUP, errno: unix.EPERM},
+	always(unix.SYS_OPENAT2, unix.ENOSYS),
+	always(unix.SYS_IO_URING_SETUP, unix.EPERM),
 }
 
 // Offsets in struct seccomp_data; an argument's low half is at its own
@@ -90,45 +120,9 @@ const (
 // sandboxFilter assembles the filter as the array of struct sock_filter
 // that bwrap --seccomp reads.
 func sandboxFilter() ([]byte, error) {
-	ret := func(errno unix.Errno) bpf.Instruction {
-		return bpf.RetConstant{Val: unix.SECCOMP_RET_ERRNO | uint32(errno)}
-	}
-	prog := []bpf.Instruction{
-		bpf.LoadAbsolute{Off: offArch, Size: 4},
-		bpf.JumpIf{Cond: bpf.JumpEqual, Val: auditArch, SkipTrue: 1},
-		ret(unix.ENOSYS),
-		bpf.LoadAbsolute{Off: offNr, Size: 4},
-	}
-	if foreignNr != 0 {
-		prog = append(prog, bpf.JumpIf{Cond: bpf.JumpGreaterOrEqual, Val: foreignNr, SkipFalse: 1}, ret(unix.ENOSYS))
-	}
-	for _, r := range append(append([]syscallRule(nil), commonRules...), legacyRules...) {
-		var block []bpf.Instruction
-		for _, all := range r.any {
-			for i, t := range all {
-				// Past this test: the remaining tests, then the refusal.
-				rest := 2*(len(all)-i-1) + 1
-				block = append(block,
-					bpf.LoadAbsolute{Off: uint32(offArgs + 8*t.arg), Size: 4},
-					bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: t.mask, SkipFalse: uint8(rest)})
-			}
-			block = append(block, ret(r.errno))
-		}
-		if len(r.any) == 0 {
-			block = append(block, ret(r.errno))
-		} else {
-			block = append(block, bpf.RetConstant{Val: unix.SECCOMP_RET_ALLOW})
-		}
-		if len(block) > 255 {
-			return nil, fmt.Errorf("process: seccomp rule for system call %d is too long", r.nr)
-		}
-		prog = append(prog, bpf.JumpIf{Cond: bpf.JumpEqual, Val: r.nr, SkipFalse: uint8(len(block))})
-		prog = append(prog, block...)
-	}
-	prog = append(prog, bpf.RetConstant{Val: unix.SECCOMP_RET_ALLOW})
-	raw, err := bpf.Assemble(prog)
+	raw, err := assembleFilter(commonRules, legacyRules)
 	if err != nil {
-		return nil, fmt.Errorf("process: assembling the seccomp filter: %w", err)
+		return nil, err
 	}
 	out := make([]byte, 0, 8*len(raw))
 	for _, ins := range raw {
@@ -137,4 +131,55 @@ func sandboxFilter() ([]byte, error) {
 		out = binary.LittleEndian.AppendUint32(out, ins.K)
 	}
 	return out, nil
+}
+
+// assembleFilter assembles a filter of the rules of every table: a call
+// of another architecture fails with ENOSYS, a call a rule names gets
+// the rule's verdict, and every other call is allowed.
+func assembleFilter(tables ...[]syscallRule) ([]bpf.RawInstruction, error) {
+	ret := func(v uint32) bpf.Instruction { return bpf.RetConstant{Val: v} }
+	prog := []bpf.Instruction{
+		bpf.LoadAbsolute{Off: offArch, Size: 4},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: auditArch, SkipTrue: 1},
+		ret(errnoRet(unix.ENOSYS)),
+		bpf.LoadAbsolute{Off: offNr, Size: 4},
+	}
+	if foreignNr != 0 {
+		prog = append(prog, bpf.JumpIf{Cond: bpf.JumpGreaterOrEqual, Val: foreignNr, SkipFalse: 1}, ret(errnoRet(unix.ENOSYS)))
+	}
+	seen := map[uint32]bool{}
+	for _, r := range slices.Concat(tables...) {
+		// A call's first rule decides it: a second would never be read.
+		if seen[r.nr] {
+			return nil, fmt.Errorf("process: two seccomp rules for system call %d", r.nr)
+		}
+		seen[r.nr] = true
+		var block []bpf.Instruction
+		for _, c := range r.cases {
+			for i, t := range c.all {
+				off := uint32(offArgs + 8*t.arg)
+				if t.hi {
+					off += 4
+				}
+				// Past this test: the remaining tests, then the verdict.
+				rest := 2*(len(c.all)-i-1) + 1
+				block = append(block,
+					bpf.LoadAbsolute{Off: off, Size: 4},
+					bpf.JumpIf{Cond: t.cond, Val: t.val, SkipFalse: uint8(rest)})
+			}
+			block = append(block, ret(c.ret))
+		}
+		block = append(block, ret(r.ret))
+		if len(block) > 255 {
+			return nil, fmt.Errorf("process: seccomp rule for system call %d is too long", r.nr)
+		}
+		prog = append(prog, bpf.JumpIf{Cond: bpf.JumpEqual, Val: r.nr, SkipFalse: uint8(len(block))})
+		prog = append(prog, block...)
+	}
+	prog = append(prog, ret(unix.SECCOMP_RET_ALLOW))
+	raw, err := bpf.Assemble(prog)
+	if err != nil {
+		return nil, fmt.Errorf("process: assembling the seccomp filter: %w", err)
+	}
+	return raw, nil
 }

@@ -32,6 +32,12 @@ func runFilter(t *testing.T, arch uint32, nr uintptr, args ...uint64) uint32 {
 			K: binary.LittleEndian.Uint32(raw[i+4:]),
 		})
 	}
+	return runProg(t, prog, arch, nr, args...)
+}
+
+// runProg evaluates a seccomp filter on one system call.
+func runProg(t *testing.T, prog []bpf.RawInstruction, arch uint32, nr uintptr, args ...uint64) uint32 {
+	t.Helper()
 	ins, ok := bpf.Disassemble(prog)
 	if !ok {
 		t.Fatalf("the filter holds instructions that do not disassemble: %v", ins)

@@ -103,7 +103,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&cfg.runs, "runs", 5, "timed runs of each variant of a search case")
 	fs.IntVar(&cfg.startupRuns, "startup-runs", 100, "timed runs of each variant of a start-up case")
 	fs.IntVar(&cfg.benchCount, "bench-count", 5, "passes of each go test benchmark")
-	fs.IntVar(&cfg.agentTurns, "agent-turns", 50, "turns of row 11's scripted agent run (scripts/bench/sandbox200.star), 4 bash calls each")
+	fs.IntVar(&cfg.agentTurns, "agent-turns", 50, "turns of row 11's scripted agent run (internal/benchrun/testdata/sandbox200.star), 4 bash calls each")
 	fs.StringVar(&cfg.benchtime, "benchtime", "1s", "go test -benchtime of each pass")
 	quick := fs.Bool("quick", false, "a quick look: --sizes 1 --runs 3 --startup-runs 20 --bench-count 3 --benchtime 200ms, unless given")
 	fs.StringVar(&cfg.rg, "rg", "rg", "the ripgrep program")

@@ -204,12 +204,12 @@ func sandboxStartup(ctx context.Context, e *env) error {
 	return nil
 }
 
-// sandboxAgentRun runs scripts/bench/sandbox200.star through agentsh
+// sandboxAgentRun runs testdata/sandbox200.star through agentsh
 // unconfined and in the workspace sandbox of each backend, each variant
 // in a fresh copy of the project; every variant must print the same
 // bytes.
 func sandboxAgentRun(ctx context.Context, e *env) error {
-	script := filepath.Join(e.cfg.repo, "scripts", "bench", "sandbox200.star")
+	script := filepath.Join(e.cfg.repo, "internal", "benchrun", "testdata", "sandbox200.star")
 	turns := strconv.Itoa(e.cfg.agentTurns)
 	same := &sameOutput{want: fmt.Sprintf("%d commands, every output as expected", 4*e.cfg.agentTurns)}
 	var vs []variant

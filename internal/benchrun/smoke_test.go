@@ -111,8 +111,8 @@ func TestHarnessCatchesWrongOutput(t *testing.T) {
 	}
 }
 
-// TestSandboxScriptCatchesWrongOutput: scripts/bench/sandbox200.star
-// checks every command's output itself, so a run in which one command
+// TestSandboxScriptCatchesWrongOutput: testdata/sandbox200.star checks
+// every command's output itself, so a run in which one command
 // does something else fails naming it, and a turn count below 1 is
 // refused.
 func TestSandboxScriptCatchesWrongOutput(t *testing.T) {
@@ -137,7 +137,7 @@ func TestSandboxScriptCatchesWrongOutput(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "out", "t2"), []byte("in the way\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	script := filepath.Join(repo, "scripts", "bench", "sandbox200.star")
+	script := filepath.Join(repo, "internal", "benchrun", "testdata", "sandbox200.star")
 	var out bytes.Buffer
 	_, err := pipeline{{path: bin, dir: dir, args: []string{"--sandbox", "off", "run", script, "2"},
 		env: []string{"XDG_STATE_HOME=" + t.TempDir()}}}.run(ctx, &out)

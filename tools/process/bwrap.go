@@ -19,10 +19,11 @@ import (
 // capabilities (--cap-drop ALL, which matters when agentsh runs as root:
 // a root process that kept its capabilities could remount / read-write),
 // and a seccomp filter that refuses to make setuid or setgid files or
-// device nodes, which the writable root would keep on the host (see
-// nosetid_linux.go).
-// Unix sockets on the read-only file system outside /run and /tmp stay
-// reachable; HOME is read-only unless it is under the root.
+// device nodes, which the writable root would keep on the host, unix
+// sockets, through which a process could reach a host service that no
+// read-only mount keeps it from connecting to, and the kernel keyrings,
+// which are the user's inside as out (see nosetid_linux.go).
+// HOME is read-only unless it is under the root.
 //
 // Timeout, cancellation, output capture and exit codes work as for
 // LocalExec. bwrap runs in a new session (no controlling terminal, which is
@@ -164,8 +165,8 @@ func bwrapArgs(root, dir string) []string {
 		"--unshare-uts",
 		"--die-with-parent",
 		"--cap-drop", "ALL",
-		// No setuid or setgid files and no device nodes: see
-		// nosetid_linux.go.
+		// No setuid or setgid files, no device nodes, no unix
+		// sockets, no keyrings: see nosetid_linux.go.
 		"--seccomp", "3",
 		"--chdir", dir,
 		"--",

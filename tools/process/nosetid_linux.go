@@ -31,6 +31,19 @@ import (
 // fall back to openat; io_uring could open files past the filter, so its
 // setup fails with EPERM. A system call of another ABI (x32, or 32-bit
 // code on a 64-bit kernel) fails with ENOSYS.
+//
+// The filter also refuses to make a unix socket (socket(2) with AF_UNIX,
+// EPERM). A process inside could otherwise connect to any host service
+// whose socket it can reach by path: a read-only file system does not
+// stop connect(2) (docker.sock, an ssh or gpg agent, a database), nor
+// does Landlock. Without the call there are no unix sockets at all: none
+// to the host, by path or abstract name, inside the working directory or
+// out, and none between processes inside either (socketpair(2), which
+// makes a connected pair with no address, still works).
+//
+// And it refuses the kernel's key management (keyctl, add_key,
+// request_key, EPERM): the user's keyring is the same inside the sandbox
+// as out, and holds what the user keeps there (tokens, Kerberos tickets).
 
 // modeBits are what the filter keeps out of file modes.
 const modeBits = unix.S_ISUID | unix.S_ISGID
@@ -39,10 +52,11 @@ const modeBits = unix.S_ISUID | unix.S_ISGID
 const devBit = unix.S_IFCHR & unix.S_IFBLK
 
 // argBits is a test on the low 32 bits of a system call's argument: true
-// when any of mask's bits are set.
+// when any of mask's bits are set or, with equal, when they are mask.
 type argBits struct {
-	arg  int
-	mask uint32
+	arg   int
+	mask  uint32
+	equal bool
 }
 
 // syscallRule refuses a system call when all tests of any one of its
@@ -54,17 +68,17 @@ type syscallRule struct {
 }
 
 func modeRule(nr uintptr, modeArg int) syscallRule {
-	return syscallRule{nr: uint32(nr), errno: unix.EPERM, any: [][]argBits{{{modeArg, modeBits}}}}
+	return syscallRule{nr: uint32(nr), errno: unix.EPERM, any: [][]argBits{{{arg: modeArg, mask: modeBits}}}}
 }
 
 func openRule(nr uintptr, flagsArg, modeArg int) syscallRule {
 	return syscallRule{nr: uint32(nr), errno: unix.EPERM, any: [][]argBits{
-		{{flagsArg, unix.O_CREAT | unix.O_TMPFILE&^unix.O_DIRECTORY}, {modeArg, modeBits}},
+		{{arg: flagsArg, mask: unix.O_CREAT | unix.O_TMPFILE&^unix.O_DIRECTORY}, {arg: modeArg, mask: modeBits}},
 	}}
 }
 
 func mknodRule(nr uintptr, modeArg int) syscallRule {
-	return syscallRule{nr: uint32(nr), errno: unix.EPERM, any: [][]argBits{{{modeArg, modeBits}}, {{modeArg, devBit}}}}
+	return syscallRule{nr: uint32(nr), errno: unix.EPERM, any: [][]argBits{{{arg: modeArg, mask: modeBits}}, {{arg: modeArg, mask: devBit}}}}
 }
 
 // commonRules hold on every architecture; legacyRules (per architecture)
@@ -77,6 +91,10 @@ var commonRules = []syscallRule{
 	mknodRule(unix.SYS_MKNODAT, 2),
 	{nr: unix.SYS_OPENAT2, errno: unix.ENOSYS},
 	{nr: unix.SYS_IO_URING_SETUP, errno: unix.EPERM},
+	{nr: unix.SYS_SOCKET, errno: unix.EPERM, any: [][]argBits{{{arg: 0, mask: unix.AF_UNIX, equal: true}}}},
+	{nr: unix.SYS_KEYCTL, errno: unix.EPERM},
+	{nr: unix.SYS_ADD_KEY, errno: unix.EPERM},
+	{nr: unix.SYS_REQUEST_KEY, errno: unix.EPERM},
 }
 
 // Offsets in struct seccomp_data; an argument's low half is at its own
@@ -108,9 +126,13 @@ func sandboxFilter() ([]byte, error) {
 			for i, t := range all {
 				// Past this test: the remaining tests, then the refusal.
 				rest := 2*(len(all)-i-1) + 1
+				cond := bpf.JumpBitsSet
+				if t.equal {
+					cond = bpf.JumpEqual
+				}
 				block = append(block,
 					bpf.LoadAbsolute{Off: uint32(offArgs + 8*t.arg), Size: 4},
-					bpf.JumpIf{Cond: bpf.JumpBitsSet, Val: t.mask, SkipFalse: uint8(rest)})
+					bpf.JumpIf{Cond: cond, Val: t.mask, SkipFalse: uint8(rest)})
 			}
 			block = append(block, ret(r.errno))
 		}

@@ -11,6 +11,6 @@ const (
 var legacyRules = []syscallRule{
 	modeRule(unix.SYS_CHMOD, 1),
 	openRule(unix.SYS_OPEN, 1, 2),
-	{nr: unix.SYS_CREAT, errno: unix.EPERM, any: [][]argBits{{{1, modeBits}}}},
+	{nr: unix.SYS_CREAT, errno: unix.EPERM, any: [][]argBits{{{arg: 1, mask: modeBits}}}},
 	mknodRule(unix.SYS_MKNOD, 1),
 }

@@ -96,6 +96,16 @@ func TestSandboxFilterVerdicts(t *testing.T) {
 		{"mknodat block device", unix.SYS_MKNODAT, []uint64{at, 0, unix.S_IFBLK | 0o660, unix.Mkdev(8, 0)}, eperm},
 		{"openat2", unix.SYS_OPENAT2, []uint64{at, 0, 0, 24}, enosys},
 		{"io_uring_setup", unix.SYS_IO_URING_SETUP, []uint64{8, 0}, eperm},
+		{"socket AF_UNIX", unix.SYS_SOCKET, []uint64{unix.AF_UNIX, unix.SOCK_STREAM, 0}, eperm},
+		{"socket AF_UNIX datagram", unix.SYS_SOCKET, []uint64{unix.AF_UNIX, unix.SOCK_DGRAM | unix.SOCK_CLOEXEC, 0}, eperm},
+		{"socket AF_INET", unix.SYS_SOCKET, []uint64{unix.AF_INET, unix.SOCK_STREAM, 0}, allow},
+		{"socket AF_INET6", unix.SYS_SOCKET, []uint64{unix.AF_INET6, unix.SOCK_DGRAM, 0}, allow},
+		{"socket AF_PACKET (AF_UNIX's bit set)", unix.SYS_SOCKET, []uint64{unix.AF_PACKET, unix.SOCK_RAW, 0}, allow},
+		{"socket AF_UNIX in the high half only", unix.SYS_SOCKET, []uint64{unix.AF_UNIX << 32, unix.SOCK_STREAM, 0}, allow},
+		{"socketpair AF_UNIX", unix.SYS_SOCKETPAIR, []uint64{unix.AF_UNIX, unix.SOCK_STREAM, 0, 0}, allow},
+		{"keyctl", unix.SYS_KEYCTL, []uint64{unix.KEYCTL_READ, 1, 0, 0}, eperm},
+		{"add_key", unix.SYS_ADD_KEY, []uint64{0, 0, 0, 0, ^uint64(3)}, eperm},
+		{"request_key", unix.SYS_REQUEST_KEY, []uint64{0, 0, 0, 0}, eperm},
 	}
 	calls = append(calls, legacyCalls(allow, eperm)...)
 	for _, c := range calls {

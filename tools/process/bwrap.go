@@ -274,7 +274,11 @@ func planArgs(pl *plan) []string {
 		"--unshare-ipc",
 		"--unshare-uts",
 		"--die-with-parent",
-		"--new-session",
+		// Not --new-session: bwrap already runs in a session of its own
+		// without a terminal (sysProcAttr), and --new-session would put
+		// the sandbox's init in another one, out of the process group
+		// that run sweeps, so a process inside could outlive the call
+		// until the init's parent-death signal arrives.
 		"--cap-drop", "ALL",
 		"--seccomp", "3",
 		"--chdir", pl.dir,

@@ -45,6 +45,10 @@ type Call struct {
 	// before any hook runs, so hooks always see person, model, mcp or
 	// hook.
 	Origin Origin
+	// Sandbox is where a Tool.Sandboxed tool runs the call's commands:
+	// the origin's default before hooks, then what they chose (see the
+	// executor's package doc); unset for other tools.
+	Sandbox Sandbox
 	// Agent names the agent whose run made the call ("main" for a
 	// top-level agent, "main/1" for its first subagent, ...), and
 	// ParentAgent that agent's parent ("" for a top-level agent); both are

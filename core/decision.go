@@ -59,6 +59,10 @@ func ParseVerdict(s string) (Verdict, error) {
 type VerdictError struct {
 	Verdict Verdict
 	Reason  string
+	// Sandbox, when set, is where the hook says the call's commands run
+	// (for a Tool.Sandboxed tool): a narrower profile than the call's
+	// applies; a wider one leaves the sandbox, which asks.
+	Sandbox Sandbox
 }
 
 func (e *VerdictError) Error() string {
@@ -164,6 +168,7 @@ const (
 	StageCanonical    Stage = "canonical"     // the call made canonical, before any hook (see Tool.Effects)
 	StageToolBefore   Stage = "tool-before"   // the tool's own and tool-specific before hooks
 	StageGlobalBefore Stage = "global-before" // global before hooks
+	StageSandbox      Stage = "sandbox"       // where a sandboxed tool's commands run, and whether that asks
 	StageApproval     Stage = "approval"      // the default, the session's approvals, the Approver
 	StageValidation   Stage = "validation"    // schema validation of the final arguments
 	StageAfter        Stage = "after"         // after hooks (they observe; no verdict)
@@ -188,6 +193,9 @@ type Decision struct {
 	// rewrote the arguments into something that is not an object. Reason
 	// is then the error.
 	Failed bool `json:"failed,omitempty"`
+	// Sandbox is the profile a hook chose for the call's commands, or,
+	// at the sandbox stage, the one they will run in.
+	Sandbox Sandbox `json:"sandbox,omitempty"`
 	// Rewrote says the hook replaced the arguments; ArgsBefore and
 	// ArgsAfter are then the objects before and after.
 	Rewrote    bool            `json:"rewrote,omitempty"`
@@ -236,6 +244,11 @@ type ApprovalRequest struct {
 	// Reason says why approval is needed, and Hook and Source who asked
 	// (a hook, or "default" when the call's origin asks by default).
 	Reason, Hook, Source string
+	// LeavesSandbox says the approval is to run the call's commands
+	// outside the sandbox they would run in (Call.Sandbox is the profile
+	// asked for, SandboxOff to run unconfined): a person approves that
+	// on its own, never with the call, and never for the session.
+	LeavesSandbox bool
 }
 
 // Approval is an Approver's answer.

@@ -44,6 +44,10 @@ type Tool struct {
 	// Effects, so policies decide on what the call will do. Nil declares
 	// nothing: the arguments reach hooks as sent.
 	Effects []ArgEffect
+	// Sandboxed says the tool runs commands on this machine (bash,
+	// run_code) in the operating-system sandbox the executor chooses per
+	// call (Call.Sandbox, passed to the tool with WithSandbox).
+	Sandboxed bool
 	// Before and After hooks run only for calls of this tool, ahead of any
 	// hook registered with the executor (see the executor package).
 	Before []BeforeFunc

@@ -19,6 +19,9 @@ type Ruling struct {
 	WorkDir string
 	Effects *core.Effects
 	Origin  core.Origin
+	// Sandbox is where a sandboxed tool would run the call's commands
+	// (unset for other tools); the sandbox stage's decision says why.
+	Sandbox core.Sandbox
 	// Outcome is VerdictAllow when the call would run, VerdictAsk when it
 	// would ask the Approver, VerdictDeny when it would not run.
 	Outcome core.Verdict
@@ -53,7 +56,7 @@ func (e *Executor) Decide(ctx context.Context, call core.Call) *Ruling {
 	ctx = withScope(ctx, scope{origin: call.Origin, session: call.Session, deciding: true})
 	r := &Ruling{Tool: call.Name, Origin: call.Origin, Session: call.Session}
 	defer func() {
-		r.Args, r.Decisions, r.WorkDir, r.Effects = call.Args, call.Decisions(), call.WorkDir, call.Effects
+		r.Args, r.Decisions, r.WorkDir, r.Effects, r.Sandbox = call.Args, call.Decisions(), call.WorkDir, call.Effects, call.Sandbox
 	}()
 
 	args, err := core.NormalizeArgs(call.Args)

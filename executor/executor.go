@@ -40,6 +40,7 @@ type Executor struct {
 	workdir    atomic.Pointer[workpath.Dir] // see WithWorkDir
 	workdirSet atomic.Bool                  // by WithWorkDir, SetWorkDir or an extension
 	secrets    atomic.Pointer[[]string]     // see SetSecretFiles
+	sandboxing atomic.Pointer[Sandboxing]   // see SetSandboxing
 }
 
 // pipeline is an immutable snapshot of the hooks and middleware.
@@ -455,6 +456,9 @@ func (e *Executor) execute(ctx context.Context, call *core.Call) *core.Result {
 	}
 	if p := e.secrets.Load(); p != nil && len(*p) > 0 {
 		ctx = core.WithSecretFiles(ctx, *p)
+	}
+	if t.Sandboxed {
+		ctx = core.WithSandbox(ctx, call.Sandbox)
 	}
 	callFunc(ctx, t, call, res)
 	return res

@@ -36,10 +36,13 @@ type beforeStep struct {
 // hooks.
 func (e *Executor) runBefore(ctx context.Context, p *pipeline, call *core.Call, consult bool, start time.Time) (*core.Result, opinion) {
 	var (
-		best opinion
-		stop *core.Result
-		last time.Duration // since start
+		best   opinion
+		stop   *core.Result
+		last   time.Duration // since start
+		choice sandboxChoice
 	)
+	base := e.defaultSandbox(call)
+	call.Sandbox = base
 	step := func(s beforeStep) {
 		if stop != nil {
 			call.Record(core.Decision{Stage: s.stage, Hook: s.name.bare(), Source: s.source, Skipped: true})
@@ -49,6 +52,7 @@ func (e *Executor) runBefore(ctx context.Context, p *pipeline, call *core.Call, 
 		now := time.Since(start)
 		d.Duration, last = now-last, now
 		call.Record(d)
+		choice.note(base, d)
 		if res != nil {
 			stop = res
 			best = opinion{core.VerdictDeny, d.Reason, d.Hook, d.Source}
@@ -72,7 +76,8 @@ func (e *Executor) runBefore(ctx context.Context, p *pipeline, call *core.Call, 
 	if stop != nil {
 		return stop, best
 	}
-	return e.approval(ctx, call, best, consult)
+	best, leaves := e.settleSandbox(call, base, choice, best)
+	return e.approval(ctx, call, best, consult, leaves)
 }
 
 // before runs one before hook and applies its rewrite. The decision
@@ -91,6 +96,10 @@ func (e *Executor) before(ctx context.Context, call *core.Call, s beforeStep) (d
 	argsBefore := call.Args
 	args, err := s.fn(ctx, call)
 	d.Verdict, d.Reason = core.VerdictOf(err)
+	var ve *core.VerdictError
+	if errors.As(err, &ve) {
+		d.Sandbox = ve.Sandbox
+	}
 	if d.Verdict == core.VerdictDeny {
 		d.Failed = hookFailed(ctx, err)
 		if ctx.Err() != nil {
@@ -131,8 +140,9 @@ func hookFailed(ctx context.Context, err error) bool {
 
 // approval settles the call after the before hooks: an allow runs, no
 // opinion takes the default, and an ask goes to the session's approvals,
-// then to the Approver.
-func (e *Executor) approval(ctx context.Context, call *core.Call, op opinion, consult bool) (*core.Result, opinion) {
+// then to the Approver. An ask to leave the sandbox (leaves) skips the
+// session's approvals and is never approved for the session.
+func (e *Executor) approval(ctx context.Context, call *core.Call, op opinion, consult, leaves bool) (*core.Result, opinion) {
 	if op.verdict == core.VerdictNone {
 		op = e.defaultOpinion(call)
 	}
@@ -144,7 +154,7 @@ func (e *Executor) approval(ctx context.Context, call *core.Call, op opinion, co
 		call.Record(core.Decision{Stage: core.StageApproval, Hook: op.hook, Verdict: op.verdict, Reason: op.reason})
 		return e.rejected(call, op.hook, "rejected: "+op.reason, nil), op
 	}
-	if _, ok := e.approved.Load(call.Name); ok {
+	if _, ok := e.approved.Load(call.Name); ok && !leaves {
 		asked := op
 		op = opinion{core.VerdictAllow, fmt.Sprintf("%s was approved for the rest of the session (asked: %s)", call.Name, asked.reason), "session", ""}
 		call.Record(core.Decision{Stage: core.StageApproval, Hook: op.hook, Verdict: op.verdict, Reason: op.reason})
@@ -154,12 +164,12 @@ func (e *Executor) approval(ctx context.Context, call *core.Call, op opinion, co
 	if !consult {
 		return nil, op
 	}
-	return e.ask(ctx, call, op), op
+	return e.ask(ctx, call, op, leaves), op
 }
 
 // ask puts an ask to the Approver; a missing approver, an error or a
 // panic denies (fail closed).
-func (e *Executor) ask(ctx context.Context, call *core.Call, op opinion) (res *core.Result) {
+func (e *Executor) ask(ctx context.Context, call *core.Call, op opinion, leaves bool) (res *core.Result) {
 	ap := e.Approver()
 	if ap == nil {
 		return e.rejected(call, op.hook, "needs approval: "+op.reason+"; no approver is set", core.ErrNeedsApproval)
@@ -176,7 +186,7 @@ func (e *Executor) ask(ctx context.Context, call *core.Call, op opinion) (res *c
 		d.Duration = time.Since(start)
 		call.Record(d)
 	}()
-	a, err := ap.Approve(ctx, &core.ApprovalRequest{Call: call, Reason: op.reason, Hook: op.hook, Source: op.source})
+	a, err := ap.Approve(ctx, &core.ApprovalRequest{Call: call, Reason: op.reason, Hook: op.hook, Source: op.source, LeavesSandbox: leaves})
 	switch {
 	case err != nil && ctx.Err() != nil:
 		d.Verdict, d.Reason = core.VerdictDeny, err.Error()
@@ -196,7 +206,7 @@ func (e *Executor) ask(ctx context.Context, call *core.Call, op opinion) (res *c
 		return e.rejected(call, d.Hook, msg, nil)
 	}
 	d.Verdict, d.Reason = core.VerdictAllow, a.Reason
-	if a.Always {
+	if a.Always && !leaves {
 		e.approved.Store(call.Name, struct{}{})
 	}
 	return nil

@@ -31,6 +31,15 @@ func (h *Host) AddSetting(name string, s Setting) {
 	h.settings[name] = s
 }
 
+// Setting returns the setting named name, for a program that wraps one
+// (adds to what its Set does) before it adds it again.
+func (h *Host) Setting(name string) (Setting, bool) {
+	h.cfgMu.Lock()
+	defer h.cfgMu.Unlock()
+	s, ok := h.settings[name]
+	return s, ok
+}
+
 // Config applies the given settings and returns all of them. It is all or
 // nothing: every value is checked before any is applied, so a bad update
 // changes nothing. An unknown name is an error that lists the known ones.

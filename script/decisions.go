@@ -16,7 +16,7 @@ import (
 // DecisionFields are the keys of a decision record as scripts and --json
 // output see it: the same in every language, without durations, so that
 // transcripts stay deterministic.
-var DecisionFields = []string{"stage", "hook", "source", "verdict", "reason", "skipped", "failed", "rewrote", "args_before", "args_after"}
+var DecisionFields = []string{"stage", "hook", "source", "verdict", "reason", "skipped", "failed", "rewrote", "args_before", "args_after", "sandbox"}
 
 // DecisionsValue is a decision trail as a list of dicts with the keys of
 // DecisionFields; args_before and args_after are the decoded objects of a
@@ -34,7 +34,16 @@ func decisionValue(d core.Decision) map[string]any {
 		"stage": string(d.Stage), "hook": d.Hook, "source": d.Source, "verdict": d.Verdict.String(),
 		"reason": d.Reason, "skipped": d.Skipped, "failed": d.Failed, "rewrote": d.Rewrote,
 		"args_before": argsValue(d.ArgsBefore), "args_after": argsValue(d.ArgsAfter),
+		"sandbox": sandboxValue(d.Sandbox),
 	}
+}
+
+// sandboxValue is a profile, or None when unset.
+func sandboxValue(s core.Sandbox) any {
+	if s == core.SandboxUnset {
+		return nil
+	}
+	return string(s)
 }
 
 // argsValue decodes recorded arguments; ones that have no script form

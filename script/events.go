@@ -87,7 +87,8 @@ func (a *scriptApprover) Approve(ctx context.Context, req *core.ApprovalRequest)
 	}
 	rec := Record{"tool": call.Name, "args": args, "reason": req.Reason, "hook": req.Hook, "source": req.Source,
 		"call_id": call.ID, "origin": call.Origin.String(), "agent": call.Agent, "parent_agent": call.ParentAgent,
-		"workdir": call.WorkDir, "effects": EffectsValue(call.Effects)}
+		"workdir": call.WorkDir, "effects": EffectsValue(call.Effects),
+		"sandbox": sandboxValue(call.Sandbox), "leaves_sandbox": req.LeavesSandbox}
 	out, err := a.fn.Call(LeaveBeforeHook(ctx), rec)
 	if err != nil {
 		return core.Approval{}, fmt.Errorf("%s: %w", a.fn.Name(), boundError(err))

@@ -23,6 +23,7 @@ type CallInfo struct {
 	// ArgsJSON is the canonical arguments' JSON text; Raw what was sent.
 	ArgsJSON, Raw string
 	Origin        core.Origin
+	Sandbox       core.Sandbox
 	WorkDir       string
 	Effects       *core.Effects
 	// Agent and ParentAgent are the call's core.Call.Agent and
@@ -39,7 +40,7 @@ func newCallInfo(call *core.Call) *CallInfo {
 		raw = call.Args
 	}
 	return &CallInfo{ID: call.ID, Name: call.Name, ArgsJSON: string(call.Args), Raw: string(raw), Origin: call.Origin,
-		WorkDir: call.WorkDir, Effects: call.Effects, Agent: call.Agent, ParentAgent: call.ParentAgent}
+		Sandbox: call.Sandbox, WorkDir: call.WorkDir, Effects: call.Effects, Agent: call.Agent, ParentAgent: call.ParentAgent}
 }
 
 // Arguments returns the decoded arguments object. Arguments that were never
@@ -107,7 +108,7 @@ var (
 
 func (c *CallInfo) TypeName() string { return "call" }
 func (c *CallInfo) AttrNames() []string {
-	return []string{"agent", "args", "effects", "id", "name", "origin", "parent_agent", "raw", "workdir"}
+	return []string{"agent", "args", "effects", "id", "name", "origin", "parent_agent", "raw", "sandbox", "workdir"}
 }
 
 // Attr returns id, name, raw, origin, workdir, effects (see EffectsValue),
@@ -118,6 +119,11 @@ func (c *CallInfo) Attr(name string) (any, bool, error) {
 		return c.Origin.String(), true, nil
 	case "workdir":
 		return c.WorkDir, true, nil
+	case "sandbox":
+		if c.Sandbox == core.SandboxUnset {
+			return nil, true, nil
+		}
+		return string(c.Sandbox), true, nil
 	case "effects":
 		return EffectsValue(c.Effects), true, nil
 	case "agent":

@@ -44,6 +44,7 @@ func (h *Host) MockTool(name string, fn Func) error {
 		t.Idempotent = old.Idempotent
 		t.ReadOnly = old.ReadOnly
 		t.Effects = old.Effects
+		t.Sandboxed = old.Sandboxed
 		t.Preview = old.Preview
 		t.Before = old.Before
 		t.After = old.After
@@ -52,7 +53,7 @@ func (h *Host) MockTool(name string, fn Func) error {
 		// A stand-in for a built-in tool that is not installed takes its
 		// declaration, so policies decide on it as on the tool.
 		if d, ok := h.declared(name); ok {
-			t.ReadOnly, t.Effects = d.ReadOnly, d.Effects
+			t.ReadOnly, t.Effects, t.Sandboxed = d.ReadOnly, d.Effects, d.Sandboxed
 		}
 	}
 	if err := reg.ReplaceTools(t); err != nil {

@@ -22,6 +22,10 @@ type Verdict struct {
 	// Always, from an approver's allow(always = True), approves the tool
 	// for the rest of the session.
 	Always bool
+	// Sandbox, from allow(..., sandbox = "read-only") or ask(...,
+	// sandbox = "off") in a before hook, is where the call's commands run
+	// (core.VerdictError.Sandbox); "" leaves it to the call's default.
+	Sandbox core.Sandbox
 }
 
 // maker is the builtin that makes v: allow, ask, deny, or rewrite for no
@@ -33,8 +37,10 @@ func (v Verdict) maker() string {
 	return v.Verdict.String()
 }
 
-func (v Verdict) TypeName() string    { return "verdict" }
-func (v Verdict) AttrNames() []string { return []string{"always", "args", "reason", "verdict"} }
+func (v Verdict) TypeName() string { return "verdict" }
+func (v Verdict) AttrNames() []string {
+	return []string{"always", "args", "reason", "sandbox", "verdict"}
+}
 
 // Attr returns verdict (none, allow, ask or deny), reason, args (None
 // unless it rewrites) and always.
@@ -52,6 +58,11 @@ func (v Verdict) Attr(name string) (any, bool, error) {
 		return args, true, err
 	case "always":
 		return v.Always, true, nil
+	case "sandbox":
+		if v.Sandbox == core.SandboxUnset {
+			return nil, true, nil
+		}
+		return string(v.Sandbox), true, nil
 	}
 	return nil, false, nil
 }
@@ -69,6 +80,9 @@ func (v Verdict) String() string {
 		if v.Args != "" {
 			parts = append(parts, "args = "+v.Args)
 		}
+	}
+	if v.Sandbox != core.SandboxUnset {
+		parts = append(parts, "sandbox = "+quoteString(string(v.Sandbox)))
 	}
 	if v.Always {
 		parts = append(parts, "always = True")
@@ -89,6 +103,9 @@ func verdictParams(reasonOptional bool) []Param {
 		{Name: "args", Kind: Dict, Optional: true}}
 }
 
+// sandboxParam is allow's and ask's sandbox = "read-only"|"workspace"|"off".
+var sandboxParam = Param{Name: "sandbox", Kind: String, Optional: true}
+
 // newVerdict is the Fn of allow, deny and rewrite (and of ask in a
 // before hook).
 func newVerdict(v core.Verdict) func(context.Context, Args) (any, error) {
@@ -107,6 +124,13 @@ func newVerdict(v core.Verdict) func(context.Context, Args) (any, error) {
 		}
 		if always, _ := a["always"].(bool); always {
 			out.Always = true
+		}
+		if s, ok := a["sandbox"].(string); ok {
+			p, err := core.ParseSandbox(s)
+			if err != nil {
+				return nil, fmt.Errorf("%s: sandbox: %v", out.maker(), err)
+			}
+			out.Sandbox = p
 		}
 		if v == core.VerdictAsk && out.Reason == "" {
 			return nil, fmt.Errorf(`ask: reason is empty; say why the call needs approval, as in ask("it writes outside the project")`)
@@ -183,6 +207,9 @@ func (h *Host) apiAsk(ctx context.Context, a Args) (any, error) {
 	if _, ok := a["args"]; ok {
 		return nil, fmt.Errorf("ask: args is for the ask verdict, which a before hook returns; outside one, ask(prompt) asks the model")
 	}
+	if _, ok := a["sandbox"]; ok {
+		return nil, fmt.Errorf("ask: sandbox is for the ask verdict, which a before hook returns; outside one, ask(prompt) asks the model")
+	}
 	h.cfgMu.Lock()
 	ask := h.ask
 	h.cfgMu.Unlock()
@@ -218,10 +245,8 @@ func beforeVerdict(name string, out any) ([]byte, error) {
 			raw = []byte(o.Args)
 		}
 		switch o.Verdict {
-		case core.VerdictAllow:
-			return raw, core.Allow(o.Reason)
-		case core.VerdictAsk:
-			return raw, core.Ask(o.Reason)
+		case core.VerdictAllow, core.VerdictAsk:
+			return raw, &core.VerdictError{Verdict: o.Verdict, Reason: o.Reason, Sandbox: o.Sandbox}
 		case core.VerdictDeny:
 			return raw, core.Deny(o.Reason)
 		}

@@ -69,11 +69,28 @@ func (x *Extension) bash(ctx context.Context, a bashArgs) (any, error) {
 	return x.run(ctx, process.ExecRequest{Args: []string{"bash", "-c", a.Command}, Dir: dir, Timeout: timeout}, "command")
 }
 
+// execFor returns what runs the call's processes: the sandbox in the
+// call's profile, or Exec unconfined.
+func (x *Extension) execFor(ctx context.Context) (ExecOps, error) {
+	p := core.SandboxOf(ctx)
+	if !p.Confined() {
+		return x.exec, nil
+	}
+	if x.cfg.Sandbox == nil {
+		return nil, fmt.Errorf("the %s sandbox is not set up here, so the command did not run; choose --sandbox off to run it unconfined", p)
+	}
+	return x.cfg.Sandbox.Ops(process.Profile(p)), nil
+}
+
 // run executes req through ExecOps and shapes the outcome for a model:
 // output capped at maxOutputChars, a non-zero exit code as a failure that
 // carries the output, a timeout as a timeout.
 func (x *Extension) run(ctx context.Context, req process.ExecRequest, what string) (any, error) {
-	res, err := x.exec.Exec(ctx, req)
+	ops, err := x.execFor(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := ops.Exec(ctx, req)
 	if err != nil {
 		return nil, err
 	}

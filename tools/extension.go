@@ -24,7 +24,7 @@ type ExtensionConfig struct {
 	WorkingDir string
 
 	Files   FileOps        // default: LocalFiles (os.Root)
-	Exec    ExecOps        // default: process.LocalExec
+	Exec    ExecOps        // default: process.LocalExec (Sandbox's off profile when set)
 	Fetcher Fetcher        // default: web.HTTPFetcher with FetchPolicy
 	Browser Browser        // default: headless Chromium, when installed
 	Grep    search.Grepper // default: search.Native
@@ -45,7 +45,20 @@ type ExtensionConfig struct {
 	// policy refuses read_file. The executor's (executor.SetSecretFiles,
 	// config(secret_files = [...]) in scripts) count too.
 	SecretFiles []string
+	// Sandbox confines bash and run_code's python3, node and bash in the
+	// profile the executor chose for the call (core.SandboxOf); a call
+	// without one, or with off, runs through Exec. Without a Sandbox a
+	// confined profile is an error: the call does not run.
+	Sandbox Confiner
 }
+
+// Confiner runs processes in a sandbox profile; *process.Sandbox is the
+// one agentsh uses.
+type Confiner interface {
+	Ops(p process.Profile) ExecOps
+}
+
+var _ Confiner = (*process.Sandbox)(nil)
 
 // Extension is the built-in tools. Create it with NewExtension and install
 // it with executor.Install, which calls Init.
@@ -109,6 +122,9 @@ func (x *Extension) Init(ctx context.Context) error {
 		x.closers = append(x.closers, lf.Close)
 	}
 	x.exec = x.cfg.Exec
+	if x.exec == nil && x.cfg.Sandbox != nil {
+		x.exec = x.cfg.Sandbox.Ops(process.ProfileOff)
+	}
 	if x.exec == nil {
 		x.exec = process.NewLocalExec(root)
 	}
@@ -167,7 +183,7 @@ func (x *Extension) Tools() []core.Tool {
 	for i, n := range names {
 		out[i] = toolBuilders[n](x)
 		d, _ := builtins.Lookup(n)
-		out[i].ReadOnly, out[i].Effects = d.ReadOnly, d.Effects
+		out[i].ReadOnly, out[i].Effects, out[i].Sandboxed = d.ReadOnly, d.Effects, d.Sandboxed
 	}
 	return out
 }

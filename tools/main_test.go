@@ -5,13 +5,16 @@ import (
 	"testing"
 
 	"github.com/agentsh/agentsh/script/sandbox"
+	"github.com/agentsh/agentsh/tools/process"
 )
 
 // TestMain lets the test binary serve as a child process of the tests:
 // with childEnv set it runs that child instead of the tests, and as
-// run_code's sandbox child (sandbox.Init).
+// run_code's sandbox child (sandbox.Init) and a sandbox's network bridge
+// (process.Init).
 func TestMain(m *testing.M) {
 	sandbox.Init()
+	process.Init()
 	if name := os.Getenv(childEnv); name != "" {
 		os.Exit(runChild(name))
 	}

@@ -69,17 +69,98 @@ func Match(pattern, p string) (bool, error) {
 // a .gitignore reads them: each pattern is Match's, the last one that
 // matches decides, and a pattern that starts with ! takes p back out
 // (.env.* then !.env.example). Malformed patterns match nothing; check
-// lists with CheckPatterns first.
+// lists with CheckPatterns first, or compile one with NewMatcher to match
+// many paths.
 func MatchList(patterns []string, p string) bool {
-	matched := false
-	for _, pat := range patterns {
-		neg := strings.HasPrefix(pat, "!")
-		if neg == matched {
-			// Only a pattern that could change the answer is tried.
-			if m, _ := Match(strings.TrimPrefix(pat, "!"), p); m {
-				matched = !neg
+	m, _ := newMatcher(patterns, false)
+	return m.Match(p)
+}
+
+// Matcher is a list of patterns compiled for MatchList's matching of many
+// paths. It is safe for concurrent use.
+type Matcher struct{ pats []listPattern }
+
+type listPattern struct {
+	glob    string // without ! and a trailing /
+	neg     bool   // !pattern
+	dir     bool   // pattern/: p or any directory above it
+	whole   bool   // holds a slash: matched against the whole path
+	literal bool   // no glob syntax: compared as a string
+	// prefix and suffix: the glob is prefix*suffix with no other syntax
+	// (*.pem, id_rsa*), compared without doublestar.
+	prefix, suffix string
+	star           bool
+}
+
+// NewMatcher compiles patterns; a malformed one is an error (see
+// CheckPatterns).
+func NewMatcher(patterns []string) (*Matcher, error) { return newMatcher(patterns, true) }
+
+func newMatcher(patterns []string, strict bool) (*Matcher, error) {
+	m := &Matcher{pats: make([]listPattern, 0, len(patterns))}
+	for _, raw := range patterns {
+		lp := listPattern{glob: raw}
+		lp.glob, lp.neg = strings.CutPrefix(lp.glob, "!")
+		if g, ok := strings.CutSuffix(lp.glob, "/"); ok && g != "" {
+			lp.glob, lp.dir = g, true
+		}
+		if lp.glob == "" || !doublestar.ValidatePattern(lp.glob) {
+			if strict {
+				return nil, fmt.Errorf("pattern %q is not a valid glob; use *, **, ?, [abc] and {a,b}, as in *.pem or .ssh/", raw)
 			}
+			continue
+		}
+		lp.whole = strings.Contains(lp.glob, "/")
+		lp.literal = !strings.ContainsAny(lp.glob, `*?[]{}\`)
+		if pre, suf, ok := strings.Cut(lp.glob, "*"); ok && !strings.ContainsAny(pre+suf, `*?[]{}\/`) {
+			lp.prefix, lp.suffix, lp.star = pre, suf, true
+		}
+		m.pats = append(m.pats, lp)
+	}
+	return m, nil
+}
+
+// Match reports whether the slash path p is matched, as MatchList says.
+func (m *Matcher) Match(p string) bool { return m.match(path.Clean(p), true) }
+
+// MatchEntry is Match for a clean path whose directories did not match:
+// an entry of a walk that skips what matched. It looks at the entry
+// alone, not at the directories above it.
+func (m *Matcher) MatchEntry(p string) bool { return m.match(p, false) }
+
+func (m *Matcher) match(p string, above bool) bool {
+	matched := false
+	for _, lp := range m.pats {
+		if lp.neg == matched && lp.match(p, above) {
+			matched = !lp.neg
 		}
 	}
 	return matched
+}
+
+func (lp listPattern) match(p string, above bool) bool {
+	if !lp.dir || !above {
+		return lp.one(p)
+	}
+	for q := p; q != "." && q != "/" && q != ""; q = path.Dir(q) {
+		if lp.one(q) {
+			return true
+		}
+	}
+	return false
+}
+
+// one matches a single path: whole, or by its base name.
+func (lp listPattern) one(p string) bool {
+	if !lp.whole {
+		p = path.Base(p)
+	}
+	switch {
+	case lp.literal:
+		return p == lp.glob
+	case lp.star:
+		return len(p) >= len(lp.prefix)+len(lp.suffix) && strings.HasPrefix(p, lp.prefix) && strings.HasSuffix(p, lp.suffix)
+	}
+	ok, _ := doublestar.Match(lp.glob, p)
+	return ok
 }

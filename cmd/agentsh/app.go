@@ -47,6 +47,9 @@ type app struct {
 	// pins are the pins of upstream tool definitions (mcppins.go).
 	pins     *mcp.Pins
 	pinsOnce sync.Once
+	// closers release what the app set up besides the executor (the
+	// sandbox's network proxy), last first.
+	closers []func() error
 }
 
 func newApp(o *options, std stdio, argv []string) (*app, error) {
@@ -177,6 +180,9 @@ func (a *app) close() {
 	}
 	for _, in := range a.interps {
 		_ = in.Close()
+	}
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		_ = a.closers[i]()
 	}
 }
 

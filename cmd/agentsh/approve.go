@@ -33,10 +33,14 @@ var permissionChoices = []string{
 const allowAllNotice = "agentsh: permissions allow-all: every call no policy decides runs, the model's included"
 
 // headlessApprover answers every ask the same way: never (rejected, with
-// what to do about it) or always.
+// what to do about it) or always. Always approves a call in its sandbox,
+// never out of it: leaving the sandbox unattended takes --sandbox off.
 func headlessApprover(mode string) core.Approver {
 	if mode == approveAlways {
-		return core.ApproverFunc(func(context.Context, *core.ApprovalRequest) (core.Approval, error) {
+		return core.ApproverFunc(func(_ context.Context, req *core.ApprovalRequest) (core.Approval, error) {
+			if req.LeavesSandbox {
+				return core.Approval{}, &needsApproval{reason: req.Reason, leaves: true}
+			}
 			return core.Approval{Verdict: core.VerdictAllow, Reason: "--approve always"}, nil
 		})
 	}
@@ -47,9 +51,15 @@ func headlessApprover(mode string) core.Approver {
 
 // needsApproval is the refusal of --approve never. The executor rejects
 // the call with its text.
-type needsApproval struct{ reason string }
+type needsApproval struct {
+	reason string
+	leaves bool // the call would leave its sandbox, which --approve always does not approve
+}
 
 func (e *needsApproval) Error() string {
+	if e.leaves {
+		return "needs approval: " + e.reason + "; --approve always approves calls in their sandbox, not out of it: pass --sandbox off to run the model's commands unconfined"
+	}
 	return "needs approval: " + e.reason + "; allow it in a policy or pass --approve always"
 }
 
@@ -80,9 +90,14 @@ func (p *promptApprover) Approve(ctx context.Context, req *core.ApprovalRequest)
 	call := req.Call
 	io.WriteString(p.out, describeRequest(ctx, req))
 	flushTerminal(p.out)
+	question, help := fmt.Sprintf("allow %s? y once, a always this session, n no: ", call.Name), "answer y (once), a (always for this tool in this session) or n (no)\n"
+	if req.LeavesSandbox {
+		// Leaving the sandbox is approved one call at a time.
+		question, help = fmt.Sprintf("run %s %s? y once, n no: ", call.Name, leaveWords(call.Sandbox)), "answer y (once) or n (no)\n"
+	}
 	for {
 		// liner writes the prompt itself, past out.
-		line, err := p.ask(termsafe.String(fmt.Sprintf("allow %s? y once, a always this session, n no: ", call.Name)))
+		line, err := p.ask(termsafe.String(question))
 		switch {
 		case errors.Is(err, errAborted):
 			io.WriteString(p.out, "denied (Ctrl-C)\n")
@@ -94,6 +109,9 @@ func (p *promptApprover) Approve(ctx context.Context, req *core.ApprovalRequest)
 		case "y", "yes":
 			return core.Approval{Verdict: core.VerdictAllow, Reason: "approved once at the prompt"}, nil
 		case "a", "always":
+			if req.LeavesSandbox {
+				break
+			}
 			return core.Approval{Verdict: core.VerdictAllow, Reason: "approved at the prompt for the rest of the session", Always: true}, nil
 		case "n", "no":
 			why, err := p.ask("reason for the model (optional): ")
@@ -102,7 +120,7 @@ func (p *promptApprover) Approve(ctx context.Context, req *core.ApprovalRequest)
 			}
 			return core.Approval{Verdict: core.VerdictDeny, Reason: strings.TrimSpace(why)}, nil
 		}
-		io.WriteString(p.out, "answer y (once), a (always for this tool in this session) or n (no)\n")
+		io.WriteString(p.out, help)
 		flushTerminal(p.out)
 	}
 }
@@ -119,6 +137,13 @@ func describeRequest(ctx context.Context, req *core.ApprovalRequest) string {
 		who = "the model wants"
 	}
 	fmt.Fprintf(&b, "\n%s to run %s\n", who, call.Name)
+	if req.LeavesSandbox {
+		if call.Sandbox.Confined() {
+			fmt.Fprintf(&b, "  LEAVES ITS SANDBOX: approving runs it %s\n", leaveWords(call.Sandbox))
+		} else {
+			b.WriteString("  OUTSIDE THE SANDBOX: approving runs it unconfined, with your own rights\n")
+		}
+	}
 	asker := req.Hook
 	if req.Source != "" {
 		asker += " at " + req.Source
@@ -140,6 +165,14 @@ func describeRequest(ctx context.Context, req *core.ApprovalRequest) string {
 	b.WriteString("  arguments: ")
 	b.WriteString(firstLines(showJSON(call.Args, "  ", "  ")+"\n", maxArgLines))
 	return b.String()
+}
+
+// leaveWords says where a call that leaves its sandbox would run.
+func leaveWords(p core.Sandbox) string {
+	if p == core.SandboxOff || p == core.SandboxUnset {
+		return "unconfined"
+	}
+	return "in the wider " + string(p) + " sandbox"
 }
 
 // preview runs the tool's preview of call; a preview that panics shows

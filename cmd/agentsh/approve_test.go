@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -118,6 +119,34 @@ func TestPromptApproverAnswers(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// An ask to leave the sandbox says so first, and is approved one call at
+// a time: "a" is not an answer to it.
+func TestPromptApproverLeavingTheSandbox(t *testing.T) {
+	ask, prompts := scriptedAnswers("a", "y")
+	var out strings.Builder
+	p := &promptApprover{ask: ask, out: &out}
+	req := &core.ApprovalRequest{Call: &core.Call{Name: "bash", Args: json.RawMessage(`{"command":"git push"}`), Origin: core.OriginModel, Sandbox: core.SandboxOff},
+		Reason: "leaves the workspace sandbox to run unconfined (push: it needs the network)", Hook: "sandbox", LeavesSandbox: true}
+	got, err := p.Approve(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := (core.Approval{Verdict: core.VerdictAllow, Reason: "approved once at the prompt"}); got != want {
+		t.Errorf("got %+v, want %+v", got, want)
+	}
+	if want := []string{"run bash unconfined? y once, n no: ", "run bash unconfined? y once, n no: "}; !slices.Equal(*prompts, want) {
+		t.Errorf("prompts %q, want %q", *prompts, want)
+	}
+	for _, want := range []string{"OUTSIDE THE SANDBOX: approving runs it unconfined, with your own rights", "answer y (once) or n (no)"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the request shown lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "always") {
+		t.Errorf("the request offers always:\n%s", out.String())
 	}
 }
 

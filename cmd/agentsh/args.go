@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/agentsh/agentsh/internal/wording"
 	"github.com/agentsh/agentsh/script"
 	"github.com/agentsh/agentsh/tools/mcp"
+	"github.com/agentsh/agentsh/tools/process"
 	"github.com/agentsh/agentsh/tools/search"
 )
 
@@ -51,7 +53,12 @@ type options struct {
 	noBuiltins  bool
 	grepBackend string
 	globBackend string
-	execBackend string // "", "local" or "bwrap"
+	// --sandbox P: where every command runs ("" keeps the defaults: the
+	// model's in workspace, a person's off); --sandbox-backend B;
+	// --allow-host HOST (repeatable): the hosts sandboxed commands reach.
+	sandbox        core.Sandbox
+	sandboxBackend string
+	allowHosts     []string
 	// --fetch-allow-private: fetch and browser may reach loopback and
 	// private network addresses.
 	fetchPrivate bool
@@ -150,11 +157,26 @@ var valueFlags = map[string]func(o *options, v string) error{
 		o.globBackend = v
 		return nil
 	},
-	"exec-backend": func(o *options, v string) error {
-		if v != "local" && v != "bwrap" {
-			return usagef("--exec-backend: got %q, want local or bwrap", v)
+	"sandbox": func(o *options, v string) error {
+		p, err := core.ParseSandbox(v)
+		if err != nil {
+			return usagef("--sandbox: %v", err)
 		}
-		o.execBackend = v
+		o.sandbox = p
+		return nil
+	},
+	"sandbox-backend": func(o *options, v string) error {
+		if !slices.Contains(process.Backends, v) {
+			return usagef("--sandbox-backend: got %q, want auto, bwrap or landlock", v)
+		}
+		o.sandboxBackend = v
+		return nil
+	},
+	"allow-host": func(o *options, v string) error {
+		if err := process.CheckHost(v); err != nil {
+			return usagef("--allow-host: %v", err)
+		}
+		o.allowHosts = append(o.allowHosts, v)
 		return nil
 	},
 	"model": func(o *options, v string) error {
@@ -486,7 +508,12 @@ Flags:
   --no-builtins       do not register the built-in tools
   --grep-backend B    {grep} (default native)
   --glob-backend B    {glob} (default native)
-  --exec-backend B    local or bwrap: run bash and run_code in Bubblewrap
+  --sandbox P         where bash and run_code run commands: read-only, workspace
+                      or off (default: the model's in workspace, yours off);
+                      see docs/safety.md
+  --sandbox-backend B auto (default: bubblewrap, else Landlock), bwrap or landlock
+  --allow-host HOST   a host sandboxed commands may reach over HTTPS, through
+                      agentsh's proxy (repeatable; default: no network)
   --fetch-allow-private  let fetch and browser reach loopback and private
                       network addresses (never link-local or cloud metadata)
   --model SPEC        the model of ask() and :ask: openai:MODEL, anthropic:MODEL,

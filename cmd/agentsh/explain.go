@@ -75,6 +75,9 @@ func renderRuling(r *executor.Ruling) string {
 	if fx := effectsText(r.Effects); fx != "" {
 		fmt.Fprintf(&b, "effects: %s\n", fx)
 	}
+	if d, ok := sandboxDecision(r); ok {
+		fmt.Fprintf(&b, "sandbox: %s\n", oneLine(d.Reason))
+	}
 	fmt.Fprintf(&b, "%s\n", outcomeText(r))
 	return b.String()
 }
@@ -158,11 +161,39 @@ func rulingJSON(r *executor.Ruling) map[string]any {
 		"workdir":   r.WorkDir,
 		"effects":   script.EffectsValue(r.Effects),
 	}
+	if d, ok := sandboxDecision(r); ok {
+		m["sandbox"] = map[string]any{"profile": string(d.Sandbox), "backend": sandboxBackend(d), "reason": d.Reason}
+	}
 	if r.Err != nil {
 		m["error"] = r.Err.Error()
 		m["error_kind"] = string(errorKind(r.Err))
 	}
 	return m
+}
+
+// sandboxDecision is the ruling's sandbox stage: where a sandboxed tool
+// would run the call's commands, and why.
+func sandboxDecision(r *executor.Ruling) (core.Decision, bool) {
+	for _, d := range r.Decisions {
+		if d.Stage == core.StageSandbox {
+			return d, true
+		}
+	}
+	return core.Decision{}, false
+}
+
+// sandboxBackend names the backend of a confined profile from the stage's
+// reason ("runs in the workspace sandbox (bwrap): ..."), "" otherwise.
+func sandboxBackend(d core.Decision) string {
+	if !d.Sandbox.Confined() {
+		return ""
+	}
+	_, rest, ok := strings.Cut(d.Reason, " sandbox (")
+	if !ok {
+		return ""
+	}
+	name, _, _ := strings.Cut(rest, ")")
+	return name
 }
 
 func errorKind(err error) core.Kind {

@@ -35,9 +35,11 @@ import (
 	"os"
 
 	"github.com/agentsh/agentsh/script/sandbox"
+	"github.com/agentsh/agentsh/tools/process"
 )
 
 func main() {
 	sandbox.Init() // a run_code child runs its snippet here and exits
+	process.Init() // a sandbox's network bridge runs its command here and exits
 	os.Exit(agentsh(os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}))
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentsh/agentsh/script/sandbox"
+	"github.com/agentsh/agentsh/tools/process"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -18,6 +19,7 @@ var update = flag.Bool("update", false, "rewrite golden files and txtar expectat
 // AGENTSH_MAIN=1.
 func TestMain(m *testing.M) {
 	sandbox.Init()
+	process.Init()
 	if os.Getenv("AGENTSH_MAIN") == "1" {
 		os.Exit(agentsh(os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}))
 	}

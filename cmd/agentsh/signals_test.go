@@ -35,6 +35,10 @@ type signalCase struct {
 	settle bool
 	sparse string // a sparse text file of some GiB to write first
 	needs  string // a program the case needs on PATH
+	// ownPIDs: the child may run in a sandbox with process ids of its
+	// own, so the pid it writes is not the host's; the processes agentsh
+	// started (which include the sandbox's) are checked instead.
+	ownPIDs bool
 }
 
 // settleTime is how long a case marked settle waits after its ready line:
@@ -98,10 +102,19 @@ var signalCases = []signalCase{
 	{
 		// agentsh ask: the model's bash call is the work the signal stops.
 		name: "ask with a bash child that ignores SIGTERM",
+		args: []string{"--sandbox", "off", "--approve", "always", "--load", "model.star", "ask", "--print", "go"},
+		files: map[string]string{"model.star": fmt.Sprintf(
+			"model(lambda messages, tools: {'tool_calls': [{'name': 'bash', 'args': {'command': %q}}]})\n", childPIDCommand)},
+		readyFile: "child.pid",
+	},
+	{
+		// The same in the model's default sandbox.
+		name: "ask with a sandboxed bash child that ignores SIGTERM",
 		args: []string{"--approve", "always", "--load", "model.star", "ask", "--print", "go"},
 		files: map[string]string{"model.star": fmt.Sprintf(
 			"model(lambda messages, tools: {'tool_calls': [{'name': 'bash', 'args': {'command': %q}}]})\n", childPIDCommand)},
 		readyFile: "child.pid",
+		ownPIDs:   true,
 	},
 	{
 		name:      "call bash child that ignores SIGTERM",
@@ -236,7 +249,10 @@ func stopWithSignal(t *testing.T, c signalCase, sig syscall.Signal) {
 	case <-time.After(30 * time.Second):
 		t.Fatalf("agentsh did not exit within 30s of %s; stderr:\n%s", signalName(sig), stderr.String())
 	}
-	if childPID > 0 && proctest.Alive(childPID) {
+	if c.ownPIDs && len(family) == 0 {
+		t.Errorf("no process started by agentsh was found while it ran")
+	}
+	if childPID > 0 && !c.ownPIDs && proctest.Alive(childPID) {
 		syscall.Kill(childPID, syscall.SIGKILL)
 		t.Errorf("the bash child (pid %d) outlived agentsh", childPID)
 	}

@@ -19,6 +19,7 @@ func (a *app) test(ctx context.Context) int {
 			if err != nil {
 				return nil, nil, err
 			}
+			testrunner.AssumeSandbox(h.Executor())
 			return h, func() { _ = setup.close(); _ = h.Executor().Close() }, nil
 		},
 		MaxSteps: a.opts.maxSteps,

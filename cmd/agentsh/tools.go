@@ -3,7 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"slices"
 
+	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/executor"
 	"github.com/agentsh/agentsh/script"
 	"github.com/agentsh/agentsh/script/sandbox"
 	"github.com/agentsh/agentsh/tools"
@@ -29,14 +32,11 @@ func (a *app) installTools(host *script.Host) error {
 			return fmt.Sprintf("raise it with config(%s = %d)", memorySetting, min(2*limit>>20, maxMemoryMiB))
 		},
 	}
-	if o.execBackend == "bwrap" {
-		bw, err := process.NewBubblewrapExec(dir)
-		if err != nil {
-			return fmt.Errorf("--exec-backend bwrap: %w", err)
-		}
-		cfg.Exec = bw
-		sbCfg.Bubblewrap = bw
+	box, err := a.installSandbox(host, dir)
+	if err != nil {
+		return err
 	}
+	cfg.Sandbox = box
 	// run_code's Starlark and Lua run in child processes of agentsh (main
 	// calls sandbox.Init) under kernel limits.
 	sb := sandbox.New(sbCfg)
@@ -102,4 +102,90 @@ func memoryLimitSetting(sb *sandbox.Sandbox) script.Setting {
 		},
 		Set: func(v any) { sb.SetMemory(v.(int64) << 20) },
 	}
+}
+
+// installSandbox sets up the sandbox of bash and run_code (DESIGN §13)
+// for dir: the profiles by origin (--sandbox, config(sandbox = ...)), the
+// backend (--sandbox-backend), the hosts they may reach (--allow-host,
+// config(allow_hosts = [...])) and the secret files they cannot read
+// (the defaults and config(secret_files = [...])).
+func (a *app) installSandbox(host *script.Host, dir string) (*process.Sandbox, error) {
+	o := a.opts
+	box, err := process.NewSandbox(dir, process.SandboxConfig{Backend: o.sandboxBackend, AllowHosts: o.allowHosts})
+	if err != nil {
+		return nil, fmt.Errorf("--workdir %s: %w", dir, err)
+	}
+	if o.sandboxBackend != "" && o.sandboxBackend != "auto" {
+		if err := box.Unavailable(); err != nil {
+			return nil, fmt.Errorf("--sandbox-backend %s: %w; choose --sandbox-backend auto, or --sandbox off", o.sandboxBackend, err)
+		}
+	}
+	a.closers = append(a.closers, box.Close)
+	ex := host.Executor()
+	sb := executor.Sandboxing{Person: o.sandbox, Automated: o.sandbox,
+		Backend: func() (string, error) { return box.Backend(), box.Unavailable() }}
+	ex.SetSandboxing(sb)
+	host.AddSetting("sandbox", script.Setting{
+		Get: func() any { return string(ex.Sandboxing().Automated) },
+		Check: func(v any) error {
+			s, ok := v.(string)
+			if !ok {
+				return fmt.Errorf("want \"read-only\", \"workspace\" or \"off\", got %v", v)
+			}
+			_, err := core.ParseSandbox(s)
+			return err
+		},
+		Set: func(v any) {
+			s := ex.Sandboxing()
+			s.Person, _ = core.ParseSandbox(v.(string))
+			s.Automated = s.Person
+			ex.SetSandboxing(s)
+		},
+	})
+	host.AddSetting("allow_hosts", script.Setting{
+		Get: func() any { return stringList(box.Config().AllowHosts) },
+		Check: func(v any) error {
+			_, err := hostList(v)
+			return err
+		},
+		Set: func(v any) {
+			hosts, _ := hostList(v)
+			_ = box.SetAllowHosts(hosts)
+		},
+	})
+	if prev, ok := host.Setting("secret_files"); ok {
+		host.AddSetting("secret_files", script.Setting{Get: prev.Get, Check: prev.Check, Set: func(v any) {
+			prev.Set(v)
+			_ = box.SetSecrets(append(slices.Clone(process.DefaultSecrets), ex.SecretFiles()...))
+		}})
+	}
+	return box, nil
+}
+
+// hostList reads allow_hosts: a list of host names.
+func hostList(v any) ([]string, error) {
+	list, ok := v.([]any)
+	if !ok {
+		return nil, fmt.Errorf("want a list of host names such as [\"proxy.golang.org\", \"*.github.com\"], got %v", v)
+	}
+	hosts := make([]string, 0, len(list))
+	for _, e := range list {
+		h, ok := e.(string)
+		if !ok {
+			return nil, fmt.Errorf("want host names as strings, got %v", e)
+		}
+		if err := process.CheckHost(h); err != nil {
+			return nil, err
+		}
+		hosts = append(hosts, h)
+	}
+	return hosts, nil
+}
+
+func stringList(s []string) []any {
+	out := make([]any, len(s))
+	for i, v := range s {
+		out[i] = v
+	}
+	return out
 }

@@ -512,7 +512,7 @@ print(invoke_tool("t", '{"b": [1, 2], "a": "x"}').output)
 	if !strings.HasPrefix(lines[0], "call_") {
 		t.Errorf("call.id: %q", lines[0])
 	}
-	wantContains(t, lines[0], ` t {"b": [1, 2], "a": "x"} {"a": "x", "b": [1, 2]} call ["agent", "args", "effects", "id", "name", "origin", "parent_agent", "raw", "workdir"]`)
+	wantContains(t, lines[0], ` t {"b": [1, 2], "a": "x"} {"a": "x", "b": [1, 2]} call ["agent", "args", "effects", "id", "name", "origin", "parent_agent", "raw", "sandbox", "workdir"]`)
 	wantContains(t, lines[1], `call(id="call_`, `name="t", args={"a":"x","b":[1,2]})`)
 	if lines[2] != `{"a":"x","b":[1,2]}` {
 		t.Errorf("mutating call.args changed the call: %q", lines[2])

@@ -43,7 +43,7 @@ print(type(r), hasattr(r, "nope"))
 		`blocks = []`,
 		`call_id = "call_N"`,
 		`data = None`,
-		`decisions = [{"args_after": None, "args_before": None, "failed": False, "hook": "default", "reason": "a person's calls run unless a policy decides", "rewrote": False, "skipped": False, "source": "", "stage": "approval", "verdict": "allow"}]`,
+		`decisions = [{"args_after": None, "args_before": None, "failed": False, "hook": "default", "reason": "a person's calls run unless a policy decides", "rewrote": False, "sandbox": None, "skipped": False, "source": "", "stage": "approval", "verdict": "allow"}]`,
 		`error = None`,
 		`error_kind = None`,
 		`for_user = "{\"a\":[true,null],\"b\":1}"`,

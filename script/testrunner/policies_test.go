@@ -37,6 +37,7 @@ func TestShippedPolicies(t *testing.T) {
 			if err := ex.Install(context.Background(), tools.NewExtension(tools.ExtensionConfig{WorkingDir: workdir})); err != nil {
 				return nil, nil, err
 			}
+			AssumeSandbox(ex) // as agentsh test does
 			return script.NewHost(ex, out), func() { _ = ex.Close() }, nil
 		}},
 	} {

@@ -26,6 +26,9 @@ func (n *noExec) Exec(context.Context, process.ExecRequest) (process.ExecResult,
 
 var _ process.ExecOps = (*noExec)(nil)
 
+// Ops runs nothing in any sandbox profile either.
+func (n *noExec) Ops(process.Profile) process.ExecOps { return n }
+
 // policy is an executor with the built-in tools (over an empty directory
 // and an ExecOps that runs nothing) and the policy files loaded.
 type policy struct {
@@ -38,9 +41,10 @@ type policy struct {
 func load(t testing.TB, files ...string) *policy {
 	t.Helper()
 	p := &policy{t: t, exec: &noExec{}, dir: t.TempDir()}
-	p.ex = executor.New(nil, executor.WithValidateArguments(true))
+	p.ex = executor.New(nil, executor.WithValidateArguments(true),
+		executor.WithSandboxing(executor.Sandboxing{Backend: func() (string, error) { return "test", nil }}))
 	t.Cleanup(func() { _ = p.ex.Close() })
-	ext := tools.NewExtension(tools.ExtensionConfig{WorkingDir: p.dir, Exec: p.exec})
+	ext := tools.NewExtension(tools.ExtensionConfig{WorkingDir: p.dir, Exec: p.exec, Sandbox: p.exec})
 	if err := p.ex.Install(context.Background(), ext); err != nil {
 		t.Fatal(err)
 	}

@@ -11,8 +11,9 @@ import "github.com/agentsh/agentsh/core"
 
 // Declaration is one built-in tool's declaration.
 type Declaration struct {
-	ReadOnly bool
-	Effects  []core.ArgEffect
+	ReadOnly  bool
+	Effects   []core.ArgEffect
+	Sandboxed bool // runs commands in the sandbox (core.Tool.Sandboxed)
 }
 
 var declarations = map[string]Declaration{
@@ -22,8 +23,8 @@ var declarations = map[string]Declaration{
 	"grep":       {ReadOnly: true, Effects: []core.ArgEffect{{Arg: "path", Kind: core.ArgRead, Default: "."}}},
 	"write_file": {Effects: []core.ArgEffect{{Arg: "path", Kind: core.ArgWrite}}},
 	"edit_file":  {Effects: []core.ArgEffect{{Arg: "path", Kind: core.ArgWrite}}},
-	"bash":       {Effects: []core.ArgEffect{{Arg: "workdir", Kind: core.ArgDir}, {Arg: "command", Kind: core.ArgShell}}},
-	"run_code":   {Effects: []core.ArgEffect{{Arg: "code", Kind: core.ArgCode}}},
+	"bash":       {Sandboxed: true, Effects: []core.ArgEffect{{Arg: "workdir", Kind: core.ArgDir}, {Arg: "command", Kind: core.ArgShell}}},
+	"run_code":   {Sandboxed: true, Effects: []core.ArgEffect{{Arg: "code", Kind: core.ArgCode}}},
 	"fetch":      {Effects: []core.ArgEffect{{Arg: "url", Kind: core.ArgURL}}},
 	"browser":    {Effects: []core.ArgEffect{{Arg: "url", Kind: core.ArgURL}}},
 }
@@ -38,5 +39,5 @@ func Lookup(name string) (Declaration, bool) {
 // declaration (Name, ReadOnly, Effects), for script.Host.SetDeclarations.
 func Tool(name string) (core.Tool, bool) {
 	d, ok := declarations[name]
-	return core.Tool{Name: name, ReadOnly: d.ReadOnly, Effects: d.Effects}, ok
+	return core.Tool{Name: name, ReadOnly: d.ReadOnly, Effects: d.Effects, Sandboxed: d.Sandboxed}, ok
 }

@@ -51,6 +51,9 @@ type BubblewrapExec struct {
 	root   string
 	bwrap  string // path of the bwrap program
 	filter []byte // the seccomp filter (see nosetid_linux.go)
+	// bridge is the filter for runs with the network bridge, which lets
+	// unix sockets be made (bridgeFilter).
+	bridge []byte
 }
 
 var _ ExecOps = (*BubblewrapExec)(nil)
@@ -77,7 +80,11 @@ func NewBubblewrapExec(root string) (*BubblewrapExec, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &BubblewrapExec{root: root, bwrap: path, filter: filter}
+	bridge, err := bridgeFilter()
+	if err != nil {
+		return nil, err
+	}
+	b := &BubblewrapExec{root: root, bwrap: path, filter: filter, bridge: bridge}
 	if err := b.probe(); err != nil {
 		return nil, err
 	}
@@ -215,7 +222,14 @@ func newBwrapConfiner(root string) (confiner, error) {
 func (bwrapConfiner) name() string { return "bwrap" }
 
 func (c bwrapConfiner) run(ctx context.Context, pl *plan, req ExecRequest, cfg runConfig) (ExecResult, error) {
-	filter, err := filterPipe(c.b.filter)
+	if pl.proxy != nil && !bridgeReady.Load() {
+		return ExecResult{ExitCode: -1}, ErrNotInitialized
+	}
+	rules := c.b.filter
+	if pl.proxy != nil {
+		rules = c.b.bridge
+	}
+	filter, err := filterPipe(rules)
 	if err != nil {
 		return ExecResult{ExitCode: -1}, err
 	}
@@ -284,5 +298,5 @@ func planArgs(pl *plan) []string {
 		"--chdir", pl.dir,
 		"--",
 	)
-	return args
+	return withBridge(pl, args) // a proxy: see bridge_linux.go
 }

@@ -104,25 +104,34 @@ func TestSandboxEscapes(t *testing.T) {
 func newEscapeSandbox(t *testing.T, cfg SandboxConfig) (*Sandbox, error) {
 	sb, err := NewSandbox(t.TempDir(), cfg)
 	if err != nil {
+		return nil, err
+	}
+	t.Cleanup(func() { sb.Close() })
+	if cfg.Backend == "" {
+		return sb, nil // unconfined runs need no backend
+	}
+	if err := sb.Unavailable(); err != nil {
 		if strings.Contains(err.Error(), "not built yet") {
 			return nil, fmt.Errorf("the %s backend is not built yet, so its column cannot run: %v", cfg.Backend, err)
 		}
 		return nil, fmt.Errorf("the %s backend cannot confine on this machine: %v", cfg.Backend, err)
 	}
-	t.Cleanup(func() { sb.Close() })
 	return sb, nil
 }
 
-// sandboxAt returns a Sandbox like sb (NewSandbox's) for another working
-// directory, sharing its backend: NewSandbox checks and starts a backend
-// (Bubblewrap runs a probe) once per backend, not once per attempt.
-// Every run starts from a plan of its own working directory.
+// sandboxAt returns a Sandbox like sb for another working directory,
+// sharing the backend sb found: finding one (Bubblewrap runs a probe)
+// happens once per backend, not once per attempt. Every run starts from
+// a plan of its own working directory.
 func sandboxAt(sb *Sandbox, root string) *Sandbox {
+	sb.probe.Do(sb.findBackend)
 	cfg := sb.Config()
-	return &Sandbox{
+	at := &Sandbox{
 		root: root, cfg: cfg, backend: sb.backend, why: sb.why,
 		local: &LocalExec{root: root, Grace: cfg.Grace, MaxOutput: cfg.MaxOutput, BaseEnv: cfg.BaseEnv},
 	}
+	at.probe.Do(func() {}) // found already
+	return at
 }
 
 func newEscapeSuite(t *testing.T) *escapeSuite {

@@ -39,7 +39,12 @@ import (
 // does Landlock. Without the call there are no unix sockets at all: none
 // to the host, by path or abstract name, inside the working directory or
 // out, and none between processes inside either (socketpair(2), which
-// makes a connected pair with no address, still works).
+// makes a connected pair with no address, still works). A run with the
+// network bridge (bridge_linux.go), which connects to the proxy's unix
+// socket from inside the sandbox, gets the filter without this rule
+// (bridgeFilter): under Bubblewrap its command reaches the unix sockets
+// it can see by path outside the hidden directories (/tmp, /run, home);
+// abstract ones are in another network namespace.
 //
 // And it refuses the kernel's key management (keyctl, add_key,
 // request_key, EPERM): the user's keyring is the same inside the sandbox
@@ -91,11 +96,13 @@ var commonRules = []syscallRule{
 	mknodRule(unix.SYS_MKNODAT, 2),
 	{nr: unix.SYS_OPENAT2, errno: unix.ENOSYS},
 	{nr: unix.SYS_IO_URING_SETUP, errno: unix.EPERM},
-	{nr: unix.SYS_SOCKET, errno: unix.EPERM, any: [][]argBits{{{arg: 0, mask: unix.AF_UNIX, equal: true}}}},
 	{nr: unix.SYS_KEYCTL, errno: unix.EPERM},
 	{nr: unix.SYS_ADD_KEY, errno: unix.EPERM},
 	{nr: unix.SYS_REQUEST_KEY, errno: unix.EPERM},
 }
+
+// unixSocketRule refuses socket(AF_UNIX, ...): see the top of the file.
+var unixSocketRule = syscallRule{nr: unix.SYS_SOCKET, errno: unix.EPERM, any: [][]argBits{{{arg: 0, mask: unix.AF_UNIX, equal: true}}}}
 
 // Offsets in struct seccomp_data; an argument's low half is at its own
 // offset on the little-endian machines this file is built for.
@@ -107,7 +114,13 @@ const (
 
 // sandboxFilter assembles the filter as the array of struct sock_filter
 // that bwrap --seccomp reads.
-func sandboxFilter() ([]byte, error) {
+func sandboxFilter() ([]byte, error) { return assembleFilter(true) }
+
+// bridgeFilter is the filter for a run with the network bridge: as
+// sandboxFilter, but unix sockets can be made.
+func bridgeFilter() ([]byte, error) { return assembleFilter(false) }
+
+func assembleFilter(noUnixSockets bool) ([]byte, error) {
 	ret := func(errno unix.Errno) bpf.Instruction {
 		return bpf.RetConstant{Val: unix.SECCOMP_RET_ERRNO | uint32(errno)}
 	}
@@ -120,7 +133,11 @@ func sandboxFilter() ([]byte, error) {
 	if foreignNr != 0 {
 		prog = append(prog, bpf.JumpIf{Cond: bpf.JumpGreaterOrEqual, Val: foreignNr, SkipFalse: 1}, ret(unix.ENOSYS))
 	}
-	for _, r := range append(append([]syscallRule(nil), commonRules...), legacyRules...) {
+	rules := append(append([]syscallRule(nil), commonRules...), legacyRules...)
+	if noUnixSockets {
+		rules = append(rules, unixSocketRule)
+	}
+	for _, r := range rules {
 		var block []bpf.Instruction
 		for _, all := range r.any {
 			for i, t := range all {

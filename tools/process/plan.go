@@ -57,6 +57,10 @@ func newPlan(root string, p Profile, cfg SandboxConfig, req ExecRequest) (*plan,
 	if secrets == nil {
 		secrets = DefaultSecrets
 	}
+	m, err := workpath.NewMatcher(secrets)
+	if err != nil {
+		return nil, fmt.Errorf("process: secret files: %w", err)
+	}
 	err = pl.walk(func(rel, abs string, d fs.DirEntry) error {
 		if slices.Contains(pl.protected, d.Name()) {
 			pl.readOnly = append(pl.readOnly, abs)
@@ -65,7 +69,7 @@ func newPlan(root string, p Profile, cfg SandboxConfig, req ExecRequest) (*plan,
 			}
 			return fs.SkipDir // a file's SkipDir skips nothing more
 		}
-		if workpath.MatchList(secrets, rel) {
+		if m.MatchEntry(rel) {
 			pl.hidden = append(pl.hidden, hiddenPath{abs, d.IsDir()})
 			return fs.SkipDir
 		}

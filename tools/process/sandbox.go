@@ -100,14 +100,18 @@ type SandboxConfig struct {
 // NAME.sandboxed-N, so that it cannot run programs at the person's next
 // git command; the run's output says so.
 type Sandbox struct {
-	root    string
-	local   *LocalExec
-	backend confiner // nil when none can confine here
-	why     error    // why backend is nil
+	root  string
+	local *LocalExec
+
+	probe   sync.Once // finds the backend on first need
+	backend confiner  // nil when none can confine here
+	why     error     // why backend is nil
 
 	mu    sync.RWMutex
 	cfg   SandboxConfig
 	proxy *Proxy // started on the first run that needs it
+
+	proxyOpts proxyOptions // tests: a resolver, loopback allowed
 }
 
 // confiner is a backend: it runs one request under a plan.
@@ -120,53 +124,49 @@ type confiner interface {
 // can confine here.
 var ErrNoSandbox = errors.New("no sandbox can confine commands here")
 
-// NewSandbox returns a Sandbox for directories below root. It fails for
-// a malformed configuration and for a named backend that cannot confine
-// here; with "auto" and no backend it succeeds, and Unavailable says why
-// confined runs fail.
+// NewSandbox returns a Sandbox for directories below root. It fails
+// only for a malformed configuration or root; which backend confines is
+// found on first need (Backend, Unavailable, Exec), since finding out
+// starts a process.
 func NewSandbox(root string, cfg SandboxConfig) (*Sandbox, error) {
 	if err := checkSandboxConfig(cfg); err != nil {
 		return nil, err
 	}
-	realRoot, _, err := resolveDir(root, ".")
-	if err != nil {
+	if _, _, err := resolveDir(root, "."); err != nil {
 		return nil, err
 	}
-	s := &Sandbox{root: root, cfg: cfg, local: &LocalExec{root: root, Grace: cfg.Grace, MaxOutput: cfg.MaxOutput, BaseEnv: cfg.BaseEnv}}
-	if realRoot == "/" {
-		s.why = errors.New("the working directory is /, which a sandbox would leave writable as a whole")
-		if cfg.Backend == "" || cfg.Backend == "auto" {
-			return s, nil
-		}
-		return nil, fmt.Errorf("process: sandbox backend %s: %w", cfg.Backend, s.why)
-	}
-	switch cfg.Backend {
-	case "bwrap":
-		s.backend, err = newBwrapConfiner(realRoot)
-	case "landlock":
-		s.backend, err = newLandlockConfiner()
-	default:
-		var errs []string
-		for _, try := range []func() (confiner, error){
-			func() (confiner, error) { return newBwrapConfiner(realRoot) },
-			newLandlockConfiner,
-		} {
-			c, err := try()
-			if err == nil {
-				s.backend = c
-				break
-			}
-			errs = append(errs, err.Error())
-		}
-		if s.backend == nil {
-			s.why = fmt.Errorf("%w: %s", ErrNoSandbox, strings.Join(errs, "; "))
-		}
-		return s, nil
+	return &Sandbox{root: root, cfg: cfg, local: &LocalExec{root: root, Grace: cfg.Grace, MaxOutput: cfg.MaxOutput, BaseEnv: cfg.BaseEnv}}, nil
+}
+
+// findBackend sets backend, or why when none can confine here: the one
+// SandboxConfig.Backend names, or for auto Bubblewrap, then Landlock.
+func (s *Sandbox) findBackend() {
+	realRoot, _, err := resolveDir(s.root, ".")
+	if err == nil && realRoot == "/" {
+		err = errors.New("the working directory is /, which a sandbox would leave writable as a whole")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("process: sandbox backend %s: %w", cfg.Backend, err)
+		s.why = fmt.Errorf("%w: %v", ErrNoSandbox, err)
+		return
 	}
-	return s, nil
+	tries := map[string]func() (confiner, error){
+		"bwrap":    func() (confiner, error) { return newBwrapConfiner(realRoot) },
+		"landlock": newLandlockConfiner,
+	}
+	names := []string{"bwrap", "landlock"}
+	if b := s.cfg.Backend; b != "" && b != "auto" {
+		names = []string{b}
+	}
+	var errs []string
+	for _, n := range names {
+		c, err := tries[n]()
+		if err == nil {
+			s.backend = c
+			return
+		}
+		errs = append(errs, fmt.Sprintf("%s: %v", n, strings.TrimPrefix(err.Error(), "process: ")))
+	}
+	s.why = fmt.Errorf("%w: %s", ErrNoSandbox, strings.Join(errs, "; "))
 }
 
 func checkSandboxConfig(cfg SandboxConfig) error {
@@ -191,9 +191,14 @@ func checkSandboxConfig(cfg SandboxConfig) error {
 	return nil
 }
 
+// CheckHost reports whether h can be an entry of the allow list
+// (SandboxConfig.AllowHosts): a host name, host:port or *.domain.
+func CheckHost(h string) error { return checkHostPattern(h) }
+
 // Backend names the backend that confines runs ("bwrap" or "landlock"),
 // or "" when none can.
 func (s *Sandbox) Backend() string {
+	s.probe.Do(s.findBackend)
 	if s.backend == nil {
 		return ""
 	}
@@ -202,6 +207,7 @@ func (s *Sandbox) Backend() string {
 
 // Unavailable says why no backend can confine here; nil when one can.
 func (s *Sandbox) Unavailable() error {
+	s.probe.Do(s.findBackend)
 	if s.backend != nil {
 		return nil
 	}
@@ -270,8 +276,8 @@ func (s *Sandbox) Exec(ctx context.Context, p Profile, req ExecRequest) (ExecRes
 	default:
 		return ExecResult{ExitCode: -1}, fmt.Errorf("process: unknown sandbox profile %q: want read-only, workspace or off", p)
 	}
-	if s.backend == nil {
-		return ExecResult{ExitCode: -1}, s.why
+	if err := s.Unavailable(); err != nil {
+		return ExecResult{ExitCode: -1}, err
 	}
 	cfg := s.Config()
 	pl, err := newPlan(s.root, p, cfg, req)
@@ -309,7 +315,7 @@ func (s *Sandbox) startProxy() (*Proxy, error) {
 	if s.proxy != nil {
 		return s.proxy, nil
 	}
-	p, err := StartProxy(s.cfg.AllowHosts)
+	p, err := newProxy(s.cfg.AllowHosts, s.proxyOpts)
 	if err != nil {
 		return nil, err
 	}

@@ -59,6 +59,9 @@ func (a elicitApprover) Approve(ctx context.Context, req *core.ApprovalRequest) 
 		return core.Approval{}, fmt.Errorf("%w: %s; the client cannot be asked (it offers no elicitation): allow the call in a policy", core.ErrNeedsApproval, req.Reason)
 	}
 	msg := fmt.Sprintf("Allow %s %s? %s", req.Call.Name, string(req.Call.Args), req.Reason)
+	if req.LeavesSandbox {
+		msg = fmt.Sprintf("Run %s %s OUTSIDE agentsh's sandbox, with the rights of the user running agentsh? %s", req.Call.Name, string(req.Call.Args), req.Reason)
+	}
 	res, err := ss.Elicit(ctx, &sdk.ElicitParams{Mode: "form", Message: msg, RequestedSchema: approveSchema})
 	if err != nil {
 		return core.Approval{}, fmt.Errorf("asking the client for approval failed: %w", err)

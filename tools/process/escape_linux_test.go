@@ -333,7 +333,11 @@ func (s *escapeSuite) newEnv(t *testing.T, backend string, a *escapeAttempt) *es
 		e.work = filepath.Join(e.base, "work")
 		must(t, os.Mkdir(e.work, 0o755))
 	}
+	// src/ holds no protected entry and no secret: under Landlock,
+	// entries can be made only in such directories (docs/safety.md), so
+	// the attempts make theirs there.
 	writeFiles(t, e.work, map[string]string{
+		"src/main.txt":          "the source\n",
 		"README.txt":            "the project\n",
 		".env.example":          "EXAMPLE_KEY=example-value-" + e.token + "\n",
 		".claude/settings.json": `{"permissions": {"deny": ["Bash"]}}` + "\n",
@@ -382,6 +386,7 @@ func (s *escapeSuite) newEnv(t *testing.T, backend string, a *escapeAttempt) *es
 		"MARK=" + e.mark,
 		"TOKEN=" + e.token,
 		"SURVIVOR=agentsh-survivor-" + e.token,
+		"PHOME=" + s.home, // the person's home (HOME may be another inside)
 		"TESTPID=" + strconv.Itoa(os.Getpid()),
 		// Under the race detector the helper would wait a second as it
 		// exits, for reports from other goroutines; it has none.
@@ -392,7 +397,7 @@ func (s *escapeSuite) newEnv(t *testing.T, backend string, a *escapeAttempt) *es
 		// that a control that gets through changes nothing shared.
 		ctl := filepath.Join(e.base, "ctlhome")
 		writeHome(t, ctl, s.secret)
-		e.env = append(e.env, "HOME="+ctl)
+		e.env = append(e.env, "HOME="+ctl, "PHOME="+ctl)
 	}
 
 	s.mu.Lock()

@@ -32,8 +32,8 @@ type escapeAttempt struct {
 	inHome bool     // the working directory is below HOME
 	needs  []string // programs used besides bash and coreutils
 	// control: the attempt also runs unconfined, where it must leave its
-	// mark (only attempts that are harmless there: every target is the
-	// test's own).
+	// mark: a sample, at least one of every kind of mark, of attempts
+	// that are harmless there (every target is the test's own).
 	control bool
 	// controlRoot: the control gets through only as root (it needs a
 	// capability: CAP_NET_RAW, CAP_SYS_ADMIN, CAP_SYS_PTRACE, …).
@@ -78,32 +78,32 @@ var escapeAttempts = []*escapeAttempt{
 	// Writes outside the working directory.
 	{name: "absolute path", category: catWrite, control: true, run: shAttempt(`echo x > "$OUT/abs-escape"`)},
 	{name: "absolute path in /tmp", category: catWrite, control: true, run: shAttempt(`echo x > "$TMPOUT/abs-escape"`)},
-	{name: "overwrite a host file", category: catWrite, control: true, run: shAttempt(`echo changed > "$HOSTFILE"`)},
+	{name: "overwrite a host file", category: catWrite, run: shAttempt(`echo changed > "$HOSTFILE"`)},
 	{name: "one byte changed in place", category: catWrite, control: true, run: shAttempt(`printf X | dd of="$HOSTFILE" bs=1 seek=3 conv=notrunc`)},
 	{name: "dot-dot", category: catWrite, control: true, run: shAttempt(`echo x > ../dotdot-escape`)},
-	{name: "dot-dot from a subdirectory", category: catWrite, control: true, run: shAttempt(`mkdir -p src/a/b && cd src/a/b && echo x >> ../../../../host.txt`)},
+	{name: "dot-dot from a subdirectory", category: catWrite, run: shAttempt(`mkdir -p src/a/b && cd src/a/b && echo x >> ../../../../host.txt`)},
 	{name: "remove a host file", category: catWrite, control: true, run: shAttempt(`rm -f ../host.txt`)},
-	{name: "mkdir outside", category: catWrite, control: true, run: shAttempt(`mkdir ../made-dir`)},
-	{name: "truncate a host file", category: catWrite, control: true, run: shAttempt(`truncate -s 0 "$HOSTFILE"`)},
+	{name: "mkdir outside", category: catWrite, run: shAttempt(`mkdir ../made-dir`)},
+	{name: "truncate a host file", category: catWrite, run: shAttempt(`truncate -s 0 "$HOSTFILE"`)},
 	{name: "touch a host file's time", category: catWrite, control: true, run: shAttempt(`touch -d 2001-01-01 "$HOSTFILE"`)},
 	{name: "chmod a host file", category: catWrite, control: true, run: shAttempt(`chmod 0777 "$HOSTFILE"`)},
-	{name: "chown a host file", category: catWrite, control: true, controlRoot: true, run: shAttempt(`chown 65534:65534 "$HOSTFILE"`)},
+	{name: "chown a host file", category: catWrite, run: shAttempt(`chown 65534:65534 "$HOSTFILE"`)},
 	{name: "xattr on a host file", category: catWrite, control: true, run: shAttempt(`"$H" setxattr "$HOSTFILE" user.planted yes`)},
-	{name: "symlink made inside to a host file", category: catWrite, control: true, run: shAttempt(`ln -s "$HOSTFILE" src/l && echo x >> src/l`)},
+	{name: "symlink made inside to a host file", category: catWrite, run: shAttempt(`ln -s "$HOSTFILE" src/l && echo x >> src/l`)},
 	{name: "symlink made inside to a host dir", category: catWrite, control: true, run: shAttempt(`ln -s "$HOSTDIR" src/d && echo x > src/d/via-symlink`)},
-	{name: "symlink made inside to /", category: catWrite, control: true, run: shAttempt(`ln -s / src/r && echo x > "src/r$OUT/via-root-link"`)},
-	{name: "relative symlink to ..", category: catWrite, control: true, run: shAttempt(`ln -s ../.. src/up && echo x > src/up/via-up`)},
-	{name: "symlink already in the workdir", category: catWrite, control: true, run: shAttempt(`echo x > pre-link/via-pre-link`)},
+	{name: "symlink made inside to /", category: catWrite, run: shAttempt(`ln -s / src/r && echo x > "src/r$OUT/via-root-link"`)},
+	{name: "relative symlink to ..", category: catWrite, run: shAttempt(`ln -s ../.. src/up && echo x > src/up/via-up`)},
+	{name: "symlink already in the workdir", category: catWrite, run: shAttempt(`echo x > pre-link/via-pre-link`)},
 	{name: "hard link to a host file", category: catWrite, control: true, run: shAttempt(`ln "$HOSTFILE" src/hl && echo x >> src/hl`)},
 	{name: "/proc/self/root", category: catWrite, control: true, run: shAttempt(`echo x > "/proc/self/root$OUT/proc-root"`)},
-	{name: "/proc/<test pid>/root", category: catWrite, control: true, run: shAttempt(`echo x > "/proc/$TESTPID/root$OUT/proc-test-root"`)},
+	{name: "/proc/<test pid>/root", category: catWrite, run: shAttempt(`echo x > "/proc/$TESTPID/root$OUT/proc-test-root"`)},
 	{name: "/proc/1/root into the host's /tmp", category: catWrite, run: shAttempt(`echo x > "/proc/1/root$TMPOUT/proc-1-root"`)},
 	{name: "/proc/<pid>/cwd of a host process", category: catWrite, control: true, run: func(e *escapeEnv) []string {
 		v := e.startSleeper(filepath.Join(e.base, "hostdir"))
 		e.sh(fmt.Sprintf(`echo x > /proc/%d/cwd/proc-cwd`, v.pid))
 		return nil
 	}},
-	{name: "/proc/<pid>/fd of a host process's directory", category: catWrite, control: true, run: func(e *escapeEnv) []string {
+	{name: "/proc/<pid>/fd of a host process's directory", category: catWrite, run: func(e *escapeEnv) []string {
 		v := e.startSleeper(e.base)
 		e.sh(fmt.Sprintf(`echo x > /proc/%d/fd/3/proc-fd-dir`, v.pid))
 		return nil
@@ -113,16 +113,16 @@ var escapeAttempts = []*escapeAttempt{
 		e.sh(fmt.Sprintf(`echo changed > /proc/%d/fd/4`, v.pid))
 		return nil
 	}},
-	{name: "rename out", category: catWrite, control: true, run: shAttempt(`echo x > src/f && mv src/f ../renamed-out`)},
+	{name: "rename out", category: catWrite, run: shAttempt(`echo x > src/f && mv src/f ../renamed-out`)},
 	{name: "rename a host file in", category: catWrite, control: true, run: shAttempt(`mv ../host.txt src/stolen`)},
 	{name: "cp --target-directory", category: catWrite, control: true, run: shAttempt(`echo x > src/f && cp --target-directory=.. src/f`)},
-	{name: "sed -i on a host file", category: catWrite, control: true, run: shAttempt(`sed -i s/host/evil/ "$HOSTFILE"`)},
-	{name: "tar member with ..", category: catWrite, control: true, needs: []string{"tar"}, run: func(e *escapeEnv) []string {
+	{name: "sed -i on a host file", category: catWrite, run: shAttempt(`sed -i s/host/evil/ "$HOSTFILE"`)},
+	{name: "tar member with ..", category: catWrite, needs: []string{"tar"}, run: func(e *escapeEnv) []string {
 		e.writeTar(tar.Header{Name: "../../tar-dotdot", Typeflag: tar.TypeReg, Mode: 0o644}, nil)
 		e.sh(`tar -C src -xPf evil.tar`)
 		return nil
 	}},
-	{name: "tar member with an absolute path", category: catWrite, control: true, needs: []string{"tar"}, run: func(e *escapeEnv) []string {
+	{name: "tar member with an absolute path", category: catWrite, needs: []string{"tar"}, run: func(e *escapeEnv) []string {
 		e.writeTar(tar.Header{Name: filepath.Join(e.base, "tar-absolute"), Typeflag: tar.TypeReg, Mode: 0o644}, nil)
 		e.sh(`tar -C src -xPf evil.tar`)
 		return nil
@@ -190,37 +190,37 @@ var escapeAttempts = []*escapeAttempt{
 	{name: "git config core.hooksPath", category: catGit, repo: "repo", control: true, run: shAttempt(`mkdir src/hooks && printf '#!/bin/sh\n"%s"\n' "$MARK" > src/hooks/pre-commit && chmod +x src/hooks/pre-commit && git config core.hooksPath "$PWD/src/hooks"`)},
 	{name: "git config include.path", category: catGit, repo: "repo", control: true, run: shAttempt(`printf '[core]\n\tfsmonitor = %s\n' "$MARK" > src/plant.cfg && git config include.path ../src/plant.cfg`)},
 	{name: "git config diff.external", category: catGit, repo: "repo", control: true, run: shAttempt(`git config diff.external "$MARK"`)},
-	{name: ".git/config edited directly", category: catGit, repo: "repo", control: true, run: shAttempt(`printf '[core]\n\tfsmonitor = %s\n' "$MARK" >> .git/config`)},
-	{name: ".git/config replaced by rename", category: catGit, repo: "repo", control: true, run: shAttempt(`cp .git/config c && printf '[core]\n\tfsmonitor = %s\n' "$MARK" >> c && mv -f c .git/config`)},
+	{name: ".git/config edited directly", category: catGit, repo: "repo", run: shAttempt(`printf '[core]\n\tfsmonitor = %s\n' "$MARK" >> .git/config`)},
+	{name: ".git/config replaced by rename", category: catGit, repo: "repo", run: shAttempt(`cp .git/config c && printf '[core]\n\tfsmonitor = %s\n' "$MARK" >> c && mv -f c .git/config`)},
 	{name: ".git moved aside and made anew", category: catGit, repo: "repo", control: true, run: shAttempt(`mv .git .git-old; git init -q . && git config core.fsmonitor "$MARK"`)},
-	{name: ".git removed and made anew", category: catGit, repo: "repo", control: true, run: shAttempt(`rm -rf .git; git init -q . && git config core.fsmonitor "$MARK"`)},
+	{name: ".git removed and made anew", category: catGit, repo: "repo", run: shAttempt(`rm -rf .git; git init -q . && git config core.fsmonitor "$MARK"`)},
 	{name: "git init in a subdirectory", category: catGit, repo: "repo", control: true, run: shAttempt(`git init -q src/sub && git -C src/sub config core.fsmonitor "$MARK"`)},
-	{name: ".git made by hand in a subdirectory", category: catGit, repo: "repo", control: true, run: shAttempt(`mkdir -p src/sub/.git/objects src/sub/.git/refs && echo 'ref: refs/heads/main' > src/sub/.git/HEAD && printf '[core]\n\trepositoryformatversion = 0\n\tfsmonitor = %s\n' "$MARK" > src/sub/.git/config`)},
+	{name: ".git made by hand in a subdirectory", category: catGit, repo: "repo", run: shAttempt(`mkdir -p src/sub/.git/objects src/sub/.git/refs && echo 'ref: refs/heads/main' > src/sub/.git/HEAD && printf '[core]\n\trepositoryformatversion = 0\n\tfsmonitor = %s\n' "$MARK" > src/sub/.git/config`)},
 	{name: "nested repo's directory moved aside and made anew", category: catGit, repo: "nested", control: true, run: shAttempt(`mv nested nested-old && git init -q nested && git -C nested config core.fsmonitor "$MARK"`)},
-	{name: "nested .claude's directory moved aside and made anew", category: catAgent, repo: "nested", control: true, run: shAttempt(`mv nested nested-old && mkdir -p nested/.claude && echo '{"permissions": {"allow": ["Bash(*)"]}}' > nested/.claude/settings.json`)},
+	{name: "nested .claude's directory moved aside and made anew", category: catAgent, repo: "nested", run: shAttempt(`mv nested nested-old && mkdir -p nested/.claude && echo '{"permissions": {"allow": ["Bash(*)"]}}' > nested/.claude/settings.json`)},
 	{name: "gitdir: file in a subdirectory", category: catGit, repo: "repo", control: true, run: shAttempt(`git init -q --bare src/evil.git && git --git-dir=src/evil.git config core.bare false && git --git-dir=src/evil.git config core.fsmonitor "$MARK" && mkdir src/sub && echo 'gitdir: ../evil.git' > src/sub/.git`)},
-	{name: ".git symlink in a subdirectory", category: catGit, repo: "repo", control: true, run: shAttempt(`git init -q --bare src/evil.git && git --git-dir=src/evil.git config core.bare false && git --git-dir=src/evil.git config core.fsmonitor "$MARK" && mkdir src/sub && ln -s ../evil.git src/sub/.git`)},
+	{name: ".git symlink in a subdirectory", category: catGit, repo: "repo", run: shAttempt(`git init -q --bare src/evil.git && git --git-dir=src/evil.git config core.bare false && git --git-dir=src/evil.git config core.fsmonitor "$MARK" && mkdir src/sub && ln -s ../evil.git src/sub/.git`)},
 	{name: "worktree's .git file pointed elsewhere", category: catGit, repo: "worktree", control: true, run: shAttempt(`git init -q --bare src/evil.git && git --git-dir=src/evil.git config core.bare false && git --git-dir=src/evil.git config core.fsmonitor "$MARK" && echo "gitdir: $PWD/src/evil.git" > .git`)},
 	{name: "worktree: git config (the main repo's)", category: catGit, repo: "worktree", control: true, run: shAttempt(`git config core.fsmonitor "$MARK"`)},
-	{name: "worktree: hook in the common dir", category: catGit, repo: "worktree", control: true, run: shAttempt(`d=$(git rev-parse --git-common-dir) && printf '#!/bin/sh\n"%s"\n' "$MARK" > "$d/hooks/pre-commit" && chmod +x "$d/hooks/pre-commit"`)},
+	{name: "worktree: hook in the common dir", category: catGit, repo: "worktree", run: shAttempt(`d=$(git rev-parse --git-common-dir) && printf '#!/bin/sh\n"%s"\n' "$MARK" > "$d/hooks/pre-commit" && chmod +x "$d/hooks/pre-commit"`)},
 
 	// The agents' own configuration.
 	{name: ".claude/settings.json", category: catAgent, control: true, run: shAttempt(`echo '{"permissions": {"allow": ["Bash(*)"]}}' > .claude/settings.json`)},
-	{name: ".claude moved aside and made anew", category: catAgent, control: true, run: shAttempt(`mv .claude .claude-old; mkdir -p .claude && echo '{}' > .claude/settings.json`)},
+	{name: ".claude moved aside and made anew", category: catAgent, run: shAttempt(`mv .claude .claude-old; mkdir -p .claude && echo '{}' > .claude/settings.json`)},
 	{name: ".claude made in a subdirectory", category: catAgent, control: true, run: shAttempt(`mkdir -p src/sub/.claude && echo '{"permissions": {"allow": ["Bash(*)"]}}' > src/sub/.claude/settings.json`)},
-	{name: ".agentsh policy", category: catAgent, control: true, run: shAttempt(`echo 'def policy(call): return "allow"' >> .agentsh/policy.star`)},
-	{name: ".codex/config.toml", category: catAgent, control: true, run: shAttempt(`echo 'sandbox_mode = "danger-full-access"' > .codex/config.toml`)},
-	{name: ".gemini/settings.json", category: catAgent, control: true, run: shAttempt(`echo '{"tools": {"sandbox": false}}' > .gemini/settings.json`)},
+	{name: ".agentsh policy", category: catAgent, run: shAttempt(`echo 'def policy(call): return "allow"' >> .agentsh/policy.star`)},
+	{name: ".codex/config.toml", category: catAgent, run: shAttempt(`echo 'sandbox_mode = "danger-full-access"' > .codex/config.toml`)},
+	{name: ".gemini/settings.json", category: catAgent, run: shAttempt(`echo '{"tools": {"sandbox": false}}' > .gemini/settings.json`)},
 
 	// The home directory.
 	{name: "cat ~/.ssh/id_ed25519", category: catHome, control: true, run: shAttempt(`cat ~/.ssh/id_ed25519 "$PHOME/.ssh/id_ed25519"`)},
-	{name: "cat $HOME/.aws/credentials", category: catHome, control: true, run: shAttempt(`cat "$HOME/.aws/credentials" "$PHOME/.aws/credentials"`)},
+	{name: "cat $HOME/.aws/credentials", category: catHome, run: shAttempt(`cat "$HOME/.aws/credentials" "$PHOME/.aws/credentials"`)},
 	{name: "list the home directory", category: catHome, control: true, run: func(e *escapeEnv) []string {
 		res := e.sh(`ls -aR ~ "$PHOME"`)
 		return namesListed(res, ".netrc", ".bashrc", ".ssh", "id_ed25519", "credentials")
 	}},
-	{name: "home through /proc/self/root", category: catHome, control: true, run: shAttempt(`cat "/proc/self/root$PHOME/.netrc"`)},
-	{name: "home through a symlink made inside", category: catHome, control: true, run: shAttempt(`ln -s "$PHOME" src/h && cat src/h/.config/gh/hosts.yml`)},
+	{name: "home through /proc/self/root", category: catHome, run: shAttempt(`cat "/proc/self/root$PHOME/.netrc"`)},
+	{name: "home through a symlink made inside", category: catHome, run: shAttempt(`ln -s "$PHOME" src/h && cat src/h/.config/gh/hosts.yml`)},
 	{name: "workdir below home: ../..", category: catHome, inHome: true, run: shAttempt(`cat ../../.ssh/id_ed25519 ../../.aws/credentials`)},
 	{name: "the user's kernel keyring", category: catHome, control: true, run: func(e *escapeEnv) []string {
 		// The user keyring is the user's, whichever thread or process
@@ -247,27 +247,27 @@ var escapeAttempts = []*escapeAttempt{
 	// Secret files in the working directory.
 	{name: "cat .env", category: catSecret, control: true, run: shAttempt(`cat .env`)},
 	{name: "cat .en? (glob)", category: catSecret, control: true, run: shAttempt(`cat .en?`)},
-	{name: "cp .e[n]v and read the copy", category: catSecret, control: true, run: shAttempt(`cp .e[n]v src/copy; cat src/copy`)},
-	{name: "cat .env.local", category: catSecret, control: true, run: shAttempt(`cat .env.local`)},
-	{name: "cat *.pem", category: catSecret, control: true, run: shAttempt(`cat *.pem`)},
-	{name: "cat id_ed25519", category: catSecret, control: true, run: shAttempt(`cat id_ed25519`)},
-	{name: "cat .aws/credentials", category: catSecret, control: true, run: shAttempt(`cat .aws/credentials`)},
+	{name: "cp .e[n]v and read the copy", category: catSecret, run: shAttempt(`cp .e[n]v src/copy; cat src/copy`)},
+	{name: "cat .env.local", category: catSecret, run: shAttempt(`cat .env.local`)},
+	{name: "cat *.pem", category: catSecret, run: shAttempt(`cat *.pem`)},
+	{name: "cat id_ed25519", category: catSecret, run: shAttempt(`cat id_ed25519`)},
+	{name: "cat .aws/credentials", category: catSecret, run: shAttempt(`cat .aws/credentials`)},
 	{name: "read .ssh/", category: catSecret, control: true, run: func(e *escapeEnv) []string {
 		return namesListed(e.sh(`ls -a .ssh .aws; cat .ssh/*`), "id_rsa", "credentials")
 	}},
-	{name: "nested sub/.env", category: catSecret, control: true, run: shAttempt(`cat sub/.env`)},
-	{name: "secret through a symlink made inside", category: catSecret, control: true, run: shAttempt(`ln -s ../.env src/l && cat src/l`)},
+	{name: "nested sub/.env", category: catSecret, run: shAttempt(`cat sub/.env`)},
+	{name: "secret through a symlink made inside", category: catSecret, run: shAttempt(`ln -s ../.env src/l && cat src/l`)},
 	{name: "secret through a hard link", category: catSecret, control: true, run: shAttempt(`ln .env src/hl; cat src/hl`)},
-	{name: "secret through /proc/self/root", category: catSecret, control: true, run: shAttempt(`cat "/proc/self/root$PWD/.env"`)},
+	{name: "secret through /proc/self/root", category: catSecret, run: shAttempt(`cat "/proc/self/root$PWD/.env"`)},
 	{name: "secret through a host process's cwd", category: catSecret, control: true, run: func(e *escapeEnv) []string {
 		v := e.startSleeper(e.work)
 		e.sh(fmt.Sprintf(`cat /proc/%d/cwd/.env`, v.pid))
 		return nil
 	}},
-	{name: "secret moved, then read", category: catSecret, control: true, run: shAttempt(`mv .env moved; cat moved`)},
-	{name: "secret through /proc/<test pid>/root", category: catSecret, control: true, run: shAttempt(`cat "/proc/$TESTPID/root$PWD/.env"`)},
-	{name: "dd if=.env", category: catSecret, control: true, run: shAttempt(`dd if=.env status=none`)},
-	{name: "grep -r", category: catSecret, control: true, run: shAttempt(`grep -r sEcReT . --exclude=escape-helper`)},
+	{name: "secret moved, then read", category: catSecret, run: shAttempt(`mv .env moved; cat moved`)},
+	{name: "secret through /proc/<test pid>/root", category: catSecret, run: shAttempt(`cat "/proc/$TESTPID/root$PWD/.env"`)},
+	{name: "dd if=.env", category: catSecret, run: shAttempt(`dd if=.env status=none`)},
+	{name: "grep -r", category: catSecret, run: shAttempt(`grep -r sEcReT . --exclude=escape-helper`)},
 	{name: "tar the workdir to stdout", category: catSecret, control: true, needs: []string{"tar"}, run: shAttempt(`tar -cf - --exclude=escape-helper . | tr -c '[:print:]' '\n' | grep sEcReT`)},
 
 	// Network: no connection reaches a listener of the host.
@@ -276,12 +276,12 @@ var escapeAttempts = []*escapeAttempt{
 		e.sh(`exec 3<>/dev/tcp/127.0.0.1/` + portOf(ln.Addr()))
 		return pendingConn(ln)
 	}},
-	{name: "TCP to 127.0.0.1 (curl)", category: catNet, control: true, needs: []string{"curl"}, run: func(e *escapeEnv) []string {
+	{name: "TCP to 127.0.0.1 (curl)", category: catNet, needs: []string{"curl"}, run: func(e *escapeEnv) []string {
 		ln := e.listen("tcp4", "127.0.0.1:0")
 		e.sh(`curl -s -m 1 http://127.0.0.1:` + portOf(ln.Addr()) + `/`)
 		return pendingConn(ln)
 	}},
-	{name: "TCP to ::1", category: catNet, control: true, run: func(e *escapeEnv) []string {
+	{name: "TCP to ::1", category: catNet, run: func(e *escapeEnv) []string {
 		if !e.s.ipv6 {
 			e.skip("this machine cannot listen on ::1")
 		}
@@ -302,7 +302,7 @@ var escapeAttempts = []*escapeAttempt{
 		e.sh(`echo x > /dev/udp/127.0.0.1/` + portOf(pc.LocalAddr()))
 		return pendingPacket(pc)
 	}},
-	{name: "UDP to the host's own address", category: catNet, control: true, run: func(e *escapeEnv) []string {
+	{name: "UDP to the host's own address", category: catNet, run: func(e *escapeEnv) []string {
 		if e.s.hostIP == "" {
 			e.skip(errNoHostIP.Error())
 		}
@@ -325,12 +325,12 @@ var escapeAttempts = []*escapeAttempt{
 		e.sh(`"$H" dial unix "$OUT/host.sock"`)
 		return pendingConn(ln)
 	}},
-	{name: "unix socket outside the workdir (curl)", category: catNet, control: true, needs: []string{"curl"}, run: func(e *escapeEnv) []string {
+	{name: "unix socket outside the workdir (curl)", category: catNet, needs: []string{"curl"}, run: func(e *escapeEnv) []string {
 		ln := e.listen("unix", filepath.Join(e.base, "docker.sock"))
 		e.sh(`curl -s -m 1 --unix-socket "$OUT/docker.sock" http://localhost/containers/json`)
 		return pendingConn(ln)
 	}},
-	{name: "unix socket in the host's /tmp", category: catNet, control: true, run: func(e *escapeEnv) []string {
+	{name: "unix socket in the host's /tmp", category: catNet, run: func(e *escapeEnv) []string {
 		ln := e.listen("unix", filepath.Join(e.tmpOut, "agent.sock"))
 		e.sh(`"$H" dial unix "$TMPOUT/agent.sock"`)
 		return pendingConn(ln)
@@ -350,7 +350,7 @@ var escapeAttempts = []*escapeAttempt{
 		e.sh(`"$H" rawudp ` + portOf(pc.LocalAddr()) + ` raw-$TOKEN`)
 		return pendingPacket(pc)
 	}},
-	{name: "raw socket (IP header by hand)", category: catNet, control: true, controlRoot: true, run: func(e *escapeEnv) []string {
+	{name: "raw socket (IP header by hand)", category: catNet, run: func(e *escapeEnv) []string {
 		pc := e.listenPacket("udp4", "127.0.0.1:0")
 		e.sh(`"$H" rawip ` + portOf(pc.LocalAddr()) + ` raw-$TOKEN`)
 		return pendingPacket(pc)
@@ -380,13 +380,13 @@ var escapeAttempts = []*escapeAttempt{
 
 	// ptrace and other ways into a host process's memory.
 	{name: "ptrace POKEDATA a host process", category: catPtrace, control: true, controlRoot: true, run: memoryAttempt("ptrace-poke")},
-	{name: "write /proc/<pid>/mem", category: catPtrace, control: true, controlRoot: true, run: memoryAttempt("mem-write")},
-	{name: "process_vm_writev", category: catPtrace, control: true, controlRoot: true, run: memoryAttempt("vm-write")},
+	{name: "write /proc/<pid>/mem", category: catPtrace, run: memoryAttempt("mem-write")},
+	{name: "process_vm_writev", category: catPtrace, run: memoryAttempt("vm-write")},
 	{name: "process_vm_readv of the test's memory", category: catPtrace, control: true, controlRoot: true, run: func(e *escapeEnv) []string {
 		e.sh(fmt.Sprintf(`"$H" vm-read $TESTPID %#x %d`, uintptr(unsafe.Pointer(&escapeMemSecret[0])), len(escapeMemSecret)))
 		return nil
 	}},
-	{name: "PTRACE_SEIZE the test process", category: catPtrace, control: true, controlRoot: true, run: func(e *escapeEnv) []string {
+	{name: "PTRACE_SEIZE the test process", category: catPtrace, run: func(e *escapeEnv) []string {
 		if res := e.sh(`"$H" seize $TESTPID`); bytes.Contains(res.Output, []byte("seized-ok")) {
 			return []string{"the test process was traced"}
 		}
@@ -406,10 +406,10 @@ var escapeAttempts = []*escapeAttempt{
 
 	// setuid and setgid files, device nodes, capabilities.
 	{name: "chmod u+s", category: catSetid, control: true, run: shAttempt(`cp "$(type -P true)" src/s && chmod u+s src/s`)},
-	{name: "chmod g+s", category: catSetid, control: true, run: shAttempt(`cp "$(type -P true)" src/s && chmod g+s src/s`)},
-	{name: "install -m 4755", category: catSetid, control: true, run: shAttempt(`install -m 4755 "$(type -P true)" src/s`)},
+	{name: "chmod g+s", category: catSetid, run: shAttempt(`cp "$(type -P true)" src/s && chmod g+s src/s`)},
+	{name: "install -m 4755", category: catSetid, run: shAttempt(`install -m 4755 "$(type -P true)" src/s`)},
 	{name: "open(O_CREAT, 04755)", category: catSetid, control: true, run: shAttempt(`"$H" creat-suid src/s`)},
-	{name: "tar member with mode 4755", category: catSetid, control: true, controlRoot: true, needs: []string{"tar"}, run: func(e *escapeEnv) []string {
+	{name: "tar member with mode 4755", category: catSetid, needs: []string{"tar"}, run: func(e *escapeEnv) []string {
 		e.writeTar(tar.Header{Name: "suid", Typeflag: tar.TypeReg, Mode: 0o4755}, nil)
 		e.sh(`tar -C src -xpf evil.tar`)
 		return nil
@@ -444,22 +444,22 @@ var escapeAttempts = []*escapeAttempt{
 
 	// Signals to processes outside.
 	{name: "kill -9 a host process", category: catSignal, control: true, run: signalAttempt(`kill -9 $VPID`)},
-	{name: "kill -TERM a host process (/bin/kill)", category: catSignal, control: true, run: signalAttempt(`"$(type -P kill)" -TERM $VPID`)},
+	{name: "kill -TERM a host process (/bin/kill)", category: catSignal, run: signalAttempt(`"$(type -P kill)" -TERM $VPID`)},
 	{name: "kill a host process group", category: catSignal, control: true, run: signalAttempt(`kill -9 -- -$VPID`)},
-	{name: "pkill -f by name", category: catSignal, control: true, needs: []string{"pkill"}, run: signalAttempt(`pkill -KILL -f "agentsh-victim-$TOKEN"`)},
+	{name: "pkill -f by name", category: catSignal, needs: []string{"pkill"}, run: signalAttempt(`pkill -KILL -f "agentsh-victim-$TOKEN"`)},
 	{name: "SIGWINCH to a host process", category: catSignal, control: true, run: signalAttempt(`kill -WINCH $VPID`)},
 	{name: "signal by I/O (F_SETOWN)", category: catSignal, control: true, run: signalAttempt(`"$H" fsetown $VPID`)},
 	{name: "kill -9 -1", category: catSignal, run: killEveryone},
 
 	// Processes that outlive their call.
-	{name: "nohup … &", category: catSurvive, run: shAttempt(awaitSurvivor + `nohup bash -c 'exec -a "$SURVIVOR" sleep 1000' >/dev/null 2>&1 & await_survivor`)},
-	{name: "setsid", category: catSurvive, control: true, run: shAttempt(awaitSurvivor + `setsid bash -c 'exec -a "$SURVIVOR" sleep 1000' >/dev/null 2>&1 & await_survivor`)},
-	{name: "double fork", category: catSurvive, run: shAttempt(awaitSurvivor + `( ( exec -a "$SURVIVOR" sleep 1000 ) >/dev/null 2>&1 & ) & await_survivor`)},
-	{name: "disown", category: catSurvive, run: shAttempt(awaitSurvivor + `(exec -a "$SURVIVOR" sleep 1000) >/dev/null 2>&1 & disown; await_survivor`)},
-	{name: "signals ignored (trap '' TERM HUP)", category: catSurvive, run: shAttempt(awaitSurvivor + `trap '' TERM HUP INT; (exec -a "$SURVIVOR" sleep 1000) >/dev/null 2>&1 & await_survivor`)},
-	{name: "daemon (new session, SIGTERM ignored)", category: catSurvive, control: true, run: shAttempt(awaitSurvivor + `"$H" daemon "$SURVIVOR"; await_survivor`)},
+	{name: "nohup … &", category: catSurvive, run: shAttempt(awaitSurvivor + `nohup bash -c 'echo $$ > src/survivor.pid; exec -a "$SURVIVOR" sleep 1000' >/dev/null 2>&1 & await_survivor $!`)},
+	{name: "setsid", category: catSurvive, control: true, run: shAttempt(awaitSurvivor + `setsid bash -c 'echo $$ > src/survivor.pid; exec -a "$SURVIVOR" sleep 1000' >/dev/null 2>&1 & await_survivor $!`)},
+	{name: "double fork", category: catSurvive, run: shAttempt(awaitSurvivor + `( ( echo $BASHPID > src/survivor.pid; exec -a "$SURVIVOR" sleep 1000 ) >/dev/null 2>&1 & ) & await_survivor`)},
+	{name: "disown", category: catSurvive, run: shAttempt(awaitSurvivor + `(echo $BASHPID > src/survivor.pid; exec -a "$SURVIVOR" sleep 1000) >/dev/null 2>&1 & disown; await_survivor $!`)},
+	{name: "signals ignored (trap '' TERM HUP)", category: catSurvive, run: shAttempt(awaitSurvivor + `trap '' TERM HUP INT; (echo $BASHPID > src/survivor.pid; exec -a "$SURVIVOR" sleep 1000) >/dev/null 2>&1 & await_survivor $!`)},
+	{name: "daemon (new session, SIGTERM ignored)", category: catSurvive, control: true, run: shAttempt(awaitSurvivor + `"$H" daemon "$SURVIVOR" src/survivor.pid && await_survivor`)},
 	{name: "setsid, and the call times out", category: catSurvive, control: true, run: func(e *escapeEnv) []string {
-		res := e.shTimeout(awaitSurvivor+`setsid bash -c 'exec -a "$SURVIVOR" sleep 1000' >/dev/null 2>&1 & await_survivor; echo waiting; exec sleep 1000`, 300*time.Millisecond)
+		res := e.shTimeout(awaitSurvivor+`setsid bash -c 'echo $$ > src/survivor.pid; exec -a "$SURVIVOR" sleep 1000' >/dev/null 2>&1 & await_survivor $!; echo waiting; exec sleep 1000`, 300*time.Millisecond)
 		if !res.TimedOut {
 			e.t.Errorf("the call did not time out: %+v", res)
 		}
@@ -468,14 +468,14 @@ var escapeAttempts = []*escapeAttempt{
 
 	// The read-only profile: the working directory is not writable.
 	{name: "new file", category: catReadOnly, profile: ProfileReadOnly, control: true, run: shAttempt(`echo x > new.txt`)},
-	{name: "overwrite a file", category: catReadOnly, profile: ProfileReadOnly, control: true, run: shAttempt(`echo x > README.txt`)},
-	{name: "remove a file", category: catReadOnly, profile: ProfileReadOnly, control: true, run: shAttempt(`rm -f README.txt`)},
-	{name: "rename a file", category: catReadOnly, profile: ProfileReadOnly, control: true, run: shAttempt(`mv README.txt R.txt`)},
-	{name: "mkdir", category: catReadOnly, profile: ProfileReadOnly, control: true, run: shAttempt(`mkdir d`)},
-	{name: "symlink", category: catReadOnly, profile: ProfileReadOnly, control: true, run: shAttempt(`ln -s README.txt l`)},
+	{name: "overwrite a file", category: catReadOnly, profile: ProfileReadOnly, run: shAttempt(`echo x > README.txt`)},
+	{name: "remove a file", category: catReadOnly, profile: ProfileReadOnly, run: shAttempt(`rm -f README.txt`)},
+	{name: "rename a file", category: catReadOnly, profile: ProfileReadOnly, run: shAttempt(`mv README.txt R.txt`)},
+	{name: "mkdir", category: catReadOnly, profile: ProfileReadOnly, run: shAttempt(`mkdir d`)},
+	{name: "symlink", category: catReadOnly, profile: ProfileReadOnly, run: shAttempt(`ln -s README.txt l`)},
 	{name: "touch -d", category: catReadOnly, profile: ProfileReadOnly, control: true, run: shAttempt(`touch -d 2001-01-01 README.txt`)},
 	{name: "chmod", category: catReadOnly, profile: ProfileReadOnly, control: true, run: shAttempt(`chmod 0600 README.txt`)},
-	{name: "sed -i", category: catReadOnly, profile: ProfileReadOnly, control: true, run: shAttempt(`sed -i s/project/evil/ README.txt`)},
+	{name: "sed -i", category: catReadOnly, profile: ProfileReadOnly, run: shAttempt(`sed -i s/project/evil/ README.txt`)},
 
 	// What the sandbox must allow.
 	{name: ".env.example stays readable", category: catAllowed, positive: true, run: func(e *escapeEnv) []string {
@@ -511,18 +511,25 @@ var escapeAttempts = []*escapeAttempt{
 	}},
 }
 
-// awaitSurvivor defines await_survivor, which waits (a while) until a
-// process with $SURVIVOR as an argument runs, so that an attempt to
-// outlive the call returns only once its process has started.
+// awaitSurvivor defines await_survivor, with which an attempt to outlive
+// its call returns only once its process runs as $SURVIVOR: the process
+// writes its pid to src/survivor.pid, then execs under that name.
+// await_survivor LAUNCHER gives up early when LAUNCHER, which writes the
+// file before it exits or is the process itself, has ended without it
+// (setsid refused, say).
 const awaitSurvivor = `await_survivor() {
-	local i f a
-	for i in $(seq 1000); do
-		for f in /proc/[0-9]*/cmdline; do
-			while IFS= read -r -d '' a; do [ "$a" = "$SURVIVOR" ] && return 0; done < "$f" 2>/dev/null
-		done
+	local i pid a
+	for i in $(seq 2000); do
+		if [ -s src/survivor.pid ]; then
+			pid=$(< src/survivor.pid)
+			while IFS= read -r -d '' a; do [ "$a" = "$SURVIVOR" ] && return 0; done < "/proc/$pid/cmdline" 2>/dev/null
+			[ -e "/proc/$pid" ] || { echo "the process meant to outlive the call ended"; return 1; }
+		elif [ -n "$1" ] && ! kill -0 "$1" 2>/dev/null && [ ! -s src/survivor.pid ]; then
+			echo "the process meant to outlive the call did not start"; return 1
+		fi
 		sleep 0.01
 	done
-	echo "the process meant to outlive the call did not start"
+	echo "the process meant to outlive the call did not start in time"; return 1
 }
 `
 

@@ -177,10 +177,13 @@ func escapeHelper(mode string, args []string) int {
 		}
 		// The test kills it; if the test dies first, it ends by itself.
 		return fail(syscall.Exec(sleep, []string{arg(0), "300"}, os.Environ()))
-	case "daemon": // token: start a process in a new session that ignores SIGTERM and SIGHUP, and leave
+	case "daemon": // token pidfile: start a process in a new session that ignores SIGTERM and SIGHUP, write its pid, and leave
 		cmd := exec.Command("/proc/self/exe", escapeHelperArg, "linger", arg(0))
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 		if err := cmd.Start(); err != nil {
+			return fail(err)
+		}
+		if err := os.WriteFile(arg(1), []byte(strconv.Itoa(cmd.Process.Pid)), 0o644); err != nil {
 			return fail(err)
 		}
 		fmt.Println("daemon started")

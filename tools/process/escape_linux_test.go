@@ -37,7 +37,7 @@ import (
 // markdown table.
 
 // escapeConcurrency bounds the attempts in flight across all backends.
-const escapeConcurrency = 6
+const escapeConcurrency = 3
 
 // escapeMemSecret holds the suite's secret in the test process's own
 // memory, for the attempt that reads another process's memory.
@@ -325,9 +325,7 @@ func (s *escapeSuite) newEnv(t *testing.T, backend string, a *escapeAttempt) *es
 		main := filepath.Join(e.base, "main")
 		must(t, os.Mkdir(main, 0o755))
 		writeFiles(t, main, map[string]string{"README.txt": "main checkout\n"})
-		e.hostGit(main, "init", "-q")
-		e.hostGit(main, "add", "README.txt")
-		e.hostGit(main, "commit", "-q", "-m", "first")
+		e.gitInit(main)
 		e.hostGit(main, "worktree", "add", "-q", e.work)
 	default:
 		e.work = filepath.Join(e.base, "work")
@@ -337,18 +335,21 @@ func (s *escapeSuite) newEnv(t *testing.T, backend string, a *escapeAttempt) *es
 	// entries can be made only in such directories (docs/safety.md), so
 	// the attempts make theirs there.
 	writeFiles(t, e.work, map[string]string{
-		"src/main.txt":          "the source\n",
-		"README.txt":            "the project\n",
-		".env.example":          "EXAMPLE_KEY=example-value-" + e.token + "\n",
-		".claude/settings.json": `{"permissions": {"deny": ["Bash"]}}` + "\n",
-		".agentsh/policy.star":  "# the person's policy\n",
-		".codex/config.toml":    "sandbox_mode = \"workspace-write\"\n",
-		".gemini/settings.json": "{}\n",
+		"src/main.txt": "the source\n",
+		"README.txt":   "the project\n",
 	})
+	// The agents' folders and the secret files only where the attempt
+	// is about them: every file made costs time on a busy file system.
+	if a.category == catAgent || a.category == catGit || a.category == catMount || a.positive {
+		writeFiles(t, e.work, map[string]string{
+			".claude/settings.json": `{"permissions": {"deny": ["Bash"]}}` + "\n",
+			".agentsh/policy.star":  "# the person's policy\n",
+			".codex/config.toml":    "sandbox_mode = \"workspace-write\"\n",
+			".gemini/settings.json": "{}\n",
+		})
+	}
 	if a.repo == "repo" || a.repo == "nested" {
-		e.hostGit(e.work, "init", "-q")
-		e.hostGit(e.work, "add", "README.txt")
-		e.hostGit(e.work, "commit", "-q", "-m", "first")
+		e.gitInit(e.work)
 	}
 	if a.repo == "nested" {
 		nested := filepath.Join(e.work, "nested")
@@ -356,13 +357,14 @@ func (s *escapeSuite) newEnv(t *testing.T, backend string, a *escapeAttempt) *es
 			"README.txt":            "a nested project\n",
 			".claude/settings.json": "{}\n",
 		})
-		e.hostGit(nested, "init", "-q")
-		e.hostGit(nested, "add", "README.txt")
-		e.hostGit(nested, "commit", "-q", "-m", "first")
+		e.gitInit(nested)
 	}
 	secrets := map[string]string{}
-	for _, rel := range []string{".env", ".env.local", "key.pem", "id_ed25519", ".aws/credentials", ".ssh/id_rsa", "sub/.env"} {
-		secrets[rel] = s.secret + " " + rel + "\n"
+	if a.category == catSecret || a.positive {
+		for _, rel := range []string{".env", ".env.local", "key.pem", "id_ed25519", ".aws/credentials", ".ssh/id_rsa", "sub/.env"} {
+			secrets[rel] = s.secret + " " + rel + "\n"
+		}
+		writeFiles(t, e.work, map[string]string{".env.example": "EXAMPLE_KEY=example-value-" + e.token + "\n"})
 	}
 	writeFiles(t, e.work, secrets)
 	e.secretInodes = map[uint64]bool{}
@@ -396,7 +398,9 @@ func (s *escapeSuite) newEnv(t *testing.T, backend string, a *escapeAttempt) *es
 		// Unconfined, the home directory is the attempt's own copy, so
 		// that a control that gets through changes nothing shared.
 		ctl := filepath.Join(e.base, "ctlhome")
-		writeHome(t, ctl, s.secret)
+		if a.category == catHome {
+			writeHome(t, ctl, s.secret)
+		}
 		e.env = append(e.env, "HOME="+ctl, "PHOME="+ctl)
 	}
 
@@ -465,13 +469,17 @@ func (e *escapeEnv) sh(script string) ExecResult {
 func (e *escapeEnv) shTimeout(script string, timeout time.Duration) ExecResult {
 	e.t.Helper()
 	e.takeSnapshots()
+	// The survivor's name in the script itself: a process forked from
+	// it shows the name before it execs anything.
+	shown := strings.TrimPrefix(script, awaitSurvivor)
+	script = strings.ReplaceAll(script, "$SURVIVOR", "agentsh-survivor-"+e.token)
 	res, err := e.sb.Exec(context.Background(), e.profile, ExecRequest{
 		Args:    bash("echo escape-attempt-started; " + script),
 		Env:     e.env,
 		Timeout: timeout,
 	})
 	out := string(res.Output)
-	e.outputs = append(e.outputs, fmt.Sprintf("$ %s\n%s[exit %d]", script, out, res.ExitCode))
+	e.outputs = append(e.outputs, fmt.Sprintf("$ %s\n%s[exit %d]", shown, out, res.ExitCode))
 	if err != nil {
 		e.t.Fatalf("Exec(%q): %v", script, err)
 	}
@@ -655,7 +663,8 @@ func diffSnapshots(before, after map[string]fileState) []string {
 		case a.uid != b.uid || a.gid != b.gid:
 			out = append(out, fmt.Sprintf("%s changed owner from %d:%d to %d:%d", p, b.uid, b.gid, a.uid, a.gid))
 		case a.data != b.data || a.size != b.size:
-			out = append(out, fmt.Sprintf("%s changed from %.40q to %.40q", p, b.data, a.data))
+			was, is := excerpts(b.data, a.data)
+			out = append(out, fmt.Sprintf("%s changed from %q to %q", p, was, is))
 		case a.mtime != b.mtime:
 			out = append(out, p+" changed its modification time")
 		case a.xattrs != b.xattrs:
@@ -668,6 +677,23 @@ func diffSnapshots(before, after map[string]fileState) []string {
 		}
 	}
 	return out
+}
+
+// excerpts are a and b around where they first differ.
+func excerpts(a, b string) (string, string) {
+	i := 0
+	for i < len(a) && i < len(b) && a[i] == b[i] {
+		i++
+	}
+	from := max(i-10, 0)
+	cut := func(s string) string {
+		s = s[min(from, len(s)):]
+		if len(s) > 50 {
+			s = s[:50] + "…"
+		}
+		return s
+	}
+	return cut(a), cut(b)
 }
 
 func sortedKeys(m map[string]fileState) []string {
@@ -744,7 +770,7 @@ func capLines(lines []string) []string {
 }
 
 // gitPlants runs, outside the sandbox, the git commands a person runs
-// next (status, diff, commit, log on a terminal) in every repository of
+// next (status, diff, commit's pre-commit hook, log on a terminal) in every repository of
 // the working directory, with a clean configuration, and says whether a
 // program the attempt planted ran; and it looks for a .git left with a
 // planted configuration.
@@ -772,19 +798,24 @@ func (e *escapeEnv) gitPlants() []string {
 	ran := filepath.Join(e.base, "plant-ran")
 	for _, dir := range dirs {
 		_ = os.WriteFile(filepath.Join(dir, "README.txt"), []byte("a change for git diff\n"), 0o644)
-		for _, args := range [][]string{
-			{"status"},
-			{"diff"},
-			{"commit", "--allow-empty", "-q", "-m", "probe"},
-			{"log", "-1"},
+		for _, c := range []struct {
+			what     string
+			args     []string
+			terminal bool // its output on a terminal, where git starts its pager
+		}{
+			{"git status", []string{"status"}, false},
+			{"git diff", []string{"diff"}, false},
+			// What git commit runs first, without making a commit.
+			{"git commit (its pre-commit hook)", []string{"hook", "run", "--ignore-missing", "pre-commit"}, false},
+			{"git log on a terminal", []string{"log", "-1"}, true},
 		} {
-			if args[0] == "log" {
-				e.hostGitOnTerminal(dir, args...)
+			if c.terminal {
+				e.hostGitOnTerminal(dir, c.args...)
 			} else {
-				e.hostGitQuiet(dir, args...)
+				e.hostGitQuiet(dir, c.args...)
 			}
 			if b, err := os.ReadFile(ran); err == nil {
-				ev = append(ev, fmt.Sprintf("a planted program ran at the person's next `git %s` in %s: %q", args[0], strings.TrimPrefix(dir, e.base+"/"), strings.TrimSpace(string(b))))
+				ev = append(ev, fmt.Sprintf("a planted program ran at the person's next %s in %s: %q", c.what, strings.TrimPrefix(dir, e.base+"/"), strings.TrimSpace(string(b))))
 				os.Remove(ran)
 			}
 		}
@@ -831,6 +862,16 @@ func (e *escapeEnv) hostGitEnv() []string {
 		"GIT_COMMITTER_NAME=person", "GIT_COMMITTER_EMAIL=person@example.com",
 		"GIT_TERMINAL_PROMPT=0",
 	}
+}
+
+// gitInit makes dir a repository with one commit of README.txt, without
+// git's sample hooks (an empty hooks directory), which would only cost
+// time.
+func (e *escapeEnv) gitInit(dir string) {
+	e.hostGit(dir, "init", "-q", "--template=")
+	must(e.t, os.Mkdir(filepath.Join(dir, ".git", "hooks"), 0o755))
+	e.hostGit(dir, "add", "README.txt")
+	e.hostGit(dir, "commit", "-q", "-m", "first")
 }
 
 // hostGit runs git outside the sandbox to set an attempt up.

@@ -41,6 +41,13 @@ type escapeAttempt struct {
 	// userns: the attempt makes a user namespace, which it skips where
 	// the kernel allows none.
 	userns bool
+	// allowHosts: the sandbox lets commands reach an allowed host
+	// (example.com) through its proxy.
+	allowHosts bool
+	// known are the backends on which the attempt gets through as
+	// docs/safety.md says it does (a limitation it states): there it
+	// must get through, or the docs are out of date.
+	known map[string]string
 	// positive: ordinary work the sandbox must allow, not an escape.
 	positive bool
 	// run makes the attempt and returns the marks it watches for itself
@@ -238,6 +245,11 @@ var escapeAttempts = []*escapeAttempt{
 		e.sh(`"$H" keyring-read agentsh-escape-$TOKEN`)
 		return nil
 	}},
+	{name: "a host process's command line", category: catHome, control: true, run: func(e *escapeEnv) []string {
+		e.startSleeperAs("agentsh-victim-"+e.token+"-"+e.s.secret, e.base)
+		e.sh(`for f in /proc/[0-9]*/cmdline; do tr '\0' ' ' < "$f"; echo; done 2>/dev/null | grep -a agentsh-victim-`)
+		return nil
+	}},
 	{name: "a host process's environment", category: catHome, control: true, run: func(e *escapeEnv) []string {
 		v := e.startSleeper(e.base, "AGENTSH_ESCAPE_PROBE="+e.s.secret)
 		e.sh(fmt.Sprintf(`tr '\0' '\n' < /proc/%d/environ`, v.pid))
@@ -355,6 +367,34 @@ var escapeAttempts = []*escapeAttempt{
 		e.sh(`"$H" rawip ` + portOf(pc.LocalAddr()) + ` raw-$TOKEN`)
 		return pendingPacket(pc)
 	}},
+
+	{name: "allow list: TCP to 127.0.0.1", category: catNet, allowHosts: true, run: func(e *escapeEnv) []string {
+		ln := e.listen("tcp4", "127.0.0.1:0")
+		e.sh(`exec 3<>/dev/tcp/127.0.0.1/` + portOf(ln.Addr()))
+		return pendingConn(ln)
+	}},
+	{name: "allow list: the proxy's port on another address", category: catNet, allowHosts: true, run: func(e *escapeEnv) []string {
+		if e.s.hostIP == "" {
+			e.skip(errNoHostIP.Error())
+		}
+		p, err := e.sb.startProxy()
+		must(e.t, err)
+		ln := e.listen("tcp4", net.JoinHostPort(e.s.hostIP, portOf(p.tcp.Addr())))
+		e.sh(`p=${HTTPS_PROXY##*:}; p=${p%%/*}; exec 3<>/dev/tcp/` + e.s.hostIP + `/$p`)
+		return pendingConn(ln)
+	}},
+	{name: "allow list: CONNECT to a loopback listener through the proxy", category: catNet, allowHosts: true, needs: []string{"curl"}, run: func(e *escapeEnv) []string {
+		ln := e.listen("tcp4", "127.0.0.1:0")
+		e.sh(`curl -s -m 2 -o /dev/null -w '%{http_code}\n' https://127.0.0.1:` + portOf(ln.Addr()) + `/`)
+		return pendingConn(ln)
+	}},
+	{name: "allow list: unix socket outside the workdir", category: catNet, allowHosts: true,
+		known: map[string]string{"bwrap": "with allowed hosts, a run under Bubblewrap may make unix sockets, which the network bridge needs"},
+		run: func(e *escapeEnv) []string {
+			ln := e.listen("unix", filepath.Join(e.base, "host.sock"))
+			e.sh(`"$H" dial unix "$OUT/host.sock"`)
+			return pendingConn(ln)
+		}},
 
 	// Terminal injection: text pushed into the input of a terminal.
 	{name: "TIOCSTI on /dev/tty", category: catTerminal, run: func(e *escapeEnv) []string {
@@ -591,13 +631,18 @@ type victim struct {
 // when the test ends.
 func (e *escapeEnv) startSleeper(dir string, env ...string) victim {
 	e.t.Helper()
+	return e.startSleeperAs("agentsh-victim-"+e.token, dir, env...)
+}
+
+// startSleeperAs is startSleeper with the process named name.
+func (e *escapeEnv) startSleeperAs(name, dir string, env ...string) victim {
+	e.t.Helper()
 	d, err := os.Open(dir)
 	must(e.t, err)
 	defer d.Close()
 	f, err := os.OpenFile(filepath.Join(e.base, "host.txt"), os.O_RDWR, 0)
 	must(e.t, err)
 	defer f.Close()
-	name := "agentsh-victim-" + e.token
 	cmd := exec.Command(e.s.helper, "blocked-sleep", name)
 	cmd.Dir, cmd.Env = dir, append(os.Environ(), env...)
 	cmd.ExtraFiles = []*os.File{d, f}

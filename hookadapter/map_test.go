@@ -171,6 +171,39 @@ func TestUnmappedTools(t *testing.T) {
 	}
 }
 
+// An allow only in a sandbox is an ask for an agent's shell call: the
+// agent runs it, outside agentsh's sandbox. An allow with no sandbox
+// stands, and so does a deny.
+func TestSandboxedAllowAsks(t *testing.T) {
+	confined := core.BeforeHook{Name: "confined", Func: func(context.Context, *core.Call) (json.RawMessage, error) {
+		return nil, &core.VerdictError{Verdict: core.VerdictAllow, Reason: "builds run in the sandbox", Sandbox: core.SandboxWorkspace}
+	}}
+	plain := core.BeforeHook{Name: "plain", Func: func(context.Context, *core.Call) (json.RawMessage, error) {
+		return nil, core.Allow("reads only")
+	}}
+	for _, c := range []struct {
+		hook   core.BeforeHook
+		want   core.Verdict
+		reason string
+	}{
+		{confined, core.VerdictAsk, "a policy allows this command only in the workspace sandbox (confined: builds run in the sandbox), but the agent that asked runs it outside agentsh's sandbox"},
+		{plain, core.VerdictAllow, "reads only (agentsh policy: plain)"},
+	} {
+		ex, dir := project(t, c.hook)
+		for _, proto := range []Protocol{claudeCode{}, gemini{}, codex{}} {
+			tool := map[string]string{"claude-code": "Bash", "gemini": "run_shell_command", "codex": "Bash"}[proto.Name()]
+			a := decide(t, ex, dir, proto, tool, `{"command":"make"}`, "")
+			if a.Verdict != c.want || !strings.Contains(a.Reason, c.reason) {
+				t.Errorf("%s %s under %s: %s (%s), want %s with %q", proto.Name(), tool, c.hook.Name, a.Verdict, a.Reason, c.want, c.reason)
+			}
+		}
+		// A tool that runs no command has no sandbox to ask about.
+		if a := decide(t, ex, dir, claudeCode{}, "Read", `{"file_path":"/P/README.md"}`, ""); a.Verdict != core.VerdictAllow {
+			t.Errorf("Read under %s: %s (%s), want allow", c.hook.Name, a.Verdict, a.Reason)
+		}
+	}
+}
+
 // writesOnlyInSrc is the policy a newcomer writes first, by tool name.
 var writesOnlyInSrc = core.BeforeHook{Name: "src", Tools: []string{"write_file", "edit_file"},
 	Func: func(_ context.Context, c *core.Call) (json.RawMessage, error) {

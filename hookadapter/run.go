@@ -228,6 +228,10 @@ func verdictOf(r *executor.Ruling) Answer {
 			if d.Verdict > a.Verdict {
 				a.Verdict, by = d.Verdict, d
 			}
+		case d.Stage == core.StageSandbox && d.Verdict > a.Verdict:
+			// A policy allowed the command only in a sandbox, and the agent
+			// runs it outside agentsh's: that asks.
+			a.Verdict, by = d.Verdict, d
 		case d.Stage == core.StageApproval && d.Hook == "permissions" && a.Verdict == core.VerdictNone:
 			a.Verdict, by = d.Verdict, d
 		}

@@ -50,3 +50,26 @@ func BenchmarkParseHostile(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkClassify is the cost of Classify over the same command lines
+// as BenchmarkParse (the analysis included), with the sandbox's secret
+// files, and over the most the analysis reads in full: MaxCommands
+// commands, each with a redirection and options to read.
+func BenchmarkClassify(b *testing.B) {
+	where := shell.Where{Workdir: "/home/u/project", Home: "/home/u",
+		Secrets: []string{".env", ".env.*", "!.env.example", "*.pem", "*.key", "id_rsa*", ".ssh/", ".aws/"}}
+	for name, cmd := range map[string]string{
+		"short":         `ls -la`,
+		"pipeline":      `git status --short | grep -v '^??' | wc -l && echo "$(date +%s) done in $HOME"`,
+		"wrappers":      `sudo -u root env FOO=1 timeout 5 bash -c 'rm -rf "$d"/x; find . -name "*.o" -exec rm {} +' > /tmp/log 2>&1`,
+		"options":       `sort -uoFILE --compress=gzip -k2 data && curl -sSLo /tmp/x --output-dir y https://x && go test -race -count=1 -run X ./... -exec ./e`,
+		"commands-read": strings.Repeat("sort -rnk2 -o x y >z;", shell.MaxCommands),
+	} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				shell.Classify(cmd, where)
+			}
+		})
+	}
+}

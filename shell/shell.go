@@ -139,6 +139,13 @@ type Analysis struct {
 	Functions []Function
 	// Unknown are the reasons why Parse cannot tell what would run.
 	Unknown []Unknown
+	// Assigned are the variables the command line gives a value, each
+	// once, in the order met: alone or before a command (A=1 cmd), the
+	// NAME=VALUE words of env and sudo, declarations (export, declare,
+	// local), read, for loops, arithmetic. A program started with a
+	// variable set in its environment may do something else (PATH,
+	// LD_PRELOAD, GIT_EXTERNAL_DIFF).
+	Assigned []string
 }
 
 // OK reports whether Parse could tell everything that would run.

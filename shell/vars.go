@@ -211,6 +211,7 @@ func (s *scope) write(name string, v value) error {
 	if err := s.codeVar(name, v); err != nil {
 		return err
 	}
+	s.analyser.assigned(name)
 	numeric, deps := false, []string(nil)
 	switch {
 	case v.word != nil:

@@ -22,6 +22,20 @@ type analyser struct {
 	vars vars // gathered over the whole command line
 	dirs dirs
 	full bool // MaxCommands commands are listed
+	// names are the variables in out.Assigned.
+	names map[string]bool
+}
+
+// assigned notes a variable the command line gives a value.
+func (a *analyser) assigned(name string) {
+	if a.names[name] {
+		return
+	}
+	if a.names == nil {
+		a.names = map[string]bool{}
+	}
+	a.names[name] = true
+	a.out.Assigned = append(a.out.Assigned, name)
 }
 
 func (a *analyser) next() int { a.at++; return a.at - 1 }

@@ -106,3 +106,47 @@ func stringList(ss []string) []any {
 	}
 	return out
 }
+
+// ShellClassify is shell.classify: the classification of a bash command
+// line (shell.Classify) as JSON shapes. The keys:
+//
+//	class      the strongest class of the findings: "safe" (none),
+//	           "sandbox", "leaves" or "catastrophic"
+//	reason     the reason of the first finding of that class ("" when safe)
+//	kinds      the kinds of the findings, each once, in order (program,
+//	           option, unknown, environment, writes, deletes, secret,
+//	           pattern, network, outside, protected, user, system, destroys)
+//	findings   every reason the command line is not safe:
+//	  class, kind, reason
+//	  command    the index in commands of the command it is about, -1 for
+//	             the command line (a redirection, a variable, a part the
+//	             analysis cannot read)
+//	commands   every simple command, as in ShellParse:
+//	  name, argv, via
+//	  sub        the subcommand the table read it by ("diff" of git diff,
+//	             "mod download" of go mod download), or ""
+//	  class      its own class
+func ShellClassify(command string, where shell.Where) map[string]any {
+	c := shell.Classify(command, where)
+	cmds := make([]any, len(c.Analysis.Commands))
+	for i := range c.Analysis.Commands {
+		sc := &c.Analysis.Commands[i]
+		argv := make([]any, len(sc.Args))
+		for j, w := range sc.Args {
+			argv[j] = w.Text
+		}
+		cmds[i] = map[string]any{"name": sc.Name, "argv": argv, "via": shellVia(sc.Via),
+			"sub": c.Commands[i].Sub, "class": c.Commands[i].Class.String()}
+	}
+	findings := make([]any, len(c.Findings))
+	for i, f := range c.Findings {
+		findings[i] = map[string]any{"class": f.Class.String(), "kind": f.Kind, "reason": f.Reason, "command": int64(f.Command)}
+	}
+	return map[string]any{
+		"class":    c.Class.String(),
+		"reason":   c.Reason(),
+		"kinds":    stringList(c.Kinds()),
+		"findings": findings,
+		"commands": cmds,
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"io/fs"
 	"os"
@@ -52,8 +53,11 @@ type clientCase struct {
 	disk   []onDisk
 	setup  func(t *testing.T, root string) // before agentsh is installed
 	// said are texts the client's output must hold (agentsh's reasons
-	// where the disk cannot tell who refused).
+	// where the disk cannot tell who refused, what a tool printed).
 	said []string
+	// told are texts the client must have sent the model: what its tools
+	// printed, where its output does not show it.
+	told []string
 }
 
 // Files the project starts with.
@@ -95,9 +99,10 @@ var clientCases = []clientCase{
 			return []clientCall{
 				// Monitor and NotebookEdit are deferred: loaded first.
 				{Name: "ToolSearch", Args: map[string]any{"query": "select:NotebookEdit,Monitor"}},
-				bash("Monitor", "echo ok > monitor.marker"),
+				bash("Monitor", "printf 'ran-%s\\n' monitor"),
 				bash("Monitor", "echo no > denied-monitor.marker"),
-				bash("Bash", "echo ok > bash.marker"),
+				bash("Bash", "printf 'ran-%s\\n' bash"),
+				bash("Bash", "echo no > sandboxed-bash.marker"),
 				bash("Bash", "echo no > denied-bash.marker"),
 				bash("Bash", "echo no > asked-bash.marker"), // headless, Claude Code refuses an ask
 				bash("Bash", "echo no > ../bash-outside.txt"),
@@ -116,9 +121,8 @@ var clientCases = []clientCase{
 			}
 		},
 		disk: []onDisk{
-			{path: "project/monitor.marker", has: "ok"},
 			{path: "project/denied-monitor.marker"},
-			{path: "project/bash.marker", has: "ok"},
+			{path: "project/sandboxed-bash.marker"},
 			{path: "project/denied-bash.marker"},
 			{path: "project/asked-bash.marker"},
 			{path: "bash-outside.txt"},
@@ -134,7 +138,8 @@ var clientCases = []clientCase{
 			{path: "project/src/unread.txt", has: "demo", not: "edited"},
 			{path: "project/src/unread.ipynb", has: "print(1)", not: "print(2)"},
 		},
-		said: []string{"File has not been read yet"},
+		said: []string{"File has not been read yet", "Monitor started", "ran-bash",
+			"a policy allows this command only in the workspace sandbox"},
 	},
 	{
 		client: "gemini",
@@ -163,10 +168,11 @@ var clientCases = []clientCase{
 				return clientCall{Name: "replace", Args: map[string]any{"file_path": path, "old_string": "demo", "new_string": "edited", "instruction": "edit"}}
 			}
 			return []clientCall{
-				shell("echo ok > shell.marker", ""),
+				shell("printf 'ran-%s\\n' shell", ""),
+				shell("echo no > sandboxed-shell.marker", ""),
 				shell("echo no > denied-shell.marker", ""),
 				shell("echo no > asked-shell.marker", ""), // no ask in Gemini CLI: a deny
-				shell("echo ok > sub.marker", "src"),
+				shell("printf 'ran-%s\\n' \"${PWD##*/}\"", "src"),
 				shell("echo no > ../shell-outside.txt", ""),
 				write("src/relative.txt"),
 				write(p + "/src/absolute.txt"),
@@ -180,10 +186,9 @@ var clientCases = []clientCase{
 			}
 		},
 		disk: []onDisk{
-			{path: "project/shell.marker", has: "ok"},
+			{path: "project/sandboxed-shell.marker"},
 			{path: "project/denied-shell.marker"},
 			{path: "project/asked-shell.marker"},
-			{path: "project/src/sub.marker", has: "ok"},
 			{path: "shell-outside.txt"},
 			{path: "project/src/relative.txt", has: "written"},
 			{path: "project/src/absolute.txt", has: "written"},
@@ -197,7 +202,8 @@ var clientCases = []clientCase{
 		},
 		// Gemini CLI refuses a path outside the project itself, before any
 		// hook.
-		said: []string{"gemini's tool discovered_tool_touch_marker is not one agentsh maps", "Path not in workspace"},
+		said: []string{"gemini's tool discovered_tool_touch_marker is not one agentsh maps", "Path not in workspace",
+			"ran-shell", "ran-src", "a policy allows this command only in the workspace sandbox"},
 	},
 	{
 		// An unknown model: exec_command, hooked as Bash, and apply_patch
@@ -206,10 +212,11 @@ var clientCases = []clientCase{
 		calls: func(r, p string) []clientCall {
 			exec := func(cmd string) clientCall { return clientCall{Name: "exec_command", Args: map[string]any{"cmd": cmd}} }
 			return []clientCall{
-				exec("echo ok > exec.marker"),
+				exec("printf 'ran-%s\\n' exec"),
+				exec("echo no > sandboxed-exec.marker"),
 				exec("echo no > denied-exec.marker"),
 				exec("echo no > asked-exec.marker"), // no ask in Codex: a deny
-				{Name: "exec_command", Args: map[string]any{"cmd": "echo ok > sub.marker", "workdir": p + "/src"}},
+				{Name: "exec_command", Args: map[string]any{"cmd": "printf 'ran-%s\\n' \"${PWD##*/}\"", "workdir": p + "/src"}},
 				exec("echo no > ../exec-outside.txt"),
 				exec(heredoc(addFile("src/heredoc.txt"))),
 				exec("cd src && " + heredoc(addFile("cd.txt"))),
@@ -219,15 +226,14 @@ var clientCases = []clientCase{
 				exec(heredoc(editReadme)),
 				// Codex does not hook write_stdin: what goes into a running
 				// session is not decided (as measured).
-				{Name: "exec_command", Args: map[string]any{"cmd": "cat > stdin.marker", "tty": true, "yield_time_ms": 500}},
+				{Name: "exec_command", Args: map[string]any{"cmd": "tr a-z A-Z", "tty": true, "yield_time_ms": 500}},
 				{Name: "write_stdin", Args: map[string]any{"session_id": "$SESSION", "chars": "typed\n", "yield_time_ms": 500}},
 			}
 		},
 		disk: []onDisk{
-			{path: "project/exec.marker", has: "ok"},
+			{path: "project/sandboxed-exec.marker"},
 			{path: "project/denied-exec.marker"},
 			{path: "project/asked-exec.marker"},
-			{path: "project/src/sub.marker", has: "ok"},
 			{path: "exec-outside.txt"},
 			{path: "project/src/heredoc.txt", has: "added"},
 			{path: "project/src/cd.txt", has: "added"},
@@ -235,8 +241,9 @@ var clientCases = []clientCase{
 			{path: "heredoc-outside.txt"},
 			{path: "heredoc-abs-outside.txt"},
 			{path: "project/README.md", has: "demo", not: "patched"},
-			{path: "project/stdin.marker", has: "typed"},
 		},
+		said: []string{"ran-exec", "ran-src", "a policy allows this command only in the workspace sandbox"},
+		told: []string{"TYPED"},
 	},
 	{
 		// Code mode: the apply_patch tool, called directly and from the
@@ -253,7 +260,7 @@ var clientCases = []clientCase{
 				patch(editMain),
 				patch(editReadme),
 				patch(delReadme),
-				js("await tools.exec_command({cmd: 'echo ok > js.marker'});"),
+				js("text((await tools.exec_command({cmd: \"printf 'ran-%s\\\\n' js\"})).output);"),
 				js("await tools.exec_command({cmd: 'echo no > denied-js.marker'});"),
 				js("await tools.apply_patch(" + jsString(addFile("src/js.txt")) + ");"),
 				js("await tools.apply_patch(" + jsString(addFile("../js-outside.txt")) + ");"),
@@ -266,11 +273,11 @@ var clientCases = []clientCase{
 			{path: "patch-abs-outside.txt"},
 			{path: "project/src/main.go", has: "println()"},
 			{path: "project/README.md", has: "demo", not: "patched"},
-			{path: "project/js.marker", has: "ok"},
 			{path: "project/denied-js.marker"},
 			{path: "project/src/js.txt", has: "added"},
 			{path: "js-outside.txt"},
 		},
+		told: []string{"ran-js"},
 	},
 }
 
@@ -283,9 +290,12 @@ func jsString(s string) string {
 // scripted model with agentsh hook installed as a person installs it
 // (hook install --exe, with srcOnlyPolicy and deny_patterns.star) and
 // checks on disk what each call left: a shell call ran or not as the
-// policy says, a write in the client's own path form landed only under
-// src/, a write outside the project never landed, and the notebook,
-// monitor and patch tools were decided as the writes and shells they are.
+// policy says (a known-safe one runs, and what it prints reaches the
+// model; one deny_patterns.star allows only in agentsh's sandbox is
+// refused, since the client runs it outside), a write in the client's
+// own path form landed only under src/, a write outside the project never
+// landed, and the notebook, monitor and patch tools were decided as the
+// writes and shells they are.
 // Claude Code is installed in the project; Gemini CLI and Codex for the
 // user, since they run a project's entries only in a trusted folder
 // (TestHookTrustRealClients).
@@ -360,6 +370,14 @@ func TestClientCallsOnDisk(t *testing.T) {
 			for _, s := range said {
 				if !strings.Contains(run.output, s) {
 					t.Errorf("the client did not say %q:\n%s", s, run.output)
+				}
+			}
+			run.model.mu.Lock()
+			sent := string(bytes.Join(run.model.bodies, nil))
+			run.model.mu.Unlock()
+			for _, s := range c.told {
+				if !strings.Contains(sent, s) {
+					t.Errorf("the client did not tell the model %q", s)
 				}
 			}
 			if t.Failed() {

@@ -18,15 +18,17 @@ var validArgs = map[string]map[string]any{
 	"write_file": {"path": "src/a.go", "content": "package a\n"},
 	"edit_file":  {"path": "src/a.go", "old_string": "a", "new_string": "b"},
 	"bash":       {"command": "ls"},
-	"run_code":   {"language": "python", "code": "print(1)"},
+	"run_code":   {"language": "python3", "code": "print(1)"},
 	"fetch":      {"url": "https://example.com"},
 }
 
-// TestReadOnlyPolicy: with read_only.star, a built-in tool runs exactly
-// when it is declared read-only, for the model and the person.
+// TestReadOnlyPolicy: with read_only.star, a built-in tool runs when it
+// is declared read-only, or runs its commands in the read-only sandbox
+// (bash, run_code), for the model and the person; every other is denied.
 func TestReadOnlyPolicy(t *testing.T) {
 	p := load(t, "read_only.star")
 	readOnly := map[string]bool{"read_file": true, "list_dir": true, "glob": true, "grep": true}
+	sandboxed := map[string]bool{"bash": true, "run_code": true}
 	for name, args := range validArgs {
 		tool := p.ex.Registry().GetTool(name)
 		if tool == nil {
@@ -40,7 +42,9 @@ func TestReadOnlyPolicy(t *testing.T) {
 			switch {
 			case readOnly[name] && r.Outcome != allow:
 				t.Errorf("%s %s: %s (%s), want allow", origin, name, r.Outcome, r.Reason)
-			case !readOnly[name] && (r.Outcome != deny || r.Hook != "only_read_only_tools" ||
+			case sandboxed[name] && (r.Outcome != allow || r.Sandbox != core.SandboxReadOnly):
+				t.Errorf("%s %s: %s in %q (%s), want allow in the read-only sandbox", origin, name, r.Outcome, r.Sandbox, r.Reason)
+			case !readOnly[name] && !sandboxed[name] && (r.Outcome != deny || r.Hook != "only_read_only_tools" ||
 				!strings.Contains(r.Reason, "this session is read-only and "+name+" may change things; use a read-only tool (")):
 				t.Errorf("%s %s: %s by %s (%s), want deny by only_read_only_tools", origin, name, r.Outcome, r.Hook, r.Reason)
 			}
@@ -60,9 +64,10 @@ func TestAskBeforeWritePolicy(t *testing.T) {
 	}{
 		{"write_file", validArgs["write_file"], ask, "write src/a.go"},
 		{"edit_file", map[string]any{"path": "docs/x.md", "old_string": "a", "new_string": "b"}, ask, "edit docs/x.md"},
-		{"bash", map[string]any{"command": "echo hi > src/out.txt"}, ask, "bash writes src/out.txt"},
-		{"bash", map[string]any{"command": "sed -i s/a/b/ go.mod"}, ask, "bash runs sed -i s/a/b/ go.mod, which may change files"},
-		{"bash", map[string]any{"command": "eval \"$x\""}, ask, "cannot tell what it would write"},
+		{"bash", map[string]any{"command": "echo hi > src/out.txt"}, ask, "bash may change files: > src/out.txt: writes src/out.txt"},
+		{"bash", map[string]any{"command": "sed -i s/a/b/ go.mod"}, ask, "bash may change files: sed -i s/a/b/ go.mod: writes go.mod"},
+		{"bash", map[string]any{"command": "eval \"$x\""}, ask, "bash may change files: cannot check the command line run by eval"},
+		{"bash", map[string]any{"command": "fd . -x rm"}, ask, "-x runs rm on what it finds"},
 		{"bash", map[string]any{"command": "git log -5 | grep fix"}, allow, "bash only reads"},
 		{"read_file", validArgs["read_file"], allow, ""},
 	} {
@@ -114,7 +119,8 @@ func TestCIAllowlistPolicy(t *testing.T) {
 		{"fetch", validArgs["fetch"], deny, "no policy allowed fetch"},
 		{"bash", map[string]any{"command": "go test ./... && rm -rf ~"}, deny, "rm is not on the CI list"},
 		{"bash", map[string]any{"command": "git push"}, deny, "git runs only status, diff, log, show, rev-parse in CI"},
-		{"bash", map[string]any{"command": "$CMD ./..."}, deny, "cannot tell what it runs"},
+		{"bash", map[string]any{"command": "$CMD ./..."}, deny, "$CMD is not on the CI list"},
+		{"bash", map[string]any{"command": "go test -exec ./evil ./..."}, deny, "-exec ./evil runs a program"},
 	} {
 		for _, origin := range []core.Origin{core.OriginPerson, core.OriginModel} {
 			r := p.decide(origin, c.tool, c.args)

@@ -242,13 +242,22 @@ func (s *escapeSuite) run(t *testing.T, backend string, a *escapeAttempt) {
 	if backend == "off" && a.controlRoot && os.Geteuid() != 0 {
 		s.skip(t, backend, a, "the control needs root")
 	}
+	defer func() {
+		// A failure that ended the attempt early (t.Fatal) still
+		// shows in the table.
+		s.mu.Lock()
+		_, ok := s.results[backend][a.name]
+		s.mu.Unlock()
+		if !ok && t.Failed() {
+			s.record(backend, a, "FAILED: see the test's log")
+		}
+	}()
 	e := s.newEnv(t, backend, a)
 	ev := a.run(e)
 	ev = append(ev, e.commonEvidence()...)
 	if a.repo != "" {
 		ev = append(ev, e.gitPlants()...)
 	}
-	t.Logf("%s\n%s", strings.Join(ev, "; "), e.output())
 	switch {
 	case a.positive:
 		if len(ev) > 0 {
@@ -278,6 +287,7 @@ func (s *escapeSuite) run(t *testing.T, backend string, a *escapeAttempt) {
 			t.Errorf("ESCAPED: %s\noutput:\n%s", strings.Join(ev, "; "), e.output())
 			s.record(backend, a, "**ESCAPED**: "+strings.Join(ev, "; "))
 		} else {
+			t.Logf("blocked\n%s", e.output())
 			s.record(backend, a, "blocked")
 		}
 	}

@@ -2,6 +2,7 @@ package executor
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/agentsh/agentsh/core"
 )
@@ -156,8 +157,10 @@ func (e *Executor) settleSandbox(call *core.Call, base core.Sandbox, c sandboxCh
 	if leaves && op.verdict != core.VerdictAsk {
 		d.Verdict = core.VerdictAsk
 		op = opinion{core.VerdictAsk, why, "sandbox", ""}
-	} else if leaves {
+	} else if leaves && !strings.Contains(why, op.reason) {
 		op.reason = why + "; " + op.reason
+	} else if leaves {
+		op.reason = why // the asking hook is the one that widened
 	}
 	call.Record(d)
 	return op, leaves

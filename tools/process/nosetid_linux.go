@@ -5,6 +5,7 @@ package process
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
@@ -32,23 +33,24 @@ import (
 // setup fails with EPERM. A system call of another ABI (x32, or 32-bit
 // code on a 64-bit kernel) fails with ENOSYS.
 //
-// The filter also refuses to make a unix socket (socket(2) with AF_UNIX,
-// EPERM). A process inside could otherwise connect to any host service
-// whose socket it can reach by path: a read-only file system does not
-// stop connect(2) (docker.sock, an ssh or gpg agent, a database), nor
-// does Landlock. Without the call there are no unix sockets at all: none
-// to the host, by path or abstract name, inside the working directory or
-// out, and none between processes inside either (socketpair(2), which
-// makes a connected pair with no address, still works). A run with the
-// network bridge (bridge_linux.go), which connects to the proxy's unix
-// socket from inside the sandbox, gets the filter without this rule
-// (bridgeFilter): under Bubblewrap its command reaches the unix sockets
+// Under Bubblewrap the filter also refuses to make a unix socket
+// (socket(2) with AF_UNIX, EPERM; bwrapRules). A process inside could
+// otherwise connect to any host service whose socket it can reach by
+// path: a read-only file system does not stop connect(2) (docker.sock, an
+// ssh or gpg agent, a database). Without the call there are no unix
+// sockets at all: none to the host, by path or abstract name, inside the
+// working directory or out, and none between processes inside either
+// (socketpair(2), which makes a connected pair with no address, still
+// works). A run with the network bridge (bridge_linux.go), which connects
+// to the proxy's unix socket from inside the sandbox, gets the filter
+// without this rule (bridgeFilter): its command reaches the unix sockets
 // it can see by path outside the hidden directories (/tmp, /run, home);
 // abstract ones are in another network namespace.
 //
 // And it refuses the kernel's key management (keyctl, add_key,
 // request_key, EPERM): the user's keyring is the same inside the sandbox
 // as out, and holds what the user keeps there (tokens, Kerberos tickets).
+// (The Landlock backend refuses all of these in confineRules.)
 
 // modeBits are what the filter keeps out of file modes.
 const modeBits = unix.S_ISUID | unix.S_ISGID
@@ -56,34 +58,62 @@ const modeBits = unix.S_ISUID | unix.S_ISGID
 // devBit is set in S_IFCHR and S_IFBLK and in no other file type.
 const devBit = unix.S_IFCHR & unix.S_IFBLK
 
-// argBits is a test on the low 32 bits of a system call's argument: true
-// when any of mask's bits are set or, with equal, when they are mask.
-type argBits struct {
-	arg   int
-	mask  uint32
-	equal bool
+// argTest is a test on a 32-bit half of a system call's argument (the
+// low one unless hi): with bpf.JumpBitsSet, true when any of val's bits
+// are set; with bpf.JumpEqual or bpf.JumpNotEqual, a comparison with val.
+type argTest struct {
+	arg  int
+	hi   bool
+	cond bpf.JumpTest
+	val  uint32
 }
 
-// syscallRule refuses a system call when all tests of any one of its
-// alternatives are true; with no alternatives it refuses every call.
+func bitsSet(arg int, mask uint32) argTest { return argTest{arg, false, bpf.JumpBitsSet, mask} }
+func equal(arg int, val uint32) argTest    { return argTest{arg, false, bpf.JumpEqual, val} }
+func notEqual(arg int, val uint32) argTest { return argTest{arg, false, bpf.JumpNotEqual, val} }
+
+// ruleCase is a verdict (a SECCOMP_RET_ value) for the calls that pass
+// all its tests.
+type ruleCase struct {
+	all []argTest
+	ret uint32
+}
+
+// syscallRule decides a system call: the first of its cases whose tests
+// all hold, otherwise ret.
 type syscallRule struct {
 	nr    uint32
-	errno unix.Errno
-	any   [][]argBits
+	cases []ruleCase
+	ret   uint32
+}
+
+func errnoRet(errno unix.Errno) uint32 { return unix.SECCOMP_RET_ERRNO | uint32(errno) }
+
+// always refuses every call of nr with errno.
+func always(nr uintptr, errno unix.Errno) syscallRule {
+	return syscallRule{nr: uint32(nr), ret: errnoRet(errno)}
+}
+
+// refuseIf refuses a call of nr with EPERM when the tests of any one
+// alternative all hold, and allows it otherwise.
+func refuseIf(nr uintptr, alternatives ...[]argTest) syscallRule {
+	r := syscallRule{nr: uint32(nr), ret: unix.SECCOMP_RET_ALLOW}
+	for _, all := range alternatives {
+		r.cases = append(r.cases, ruleCase{all, errnoRet(unix.EPERM)})
+	}
+	return r
 }
 
 func modeRule(nr uintptr, modeArg int) syscallRule {
-	return syscallRule{nr: uint32(nr), errno: unix.EPERM, any: [][]argBits{{{arg: modeArg, mask: modeBits}}}}
+	return refuseIf(nr, []argTest{bitsSet(modeArg, modeBits)})
 }
 
 func openRule(nr uintptr, flagsArg, modeArg int) syscallRule {
-	return syscallRule{nr: uint32(nr), errno: unix.EPERM, any: [][]argBits{
-		{{arg: flagsArg, mask: unix.O_CREAT | unix.O_TMPFILE&^unix.O_DIRECTORY}, {arg: modeArg, mask: modeBits}},
-	}}
+	return refuseIf(nr, []argTest{bitsSet(flagsArg, unix.O_CREAT|unix.O_TMPFILE&^unix.O_DIRECTORY), bitsSet(modeArg, modeBits)})
 }
 
 func mknodRule(nr uintptr, modeArg int) syscallRule {
-	return syscallRule{nr: uint32(nr), errno: unix.EPERM, any: [][]argBits{{{arg: modeArg, mask: modeBits}}, {{arg: modeArg, mask: devBit}}}}
+	return refuseIf(nr, []argTest{bitsSet(modeArg, modeBits)}, []argTest{bitsSet(modeArg, devBit)})
 }
 
 // commonRules hold on every architecture; legacyRules (per architecture)
@@ -94,15 +124,9 @@ var commonRules = []syscallRule{
 	modeRule(unix.SYS_FCHMODAT2, 2),
 	openRule(unix.SYS_OPENAT, 2, 3),
 	mknodRule(unix.SYS_MKNODAT, 2),
-	{nr: unix.SYS_OPENAT2, errno: unix.ENOSYS},
-	{nr: unix.SYS_IO_URING_SETUP, errno: unix.EPERM},
-	{nr: unix.SYS_KEYCTL, errno: unix.EPERM},
-	{nr: unix.SYS_ADD_KEY, errno: unix.EPERM},
-	{nr: unix.SYS_REQUEST_KEY, errno: unix.EPERM},
+	always(unix.SYS_OPENAT2, unix.ENOSYS),
+	always(unix.SYS_IO_URING_SETUP, unix.EPERM),
 }
-
-// unixSocketRule refuses socket(AF_UNIX, ...): see the top of the file.
-var unixSocketRule = syscallRule{nr: unix.SYS_SOCKET, errno: unix.EPERM, any: [][]argBits{{{arg: 0, mask: unix.AF_UNIX, equal: true}}}}
 
 // Offsets in struct seccomp_data; an argument's low half is at its own
 // offset on the little-endian machines this file is built for.
@@ -112,62 +136,33 @@ const (
 	offArgs = 16
 )
 
-// sandboxFilter assembles the filter as the array of struct sock_filter
-// that bwrap --seccomp reads.
-func sandboxFilter() ([]byte, error) { return assembleFilter(true) }
+// bwrapRules are what the Bubblewrap backend adds to commonRules: no
+// keyrings and, unless unixSockets, no unix sockets (see the top of the
+// file).
+func bwrapRules(unixSockets bool) []syscallRule {
+	rules := []syscallRule{
+		always(unix.SYS_KEYCTL, unix.EPERM),
+		always(unix.SYS_ADD_KEY, unix.EPERM),
+		always(unix.SYS_REQUEST_KEY, unix.EPERM),
+	}
+	if !unixSockets {
+		rules = append(rules, refuseIf(unix.SYS_SOCKET, []argTest{equal(0, unix.AF_UNIX)}))
+	}
+	return rules
+}
+
+// sandboxFilter assembles the Bubblewrap backend's filter as the array of
+// struct sock_filter that bwrap --seccomp reads.
+func sandboxFilter() ([]byte, error) { return bwrapFilter(false) }
 
 // bridgeFilter is the filter for a run with the network bridge: as
 // sandboxFilter, but unix sockets can be made.
-func bridgeFilter() ([]byte, error) { return assembleFilter(false) }
+func bridgeFilter() ([]byte, error) { return bwrapFilter(true) }
 
-func assembleFilter(noUnixSockets bool) ([]byte, error) {
-	ret := func(errno unix.Errno) bpf.Instruction {
-		return bpf.RetConstant{Val: unix.SECCOMP_RET_ERRNO | uint32(errno)}
-	}
-	prog := []bpf.Instruction{
-		bpf.LoadAbsolute{Off: offArch, Size: 4},
-		bpf.JumpIf{Cond: bpf.JumpEqual, Val: auditArch, SkipTrue: 1},
-		ret(unix.ENOSYS),
-		bpf.LoadAbsolute{Off: offNr, Size: 4},
-	}
-	if foreignNr != 0 {
-		prog = append(prog, bpf.JumpIf{Cond: bpf.JumpGreaterOrEqual, Val: foreignNr, SkipFalse: 1}, ret(unix.ENOSYS))
-	}
-	rules := append(append([]syscallRule(nil), commonRules...), legacyRules...)
-	if noUnixSockets {
-		rules = append(rules, unixSocketRule)
-	}
-	for _, r := range rules {
-		var block []bpf.Instruction
-		for _, all := range r.any {
-			for i, t := range all {
-				// Past this test: the remaining tests, then the refusal.
-				rest := 2*(len(all)-i-1) + 1
-				cond := bpf.JumpBitsSet
-				if t.equal {
-					cond = bpf.JumpEqual
-				}
-				block = append(block,
-					bpf.LoadAbsolute{Off: uint32(offArgs + 8*t.arg), Size: 4},
-					bpf.JumpIf{Cond: cond, Val: t.mask, SkipFalse: uint8(rest)})
-			}
-			block = append(block, ret(r.errno))
-		}
-		if len(r.any) == 0 {
-			block = append(block, ret(r.errno))
-		} else {
-			block = append(block, bpf.RetConstant{Val: unix.SECCOMP_RET_ALLOW})
-		}
-		if len(block) > 255 {
-			return nil, fmt.Errorf("process: seccomp rule for system call %d is too long", r.nr)
-		}
-		prog = append(prog, bpf.JumpIf{Cond: bpf.JumpEqual, Val: r.nr, SkipFalse: uint8(len(block))})
-		prog = append(prog, block...)
-	}
-	prog = append(prog, bpf.RetConstant{Val: unix.SECCOMP_RET_ALLOW})
-	raw, err := bpf.Assemble(prog)
+func bwrapFilter(unixSockets bool) ([]byte, error) {
+	raw, err := assembleFilter(commonRules, legacyRules, bwrapRules(unixSockets))
 	if err != nil {
-		return nil, fmt.Errorf("process: assembling the seccomp filter: %w", err)
+		return nil, err
 	}
 	out := make([]byte, 0, 8*len(raw))
 	for _, ins := range raw {
@@ -176,4 +171,55 @@ func assembleFilter(noUnixSockets bool) ([]byte, error) {
 		out = binary.LittleEndian.AppendUint32(out, ins.K)
 	}
 	return out, nil
+}
+
+// assembleFilter assembles a filter of the rules of every table: a call
+// of another architecture fails with ENOSYS, a call a rule names gets
+// the rule's verdict, and every other call is allowed.
+func assembleFilter(tables ...[]syscallRule) ([]bpf.RawInstruction, error) {
+	ret := func(v uint32) bpf.Instruction { return bpf.RetConstant{Val: v} }
+	prog := []bpf.Instruction{
+		bpf.LoadAbsolute{Off: offArch, Size: 4},
+		bpf.JumpIf{Cond: bpf.JumpEqual, Val: auditArch, SkipTrue: 1},
+		ret(errnoRet(unix.ENOSYS)),
+		bpf.LoadAbsolute{Off: offNr, Size: 4},
+	}
+	if foreignNr != 0 {
+		prog = append(prog, bpf.JumpIf{Cond: bpf.JumpGreaterOrEqual, Val: foreignNr, SkipFalse: 1}, ret(errnoRet(unix.ENOSYS)))
+	}
+	seen := map[uint32]bool{}
+	for _, r := range slices.Concat(tables...) {
+		// A call's first rule decides it: a second would never be read.
+		if seen[r.nr] {
+			return nil, fmt.Errorf("process: two seccomp rules for system call %d", r.nr)
+		}
+		seen[r.nr] = true
+		var block []bpf.Instruction
+		for _, c := range r.cases {
+			for i, t := range c.all {
+				off := uint32(offArgs + 8*t.arg)
+				if t.hi {
+					off += 4
+				}
+				// Past this test: the remaining tests, then the verdict.
+				rest := 2*(len(c.all)-i-1) + 1
+				block = append(block,
+					bpf.LoadAbsolute{Off: off, Size: 4},
+					bpf.JumpIf{Cond: t.cond, Val: t.val, SkipFalse: uint8(rest)})
+			}
+			block = append(block, ret(c.ret))
+		}
+		block = append(block, ret(r.ret))
+		if len(block) > 255 {
+			return nil, fmt.Errorf("process: seccomp rule for system call %d is too long", r.nr)
+		}
+		prog = append(prog, bpf.JumpIf{Cond: bpf.JumpEqual, Val: r.nr, SkipFalse: uint8(len(block))})
+		prog = append(prog, block...)
+	}
+	prog = append(prog, ret(unix.SECCOMP_RET_ALLOW))
+	raw, err := bpf.Assemble(prog)
+	if err != nil {
+		return nil, fmt.Errorf("process: assembling the seccomp filter: %w", err)
+	}
+	return raw, nil
 }

@@ -11,6 +11,6 @@ const (
 var legacyRules = []syscallRule{
 	modeRule(unix.SYS_CHMOD, 1),
 	openRule(unix.SYS_OPEN, 1, 2),
-	{nr: unix.SYS_CREAT, errno: unix.EPERM, any: [][]argBits{{{arg: 1, mask: modeBits}}}},
+	modeRule(unix.SYS_CREAT, 1),
 	mknodRule(unix.SYS_MKNOD, 1),
 }

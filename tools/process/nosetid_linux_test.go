@@ -38,6 +38,12 @@ func runFilterOf(t *testing.T, raw []byte, arch uint32, nr uintptr, args ...uint
 			K: binary.LittleEndian.Uint32(raw[i+4:]),
 		})
 	}
+	return runProg(t, prog, arch, nr, args...)
+}
+
+// runProg evaluates a seccomp filter on one system call.
+func runProg(t *testing.T, prog []bpf.RawInstruction, arch uint32, nr uintptr, args ...uint64) uint32 {
+	t.Helper()
 	ins, ok := bpf.Disassemble(prog)
 	if !ok {
 		t.Fatalf("the filter holds instructions that do not disassemble: %v", ins)

@@ -150,11 +150,17 @@ func TestQuarantineByIdentity(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	must(t, os.Rename(filepath.Join(root, "nested"), filepath.Join(root, "nested-old")))
+	if err := os.Rename(filepath.Join(root, "nested"), filepath.Join(root, "nested-old")); err != nil {
+		t.Fatal(err)
+	}
 	for _, n := range []string{"nested/.git/config", "nested/.claude/settings.json"} {
 		p := filepath.Join(root, n)
-		must(t, os.MkdirAll(filepath.Dir(p), 0o755))
-		must(t, os.WriteFile(p, []byte("planted\n"), 0o644))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("planted\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	note := pl.quarantine()
 	for _, want := range []string{"made nested/.git,", "renamed to nested/.git.sandboxed-1", "made nested/.claude,", "renamed to nested/.claude.sandboxed-1"} {

@@ -69,7 +69,7 @@ func RunSelf(ctx context.Context, req SelfRequest) (SelfResult, error) {
 	defer errR.Close()
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 
-	exited, err := startLocked(cmd, groupStopper{})
+	exited, _, err := startLocked(cmd, groupStopper{}, nil) // no hook to finish
 	inR.Close()
 	outW.Close()
 	errW.Close()

@@ -1,0 +1,89 @@
+//go:build amd64 || arm64
+
+package process
+
+import (
+	"golang.org/x/net/bpf"
+	"golang.org/x/sys/unix"
+)
+
+// The Landlock backend's seccomp filter: the sandbox's (nosetid_linux.go)
+// and more. Without namespaces of its own, a command there shares
+// agentsh's process tree, network and kernel; the filter takes away what
+// would let it leave its process group, reach the network other than
+// through agentsh's proxy, type into a terminal, trace or mount, or reach
+// the kernel interfaces only administrators need.
+
+// nsFlags are clone's flags that make new namespaces.
+const nsFlags = unix.CLONE_NEWNS | unix.CLONE_NEWCGROUP | unix.CLONE_NEWUTS | unix.CLONE_NEWIPC |
+	unix.CLONE_NEWUSER | unix.CLONE_NEWPID | unix.CLONE_NEWNET
+
+// refusedCalls fail with EPERM whatever their arguments.
+var refusedCalls = []uintptr{
+	unix.SYS_SETSID, // with setpgid: nothing leaves the process group
+	// A listen without a bind takes a port Landlock does not see.
+	unix.SYS_LISTEN,
+	unix.SYS_PTRACE, unix.SYS_PROCESS_VM_READV, unix.SYS_PROCESS_VM_WRITEV,
+	unix.SYS_MOUNT, unix.SYS_UMOUNT2, unix.SYS_PIVOT_ROOT,
+	unix.SYS_FSOPEN, unix.SYS_FSCONFIG, unix.SYS_FSMOUNT, unix.SYS_FSPICK,
+	unix.SYS_MOVE_MOUNT, unix.SYS_OPEN_TREE, unix.SYS_OPEN_TREE_ATTR, unix.SYS_MOUNT_SETATTR,
+	unix.SYS_UNSHARE, unix.SYS_SETNS,
+	unix.SYS_KEYCTL, unix.SYS_ADD_KEY, unix.SYS_REQUEST_KEY,
+	unix.SYS_BPF, unix.SYS_PERF_EVENT_OPEN,
+	unix.SYS_KEXEC_LOAD, unix.SYS_KEXEC_FILE_LOAD,
+	unix.SYS_INIT_MODULE, unix.SYS_FINIT_MODULE, unix.SYS_DELETE_MODULE,
+	unix.SYS_REBOOT, unix.SYS_SWAPON, unix.SYS_SWAPOFF,
+}
+
+// confineRules are the rules the Landlock backend adds. network says
+// whether the command may open TCP sockets (to reach the proxy, the one
+// port Landlock lets it connect to); cookie is the run's groupCookie.
+func confineRules(network bool, cookie uint32) []syscallRule {
+	rules := []syscallRule{
+		// setpgid: the command's own call, which makes it the leader of
+		// a process group of its own, is let through; a guess at the
+		// cookie kills the guesser; any other call is refused. See
+		// groupCookie.
+		{nr: unix.SYS_SETPGID, ret: errnoRet(unix.EPERM), cases: []ruleCase{
+			{[]argTest{equal(0, 0), {0, true, bpf.JumpEqual, 0}, equal(1, 0), {1, true, bpf.JumpEqual, cookie}}, unix.SECCOMP_RET_ALLOW},
+			{[]argTest{{1, true, bpf.JumpNotEqual, 0}, {1, true, bpf.JumpNotEqual, 0xffffffff}}, unix.SECCOMP_RET_KILL_PROCESS},
+		}},
+		// Typing into a terminal, and the Linux console's equivalent.
+		refuseIf(unix.SYS_IOCTL, []argTest{equal(1, unix.TIOCSTI)}, []argTest{equal(1, unix.TIOCLINUX)}),
+		// No namespaces: a user namespace would give back capabilities.
+		// clone3 passes its flags in memory, which a filter cannot read;
+		// ENOSYS makes C libraries fall back to clone.
+		refuseIf(unix.SYS_CLONE, []argTest{bitsSet(0, nsFlags)}),
+		always(unix.SYS_CLONE3, unix.ENOSYS),
+	}
+	// socket(): nothing without the network; with it, TCP over IPv4 or
+	// IPv6 only, which Landlock confines to the proxy's port (it does not
+	// confine UDP before ABI 10, nor SCTP or MPTCP). Types 2 to 15 all
+	// have a bit of 0xe; SOCK_STREAM is 1. socketpair stays allowed.
+	if network {
+		rules = append(rules, refuseIf(unix.SYS_SOCKET,
+			[]argTest{notEqual(0, unix.AF_INET), notEqual(0, unix.AF_INET6)},
+			[]argTest{bitsSet(1, 0xe)},
+			[]argTest{notEqual(2, 0), notEqual(2, unix.IPPROTO_TCP)},
+		))
+	} else {
+		rules = append(rules, always(unix.SYS_SOCKET, unix.EPERM))
+	}
+	for _, nr := range refusedCalls {
+		rules = append(rules, always(nr, unix.EPERM))
+	}
+	return rules
+}
+
+// landlockFilter is the Landlock backend's filter for one run.
+func landlockFilter(network bool, cookie uint32) ([]unix.SockFilter, error) {
+	raw, err := assembleFilter(commonRules, legacyRules, confineRules(network, cookie))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]unix.SockFilter, len(raw))
+	for i, ins := range raw {
+		out[i] = unix.SockFilter{Code: ins.Op, Jt: ins.Jt, Jf: ins.Jf, K: ins.K}
+	}
+	return out, nil
+}

@@ -101,6 +101,18 @@ var escapeAttempts = []*escapeAttempt{
 	{name: "touch a host file's time", category: catWrite, control: true, run: shAttempt(`touch -d 2001-01-01 "$HOSTFILE"`)},
 	{name: "chmod a host file", category: catWrite, control: true, run: shAttempt(`chmod 0777 "$HOSTFILE"`)},
 	{name: "chown a host file", category: catWrite, run: shAttempt(`chown 65534:65534 "$HOSTFILE"`)},
+	{name: "chattr a host file", category: catWrite, control: true, needs: []string{"chattr"}, run: func(e *escapeEnv) []string {
+		host := filepath.Join(e.base, "host.txt")
+		before, err := inodeFlags(host)
+		if err != nil {
+			e.skip(fmt.Sprintf("this file system has no inode flags: %v", err))
+		}
+		e.sh(`chattr +A "$HOSTFILE"`)
+		if after, _ := inodeFlags(host); after != before {
+			return []string{fmt.Sprintf("host.txt's inode flags changed from %#x to %#x", before, after)}
+		}
+		return nil
+	}},
 	{name: "xattr on a host file", category: catWrite, control: true, run: shAttempt(`"$H" setxattr "$HOSTFILE" user.planted yes`)},
 	{name: "symlink made inside to a host file", category: catWrite, run: shAttempt(`ln -s "$HOSTFILE" src/l && echo x >> src/l`)},
 	{name: "symlink made inside to a host dir", category: catWrite, control: true, run: shAttempt(`ln -s "$HOSTDIR" src/d && echo x > src/d/via-symlink`)},
@@ -199,6 +211,13 @@ var escapeAttempts = []*escapeAttempt{
 	// command.
 	{name: "git config core.fsmonitor", category: catGit, repo: "repo", control: true, run: shAttempt(`git config core.fsmonitor "$MARK"`)},
 	{name: "hook written into .git/hooks", category: catGit, repo: "repo", control: true, run: shAttempt(`printf '#!/bin/sh\n"%s"\n' "$MARK" > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit`)},
+	{name: "a disabled hook made executable", category: catGit, repo: "repo", control: true, run: func(e *escapeEnv) []string {
+		// A hook the person keeps turned off (not executable).
+		hook := filepath.Join(e.work, ".git", "hooks", "pre-commit")
+		must(e.t, os.WriteFile(hook, []byte("#!/bin/sh\n'"+e.mark+"'\n"), 0o644))
+		e.sh(`chmod +x .git/hooks/pre-commit`)
+		return nil
+	}},
 	{name: "git config core.pager", category: catGit, repo: "repo", control: true, run: shAttempt(`git config core.pager "$MARK"`)},
 	{name: "git config core.hooksPath", category: catGit, repo: "repo", control: true, run: shAttempt(`mkdir src/hooks && printf '#!/bin/sh\n"%s"\n' "$MARK" > src/hooks/pre-commit && chmod +x src/hooks/pre-commit && git config core.hooksPath "$PWD/src/hooks"`)},
 	{name: "git config include.path", category: catGit, repo: "repo", control: true, run: shAttempt(`printf '[core]\n\tfsmonitor = %s\n' "$MARK" > src/plant.cfg && git config include.path ../src/plant.cfg`)},
@@ -539,6 +558,18 @@ var escapeAttempts = []*escapeAttempt{
 	{name: "symlink", category: catReadOnly, profile: ProfileReadOnly, run: shAttempt(`ln -s README.txt l`)},
 	{name: "touch -d", category: catReadOnly, profile: ProfileReadOnly, control: true, run: shAttempt(`touch -d 2001-01-01 README.txt`)},
 	{name: "chmod", category: catReadOnly, profile: ProfileReadOnly, control: true, run: shAttempt(`chmod 0600 README.txt`)},
+	{name: "chattr", category: catReadOnly, profile: ProfileReadOnly, control: true, needs: []string{"chattr"}, run: func(e *escapeEnv) []string {
+		readme := filepath.Join(e.work, "README.txt")
+		before, err := inodeFlags(readme)
+		if err != nil {
+			e.skip(fmt.Sprintf("this file system has no inode flags: %v", err))
+		}
+		e.sh(`chattr +A README.txt`)
+		if after, _ := inodeFlags(readme); after != before {
+			return []string{fmt.Sprintf("README.txt's inode flags changed from %#x to %#x", before, after)}
+		}
+		return nil
+	}},
 	{name: "sed -i", category: catReadOnly, profile: ProfileReadOnly, run: shAttempt(`sed -i s/project/evil/ README.txt`)},
 
 	// What the sandbox must allow.
@@ -629,6 +660,16 @@ func (e *escapeEnv) writeTar(first tar.Header, more *tar.Header) {
 	}
 	must(e.t, tw.Close())
 	must(e.t, f.Close())
+}
+
+// inodeFlags are path's inode flags (chattr's).
+func inodeFlags(path string) (int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	return unix.IoctlGetInt(int(f.Fd()), unix.FS_IOC_GETFLAGS)
 }
 
 // setuidProgram is a setuid program of this machine, or "".

@@ -51,6 +51,10 @@ import (
 // request_key, EPERM): the user's keyring is the same inside the sandbox
 // as out, and holds what the user keeps there (tokens, Kerberos tickets).
 // (The Landlock backend refuses all of these in confineRules.)
+//
+// On both backends it refuses prlimit(2) on any process but the caller
+// (EPERM): without a PID namespace (Landlock) a command could lower the
+// limits of a host process of its user.
 
 // modeBits are what the filter keeps out of file modes.
 const modeBits = unix.S_ISUID | unix.S_ISGID
@@ -126,6 +130,10 @@ var commonRules = []syscallRule{
 	mknodRule(unix.SYS_MKNODAT, 2),
 	always(unix.SYS_OPENAT2, unix.ENOSYS),
 	always(unix.SYS_IO_URING_SETUP, unix.EPERM),
+	// prlimit on another process (pid 0 is the caller's own, as
+	// setrlimit and the C library use it): it could take a host
+	// process's limits away where no PID namespace hides it.
+	refuseIf(unix.SYS_PRLIMIT64, []argTest{notEqual(0, 0)}),
 }
 
 // Offsets in struct seccomp_data; an argument's low half is at its own

@@ -115,6 +115,8 @@ func TestSandboxFilterVerdicts(t *testing.T) {
 		{"socket AF_PACKET (AF_UNIX's bit set)", unix.SYS_SOCKET, []uint64{unix.AF_PACKET, unix.SOCK_RAW, 0}, allow},
 		{"socket AF_UNIX in the high half only", unix.SYS_SOCKET, []uint64{unix.AF_UNIX << 32, unix.SOCK_STREAM, 0}, allow},
 		{"socketpair AF_UNIX", unix.SYS_SOCKETPAIR, []uint64{unix.AF_UNIX, unix.SOCK_STREAM, 0, 0}, allow},
+		{"prlimit of the caller", unix.SYS_PRLIMIT64, []uint64{0, unix.RLIMIT_NOFILE, 0, 1}, allow},
+		{"prlimit of another process", unix.SYS_PRLIMIT64, []uint64{1234, unix.RLIMIT_NOFILE, 1, 0}, eperm},
 		{"keyctl", unix.SYS_KEYCTL, []uint64{unix.KEYCTL_READ, 1, 0, 0}, eperm},
 		{"add_key", unix.SYS_ADD_KEY, []uint64{0, 0, 0, 0, ^uint64(3)}, eperm},
 		{"request_key", unix.SYS_REQUEST_KEY, []uint64{0, 0, 0, 0}, eperm},

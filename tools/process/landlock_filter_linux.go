@@ -3,6 +3,8 @@
 package process
 
 import (
+	"slices"
+
 	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
 )
@@ -35,6 +37,30 @@ var refusedCalls = []uintptr{
 	unix.SYS_REBOOT, unix.SYS_SWAPON, unix.SYS_SWAPOFF,
 }
 
+// Landlock has no right for a file's metadata: a command could change the
+// mode, times, extended attributes or inode flags of any file it can
+// name, outside the working directory, in .git (chmod +x a disabled
+// hook) or in a read-only profile. So the filter refuses those changes
+// wherever they are asked: chmod in every form, chown, extended
+// attributes, inode flags, and times set through a path. Times set
+// through a descriptor (futimens, as touch does after opening a file for
+// writing) stay allowed, since a file opened for writing is one Landlock
+// let the command write.
+var metadataCalls = []uintptr{
+	unix.SYS_FCHMOD, unix.SYS_FCHMODAT, unix.SYS_FCHMODAT2,
+	unix.SYS_FCHOWN, unix.SYS_FCHOWNAT,
+	unix.SYS_SETXATTR, unix.SYS_LSETXATTR, unix.SYS_FSETXATTR, unix.SYS_SETXATTRAT,
+	unix.SYS_REMOVEXATTR, unix.SYS_LREMOVEXATTR, unix.SYS_FREMOVEXATTR, unix.SYS_REMOVEXATTRAT,
+}
+
+// Inode flags (chattr) and the extended ones: _IOW('f', 2, long) in its
+// 64- and 32-bit forms, and _IOW('X', 32, struct fsxattr).
+const (
+	fsIocSetflags   = unix.FS_IOC_SETFLAGS
+	fsIoc32Setflags = 0x40046602
+	fsIocFssetxattr = 0x401c5820
+)
+
 // confineRules are the rules the Landlock backend adds. network says
 // whether the command may open TCP sockets (to reach the proxy, the one
 // port Landlock lets it connect to); cookie is the run's groupCookie.
@@ -49,7 +75,11 @@ func confineRules(network bool, cookie uint32) []syscallRule {
 			{[]argTest{{1, true, bpf.JumpNotEqual, 0}, {1, true, bpf.JumpNotEqual, 0xffffffff}}, unix.SECCOMP_RET_KILL_PROCESS},
 		}},
 		// Typing into a terminal, and the Linux console's equivalent.
-		refuseIf(unix.SYS_IOCTL, []argTest{equal(1, unix.TIOCSTI)}, []argTest{equal(1, unix.TIOCLINUX)}),
+		// Inode flags, which Landlock does not guard either.
+		refuseIf(unix.SYS_IOCTL, []argTest{equal(1, unix.TIOCSTI)}, []argTest{equal(1, unix.TIOCLINUX)},
+			[]argTest{equal(1, fsIocSetflags)}, []argTest{equal(1, fsIoc32Setflags)}, []argTest{equal(1, fsIocFssetxattr)}),
+		// Times through a path; a descriptor's (a NULL path) stay.
+		refuseIf(unix.SYS_UTIMENSAT, []argTest{notEqual(1, 0)}, []argTest{{1, true, bpf.JumpNotEqual, 0}}),
 		// No namespaces: a user namespace would give back capabilities.
 		// clone3 passes its flags in memory, which a filter cannot read;
 		// ENOSYS makes C libraries fall back to clone.
@@ -69,15 +99,27 @@ func confineRules(network bool, cookie uint32) []syscallRule {
 	} else {
 		rules = append(rules, always(unix.SYS_SOCKET, unix.EPERM))
 	}
-	for _, nr := range refusedCalls {
+	for _, nr := range slices.Concat(refusedCalls, metadataCalls, legacyMetadataCalls) {
 		rules = append(rules, always(nr, unix.EPERM))
 	}
 	return rules
 }
 
+// withoutCalls is rules less those for the system calls that over
+// decides: a call's first rule decides it, and the Landlock backend
+// refuses some calls the shared rules only inspect.
+func withoutCalls(rules []syscallRule, over []syscallRule) []syscallRule {
+	taken := map[uint32]bool{}
+	for _, r := range over {
+		taken[r.nr] = true
+	}
+	return slices.DeleteFunc(slices.Clone(rules), func(r syscallRule) bool { return taken[r.nr] })
+}
+
 // landlockFilter is the Landlock backend's filter for one run.
 func landlockFilter(network bool, cookie uint32) ([]unix.SockFilter, error) {
-	raw, err := assembleFilter(commonRules, legacyRules, confineRules(network, cookie))
+	own := confineRules(network, cookie)
+	raw, err := assembleFilter(own, withoutCalls(slices.Concat(commonRules, legacyRules), own))
 	if err != nil {
 		return nil, err
 	}

@@ -452,7 +452,7 @@ func TestLandlockHostTmp(t *testing.T) {
 
 	// The private directory goes, whatever the command left in it.
 	res, err := execT(t, s.Ops(ProfileWorkspace), context.Background(), ExecRequest{
-		Args:    bash(`echo "$TMPDIR" > where && mkdir -p "$TMPDIR/d/e" && touch "$TMPDIR/d/e/f" && chmod 0 "$TMPDIR/d" && sleep 100`),
+		Args:    bash(`echo "$TMPDIR" > where && mkdir -p "$TMPDIR/d/e" && touch "$TMPDIR/d/e/f" && (umask 0777 && mkdir "$TMPDIR/d/e/locked") && sleep 100`),
 		Timeout: 300 * time.Millisecond,
 	})
 	if err != nil || !res.TimedOut {

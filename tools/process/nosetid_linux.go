@@ -32,6 +32,29 @@ import (
 // fall back to openat; io_uring could open files past the filter, so its
 // setup fails with EPERM. A system call of another ABI (x32, or 32-bit
 // code on a 64-bit kernel) fails with ENOSYS.
+//
+// Under Bubblewrap the filter also refuses to make a unix socket
+// (socket(2) with AF_UNIX, EPERM; bwrapRules). A process inside could
+// otherwise connect to any host service whose socket it can reach by
+// path: a read-only file system does not stop connect(2) (docker.sock, an
+// ssh or gpg agent, a database). Without the call there are no unix
+// sockets at all: none to the host, by path or abstract name, inside the
+// working directory or out, and none between processes inside either
+// (socketpair(2), which makes a connected pair with no address, still
+// works). A run with the network bridge (bridge_linux.go), which connects
+// to the proxy's unix socket from inside the sandbox, gets the filter
+// without this rule (bridgeFilter): its command reaches the unix sockets
+// it can see by path outside the hidden directories (/tmp, /run, home);
+// abstract ones are in another network namespace.
+//
+// And it refuses the kernel's key management (keyctl, add_key,
+// request_key, EPERM): the user's keyring is the same inside the sandbox
+// as out, and holds what the user keeps there (tokens, Kerberos tickets).
+// (The Landlock backend refuses all of these in confineRules.)
+//
+// On both backends it refuses prlimit(2) on any process but the caller
+// (EPERM): without a PID namespace (Landlock) a command could lower the
+// limits of a host process of its user.
 
 // modeBits are what the filter keeps out of file modes.
 const modeBits = unix.S_ISUID | unix.S_ISGID
@@ -107,6 +130,10 @@ var commonRules = []syscallRule{
 	mknodRule(unix.SYS_MKNODAT, 2),
 	always(unix.SYS_OPENAT2, unix.ENOSYS),
 	always(unix.SYS_IO_URING_SETUP, unix.EPERM),
+	// prlimit on another process (pid 0 is the caller's own, as
+	// setrlimit and the C library use it): it could take a host
+	// process's limits away where no PID namespace hides it.
+	refuseIf(unix.SYS_PRLIMIT64, []argTest{notEqual(0, 0)}),
 }
 
 // Offsets in struct seccomp_data; an argument's low half is at its own
@@ -117,10 +144,31 @@ const (
 	offArgs = 16
 )
 
-// sandboxFilter assembles the filter as the array of struct sock_filter
-// that bwrap --seccomp reads.
-func sandboxFilter() ([]byte, error) {
-	raw, err := assembleFilter(commonRules, legacyRules)
+// bwrapRules are what the Bubblewrap backend adds to commonRules: no
+// keyrings and, unless unixSockets, no unix sockets (see the top of the
+// file).
+func bwrapRules(unixSockets bool) []syscallRule {
+	rules := []syscallRule{
+		always(unix.SYS_KEYCTL, unix.EPERM),
+		always(unix.SYS_ADD_KEY, unix.EPERM),
+		always(unix.SYS_REQUEST_KEY, unix.EPERM),
+	}
+	if !unixSockets {
+		rules = append(rules, refuseIf(unix.SYS_SOCKET, []argTest{equal(0, unix.AF_UNIX)}))
+	}
+	return rules
+}
+
+// sandboxFilter assembles the Bubblewrap backend's filter as the array of
+// struct sock_filter that bwrap --seccomp reads.
+func sandboxFilter() ([]byte, error) { return bwrapFilter(false) }
+
+// bridgeFilter is the filter for a run with the network bridge: as
+// sandboxFilter, but unix sockets can be made.
+func bridgeFilter() ([]byte, error) { return bwrapFilter(true) }
+
+func bwrapFilter(unixSockets bool) ([]byte, error) {
+	raw, err := assembleFilter(commonRules, legacyRules, bwrapRules(unixSockets))
 	if err != nil {
 		return nil, err
 	}

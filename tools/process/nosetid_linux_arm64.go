@@ -9,3 +9,5 @@ const (
 
 // arm64 has only the *at forms of these calls.
 var legacyRules []syscallRule
+
+var legacyMetadataCalls []uintptr

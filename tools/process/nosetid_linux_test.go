@@ -25,6 +25,12 @@ func runFilter(t *testing.T, arch uint32, nr uintptr, args ...uint64) uint32 {
 	if err != nil {
 		t.Fatal(err)
 	}
+	return runFilterOf(t, raw, arch, nr, args...)
+}
+
+// runFilterOf evaluates the filter raw on one system call.
+func runFilterOf(t *testing.T, raw []byte, arch uint32, nr uintptr, args ...uint64) uint32 {
+	t.Helper()
 	var prog []bpf.RawInstruction
 	for i := 0; i+8 <= len(raw); i += 8 {
 		prog = append(prog, bpf.RawInstruction{
@@ -102,6 +108,18 @@ func TestSandboxFilterVerdicts(t *testing.T) {
 		{"mknodat block device", unix.SYS_MKNODAT, []uint64{at, 0, unix.S_IFBLK | 0o660, unix.Mkdev(8, 0)}, eperm},
 		{"openat2", unix.SYS_OPENAT2, []uint64{at, 0, 0, 24}, enosys},
 		{"io_uring_setup", unix.SYS_IO_URING_SETUP, []uint64{8, 0}, eperm},
+		{"socket AF_UNIX", unix.SYS_SOCKET, []uint64{unix.AF_UNIX, unix.SOCK_STREAM, 0}, eperm},
+		{"socket AF_UNIX datagram", unix.SYS_SOCKET, []uint64{unix.AF_UNIX, unix.SOCK_DGRAM | unix.SOCK_CLOEXEC, 0}, eperm},
+		{"socket AF_INET", unix.SYS_SOCKET, []uint64{unix.AF_INET, unix.SOCK_STREAM, 0}, allow},
+		{"socket AF_INET6", unix.SYS_SOCKET, []uint64{unix.AF_INET6, unix.SOCK_DGRAM, 0}, allow},
+		{"socket AF_PACKET (AF_UNIX's bit set)", unix.SYS_SOCKET, []uint64{unix.AF_PACKET, unix.SOCK_RAW, 0}, allow},
+		{"socket AF_UNIX in the high half only", unix.SYS_SOCKET, []uint64{unix.AF_UNIX << 32, unix.SOCK_STREAM, 0}, allow},
+		{"socketpair AF_UNIX", unix.SYS_SOCKETPAIR, []uint64{unix.AF_UNIX, unix.SOCK_STREAM, 0, 0}, allow},
+		{"prlimit of the caller", unix.SYS_PRLIMIT64, []uint64{0, unix.RLIMIT_NOFILE, 0, 1}, allow},
+		{"prlimit of another process", unix.SYS_PRLIMIT64, []uint64{1234, unix.RLIMIT_NOFILE, 1, 0}, eperm},
+		{"keyctl", unix.SYS_KEYCTL, []uint64{unix.KEYCTL_READ, 1, 0, 0}, eperm},
+		{"add_key", unix.SYS_ADD_KEY, []uint64{0, 0, 0, 0, ^uint64(3)}, eperm},
+		{"request_key", unix.SYS_REQUEST_KEY, []uint64{0, 0, 0, 0}, eperm},
 	}
 	calls = append(calls, legacyCalls(allow, eperm)...)
 	for _, c := range calls {
@@ -115,6 +133,34 @@ func TestSandboxFilterVerdicts(t *testing.T) {
 	if foreignNr != 0 {
 		if got := runFilter(t, auditArch, foreignNr|unix.SYS_FCHMOD, 3, 0o4755); got != enosys {
 			t.Errorf("an x32 system call: verdict %#x, want ENOSYS", got)
+		}
+	}
+}
+
+// The bridge's filter is the sandbox's but for unix sockets, which the
+// bridge makes to reach the proxy.
+func TestBridgeFilterVerdicts(t *testing.T) {
+	strict, err := sandboxFilter()
+	must(t, err)
+	bridge, err := bridgeFilter()
+	must(t, err)
+	const allow = unix.SECCOMP_RET_ALLOW
+	unixSocket := []uint64{unix.AF_UNIX, unix.SOCK_STREAM | unix.SOCK_CLOEXEC, 0}
+	if got := runFilterOf(t, bridge, auditArch, unix.SYS_SOCKET, unixSocket...); got != allow {
+		t.Errorf("socket AF_UNIX under the bridge's filter: verdict %#x, want allow", got)
+	}
+	if got := runFilterOf(t, strict, auditArch, unix.SYS_SOCKET, unixSocket...); got == allow {
+		t.Error("socket AF_UNIX under the sandbox's filter is allowed")
+	}
+	for _, c := range []filterCall{
+		{"fchmod 04755", unix.SYS_FCHMOD, []uint64{3, 0o4755}, 0},
+		{"mknodat char device", unix.SYS_MKNODAT, []uint64{0, 0, unix.S_IFCHR | 0o666, unix.Mkdev(1, 5)}, 0},
+		{"keyctl", unix.SYS_KEYCTL, []uint64{unix.KEYCTL_READ, 1, 0, 0}, 0},
+		{"socket AF_INET", unix.SYS_SOCKET, []uint64{unix.AF_INET, unix.SOCK_STREAM, 0}, 0},
+		{"read", unix.SYS_READ, []uint64{0, 0, 1}, 0},
+	} {
+		if got, want := runFilterOf(t, bridge, auditArch, c.nr, c.args...), runFilterOf(t, strict, auditArch, c.nr, c.args...); got != want {
+			t.Errorf("%s: the bridge's filter says %#x, the sandbox's %#x", c.name, got, want)
 		}
 	}
 }

@@ -30,8 +30,11 @@ type plan struct {
 	// allowed hosts through; nil means no network at all.
 	proxy *Proxy
 
-	protected []string        // the protected names
-	found     map[string]bool // protected entries present at the start, relative to root
+	protected []string // the protected names
+	// found are the protected entries present at the start, which
+	// quarantine leaves alone wherever they are at the end (the command
+	// may have moved the directory that holds one).
+	found []fs.FileInfo
 }
 
 // hiddenPath is a secret file or directory.
@@ -46,7 +49,7 @@ func newPlan(root string, p Profile, cfg SandboxConfig, req ExecRequest) (*plan,
 	if err != nil {
 		return nil, err
 	}
-	pl := &plan{profile: p, prepared: prep, protected: cfg.Protected, found: map[string]bool{}}
+	pl := &plan{profile: p, prepared: prep, protected: cfg.Protected}
 	if pl.protected == nil {
 		pl.protected = DefaultProtected
 	}
@@ -61,7 +64,9 @@ func newPlan(root string, p Profile, cfg SandboxConfig, req ExecRequest) (*plan,
 	err = pl.walk(func(rel, abs string, d fs.DirEntry) error {
 		if slices.Contains(pl.protected, d.Name()) {
 			pl.readOnly = append(pl.readOnly, abs)
-			pl.found[rel] = true
+			if fi, err := d.Info(); err == nil {
+				pl.found = append(pl.found, fi)
+			}
 			return fs.SkipDir // a file's SkipDir skips nothing more
 		}
 		if m.MatchEntry(rel) {
@@ -116,7 +121,11 @@ func (pl *plan) walk(fn func(rel, abs string, d fs.DirEntry) error) error {
 // saying so ("" when there were none). A .git made inside the sandbox
 // would be the person's the moment the run ends: its hooks and
 // configuration would run programs, unconfined, at their next git
-// command.
+// command. An entry is new unless it is one found at the start
+// (os.SameFile), wherever that is now: a new one can have the path of
+// one found, whose directory the command moved aside. (One found cannot
+// have been removed, its inode freed and reused: it is read-only, and so
+// is all it holds.)
 func (pl *plan) quarantine() string {
 	if pl.profile != ProfileWorkspace {
 		return ""
@@ -126,7 +135,11 @@ func (pl *plan) quarantine() string {
 		if !slices.Contains(pl.protected, d.Name()) {
 			return nil
 		}
-		if !pl.found[rel] {
+		fi, err := d.Info()
+		if err != nil {
+			return nil // gone already
+		}
+		if !slices.ContainsFunc(pl.found, func(was fs.FileInfo) bool { return os.SameFile(was, fi) }) {
 			made = append(made, rel)
 		}
 		return fs.SkipDir

@@ -139,3 +139,46 @@ func TestQuarantine(t *testing.T) {
 		t.Errorf("a read-only run set something aside: %s", note)
 	}
 }
+
+// A protected entry is the one found at the start wherever it is at the
+// end: one made where a found one was, after its directory was moved
+// aside, is set aside, and the found one, moved with its directory, is
+// left alone.
+func TestQuarantineByIdentity(t *testing.T) {
+	root := tree(t, "nested/.git/config", "nested/.claude/settings.json", ".git/config")
+	pl, err := newPlan(root, ProfileWorkspace, SandboxConfig{}, ExecRequest{Args: []string{"true"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(root, "nested"), filepath.Join(root, "nested-old")); err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []string{"nested/.git/config", "nested/.claude/settings.json"} {
+		p := filepath.Join(root, n)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("planted\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	note := pl.quarantine()
+	for _, want := range []string{"made nested/.git,", "renamed to nested/.git.sandboxed-1", "made nested/.claude,", "renamed to nested/.claude.sandboxed-1"} {
+		if !strings.Contains(note, want) {
+			t.Errorf("note lacks %q:\n%s", want, note)
+		}
+	}
+	if strings.Contains(note, "nested-old") {
+		t.Errorf("the entries found at the start, moved with their directory, were set aside:\n%s", note)
+	}
+	for _, kept := range []string{"nested-old/.git/config", "nested-old/.claude/settings.json", ".git/config"} {
+		if b, err := os.ReadFile(filepath.Join(root, kept)); err != nil || string(b) != "x" {
+			t.Errorf("%s: %q, %v; want it untouched", kept, b, err)
+		}
+	}
+	for _, gone := range []string{"nested/.git", "nested/.claude"} {
+		if _, err := os.Lstat(filepath.Join(root, gone)); err == nil {
+			t.Errorf("%s is still there", gone)
+		}
+	}
+}

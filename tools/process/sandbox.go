@@ -95,7 +95,8 @@ type SandboxConfig struct {
 // Every confined run starts from a fresh look at the working directory:
 // the .git entries, agent folders and secret files found there are what
 // the run may not write or read. A protected name that appears during a
-// run (a .git made by `git init` inside) is renamed afterwards to
+// run (a .git made by `git init` inside, or made in the place of one
+// whose directory was moved aside) is renamed afterwards to
 // NAME.sandboxed-N, so that it cannot run programs at the person's next
 // git command; the run's output says so.
 type Sandbox struct {

@@ -10,6 +10,7 @@ package netclass
 import (
 	"fmt"
 	"net/netip"
+	"strings"
 )
 
 // Classify returns the class of a special address ("loopback", "private",
@@ -125,4 +126,25 @@ func embeddedIPv4(a netip.Addr) (netip.Addr, string, bool) {
 		return netip.AddrFrom4([4]byte{^b[12], ^b[13], ^b[14], ^b[15]}), "a Teredo address", true
 	}
 	return netip.Addr{}, "", false
+}
+
+// ValidName reports whether s looks like a DNS name in lower case: ASCII
+// letters, digits, '-', '_' and '.', no empty labels, at most 253 bytes
+// and 63 a label.
+func ValidName(s string) bool {
+	if s == "" || len(s) > 253 {
+		return false
+	}
+	for label := range strings.SplitSeq(s, ".") {
+		if label == "" || len(label) > 63 {
+			return false
+		}
+		for i := 0; i < len(label); i++ {
+			c := label[i]
+			if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
+				return false
+			}
+		}
+	}
+	return true
 }

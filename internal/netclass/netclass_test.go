@@ -2,6 +2,7 @@ package netclass
 
 import (
 	"net/netip"
+	"strings"
 	"testing"
 )
 
@@ -50,6 +51,18 @@ func TestMetadataName(t *testing.T) {
 	} {
 		if got := MetadataName(name); got != want {
 			t.Errorf("MetadataName(%q) = %v, want %v", name, got, want)
+		}
+	}
+}
+
+func TestValidName(t *testing.T) {
+	for name, want := range map[string]bool{
+		"example.com": true, "a-b_c.example": true, "x": true, "": false, "a..b": false, ".a": false,
+		"Example.com": false, "exa mple.com": false, "ex\u00e4mple.com": false, "a*.com": false,
+		strings.Repeat("a", 64) + ".com": false, strings.Repeat("a.", 127) + "a": false,
+	} {
+		if got := ValidName(name); got != want {
+			t.Errorf("ValidName(%q) = %v, want %v", name, got, want)
 		}
 	}
 }

@@ -151,33 +151,11 @@ func filterPipe(filter []byte) (*os.File, error) {
 	return r, nil
 }
 
-// bwrapArgs is the bwrap command line up to the program to run. Order
-// matters: later mounts go on top of earlier ones, so root is bound after
-// the tmpfs mounts that could hide it (a root below /tmp).
+// bwrapArgs is the bwrap command line up to the program to run for
+// BubblewrapExec: a plan with nothing to protect, hide or reach, so the
+// root writable and the rest as planArgs makes it.
 func bwrapArgs(root, dir string) []string {
-	return []string{"bwrap",
-		"--ro-bind", "/", "/",
-		"--dev", "/dev",
-		"--proc", "/proc",
-		// bwrap does not always cover /proc/sys itself; without this a
-		// root process could write sysctls such as kernel.core_pattern.
-		"--ro-bind", "/proc/sys", "/proc/sys",
-		"--ro-bind-try", "/proc/sysrq-trigger", "/proc/sysrq-trigger",
-		"--tmpfs", "/tmp",
-		"--tmpfs", "/run",
-		"--bind", root, root,
-		"--unshare-net",
-		"--unshare-pid",
-		"--unshare-ipc",
-		"--unshare-uts",
-		"--die-with-parent",
-		"--cap-drop", "ALL",
-		// No setuid or setgid files, no device nodes, no unix
-		// sockets, no keyrings: see nosetid_linux.go.
-		"--seccomp", "3",
-		"--chdir", dir,
-		"--",
-	}
+	return planArgs(&plan{profile: ProfileWorkspace, prepared: prepared{root: root, dir: dir}})
 }
 
 // sandboxStopper stops a bwrap run. Signalling bwrap itself would end the

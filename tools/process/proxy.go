@@ -260,7 +260,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	name := strings.TrimSuffix(strings.ToLower(host), ".")
-	if !validName(name) {
+	if !netclass.ValidName(name) {
 		refuseRequest(w, http.StatusBadRequest, "CONNECT target %q is not a host name and port", target)
 		return
 	}
@@ -529,7 +529,7 @@ func parseHostPattern(raw string) (hostRule, error) {
 	} else if strings.Contains(host, "*") {
 		return bad("has a wildcard that is not a whole first label; write *.example.com for the names below example.com")
 	}
-	if strings.Contains(host, "*") || !validName(host) {
+	if strings.Contains(host, "*") || !netclass.ValidName(host) {
 		return bad("is not a valid host name; write letters, digits, hyphens and dots, as in example.com")
 	}
 	if ipLike(host) {
@@ -539,26 +539,6 @@ func parseHostPattern(raw string) (hostRule, error) {
 		r.name = host
 	}
 	return r, nil
-}
-
-// validName reports whether s looks like a DNS name in lower case: ASCII
-// letters, digits, '-', '_' and '.', no empty labels.
-func validName(s string) bool {
-	if s == "" || len(s) > 253 {
-		return false
-	}
-	for label := range strings.SplitSeq(s, ".") {
-		if label == "" || len(label) > 63 {
-			return false
-		}
-		for i := 0; i < len(label); i++ {
-			c := label[i]
-			if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // ipLike reports whether host is an IP address, or would be taken for

@@ -154,13 +154,13 @@ func parseHostEntry(list, raw string) (hostEntry, error) {
 	}
 	s = strings.TrimSuffix(s, ".")
 	if rest, ok := strings.CutPrefix(s, "*."); ok {
-		if !validName(rest) {
+		if !netclass.ValidName(rest) {
 			return bad(`is not a valid wildcard (want "*." followed by a host name)`)
 		}
 		e.suffix = "." + rest
 		return e, nil
 	}
-	if strings.ContainsAny(s, "*:") || !validName(s) {
+	if strings.ContainsAny(s, "*:") || !netclass.ValidName(s) {
 		return bad(`is not a host name, "*.domain", an IP address or a prefix`)
 	}
 	if a, ok, err := parseNumericIPv4(s); ok || err != nil {
@@ -173,26 +173,6 @@ func parseHostEntry(list, raw string) (hostEntry, error) {
 	}
 	e.name = s
 	return e, nil
-}
-
-// validName reports whether s looks like a DNS name: ASCII letters, digits,
-// '-', '_' and '.', no empty labels.
-func validName(s string) bool {
-	if s == "" || len(s) > 253 {
-		return false
-	}
-	for label := range strings.SplitSeq(s, ".") {
-		if label == "" || len(label) > 63 {
-			return false
-		}
-		for i := 0; i < len(label); i++ {
-			c := label[i]
-			if !('a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_') {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 func (e hostEntry) matchName(name string) bool {
@@ -437,7 +417,7 @@ func (c *compiled) checkHost(host string) error {
 		return c.checkAddr("", addr, false)
 	}
 	name := strings.TrimSuffix(strings.ToLower(host), ".")
-	if !validName(name) {
+	if !netclass.ValidName(name) {
 		return fmt.Errorf("host %q is not a valid host name", host)
 	}
 	what := "host " + name

@@ -8,9 +8,13 @@ import (
 	"os/exec"
 	"os/signal"
 	"path"
+	"runtime"
 	"strconv"
 	"syscall"
 	"time"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 // The network bridge. Bubblewrap runs a command with no network of its
@@ -93,9 +97,16 @@ func bridgeMain(args []string) int {
 		fmt.Fprintf(os.Stderr, "agentsh: cannot run %s in the sandbox: %v\n", argv[0], errors.Unwrap(err))
 		return 1
 	}
+	// The bridge keeps unix sockets for itself: the command cannot trace
+	// it or reach its descriptors (not dumpable), and gets them refused
+	// again (startConfined).
+	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
+		fmt.Fprintf(os.Stderr, "agentsh: network bridge: %v\n", err)
+		return 1
+	}
 	sigs := make(chan os.Signal, 16)
 	signal.Notify(sigs, bridgeSignals...)
-	cmd, err := os.StartProcess(prog, argv, &os.ProcAttr{
+	cmd, err := startConfined(prog, argv, &os.ProcAttr{
 		Env:   proxyEnv(os.Environ(), addr),
 		Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
 		Sys:   &syscall.SysProcAttr{Setsid: true},
@@ -126,6 +137,40 @@ func bridgeMain(args []string) int {
 			return 128 + int(ws.Signal())
 		}
 	}
+}
+
+// startConfined starts the command from a thread of its own under
+// noUnixSockets: a seccomp filter applies to the thread that installs it
+// and what it forks, so the bridge's other threads keep their unix
+// sockets. The thread is never unlocked, so it ends with its goroutine.
+func startConfined(prog string, argv []string, attr *os.ProcAttr) (*os.Process, error) {
+	filter, err := noUnixSockets()
+	if err != nil {
+		return nil, err
+	}
+	type started struct {
+		p   *os.Process
+		err error
+	}
+	done := make(chan started, 1)
+	go func() {
+		runtime.LockOSThread() // for good: see above
+		if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+			done <- started{err: fmt.Errorf("no_new_privs: %w", err)}
+			return
+		}
+		fprog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+		_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&fprog)))
+		runtime.KeepAlive(filter)
+		if errno != 0 {
+			done <- started{err: fmt.Errorf("seccomp filter: %w", errno)}
+			return
+		}
+		p, err := os.StartProcess(prog, argv, attr)
+		done <- started{p, err}
+	}()
+	s := <-done
+	return s.p, s.err
 }
 
 // forwardAll forwards each connection ln accepts to the unix socket

@@ -418,13 +418,19 @@ var escapeAttempts = []*escapeAttempt{
 		e.sh(`curl -s -m 2 -o /dev/null -w '%{http_code}\n' https://127.0.0.1:` + portOf(ln.Addr()) + `/`)
 		return pendingConn(ln)
 	}},
-	{name: "allow list: unix socket outside the workdir", category: catNet, allowHosts: true,
-		known: map[string]string{"bwrap": "with allowed hosts, a run under Bubblewrap may make unix sockets, which the network bridge needs"},
-		run: func(e *escapeEnv) []string {
-			ln := e.listen("unix", filepath.Join(e.base, "host.sock"))
-			e.sh(`"$H" dial unix "$OUT/host.sock"`)
-			return pendingConn(ln)
-		}},
+	{name: "allow list: unix socket outside the workdir", category: catNet, allowHosts: true, run: func(e *escapeEnv) []string {
+		ln := e.listen("unix", filepath.Join(e.base, "host.sock"))
+		e.sh(`"$H" dial unix "$OUT/host.sock"`)
+		return pendingConn(ln)
+	}},
+	// Under Bubblewrap the bridge (pid 1 there) keeps the unix sockets it
+	// reaches the proxy with; tracing it would lend them to the command.
+	{name: "allow list: trace the network bridge", category: catPtrace, allowHosts: true, run: func(e *escapeEnv) []string {
+		if res := e.sh(`"$H" seize 1`); bytes.Contains(res.Output, []byte("seized-ok")) {
+			return []string{"the bridge was traced"}
+		}
+		return nil
+	}},
 
 	// Terminal injection: text pushed into the input of a terminal.
 	{name: "TIOCSTI on /dev/tty", category: catTerminal, run: func(e *escapeEnv) []string {

@@ -164,8 +164,24 @@ func bwrapRules(unixSockets bool) []syscallRule {
 func sandboxFilter() ([]byte, error) { return bwrapFilter(false) }
 
 // bridgeFilter is the filter for a run with the network bridge: as
-// sandboxFilter, but unix sockets can be made.
+// sandboxFilter, but unix sockets can be made, since the bridge reaches
+// the proxy through one. The bridge puts the command it runs under
+// noUnixSockets on top (bridge_linux.go).
 func bridgeFilter() ([]byte, error) { return bwrapFilter(true) }
+
+// noUnixSockets is the filter the bridge adds for its command: the unix
+// sockets bridgeFilter lets through are refused again.
+func noUnixSockets() ([]unix.SockFilter, error) {
+	raw, err := assembleFilter([]syscallRule{refuseIf(unix.SYS_SOCKET, []argTest{equal(0, unix.AF_UNIX)})})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]unix.SockFilter, len(raw))
+	for i, ins := range raw {
+		out[i] = unix.SockFilter{Code: ins.Op, Jt: ins.Jt, Jf: ins.Jf, K: ins.K}
+	}
+	return out, nil
+}
 
 func bwrapFilter(unixSockets bool) ([]byte, error) {
 	raw, err := assembleFilter(commonRules, legacyRules, bwrapRules(unixSockets))

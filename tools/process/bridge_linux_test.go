@@ -176,7 +176,7 @@ func TestBridgeExitStatus(t *testing.T) {
 // grace period for one that ignores SIGTERM; and nothing survives the run.
 func TestBridgeSignals(t *testing.T) {
 	t.Parallel()
-	s, _ := newProxySandbox(t, []string{"example.com"})
+	s, root := newProxySandbox(t, []string{"example.com"})
 	res := sandboxExec(t, s, ProfileWorkspace, ExecRequest{
 		Args:    bash(`trap 'echo got USR1; exit 3' USR1; kill -USR1 1; while :; do sleep 0.05; done`),
 		Timeout: watchdog / 2,
@@ -191,10 +191,10 @@ func TestBridgeSignals(t *testing.T) {
 		script string
 		code   int
 	}{
-		{`sleep 97.""` + n + ` & sleep 97.""` + n, 143},
-		{`trap "" TERM; setsid sleep 97.""` + n + ` & while :; do sleep 0.05; done`, 137},
+		{`sleep 97.""` + n + ` & touch ready; sleep 97.""` + n, 143},
+		{`trap "" TERM; setsid sleep 97.""` + n + ` & touch ready; while :; do sleep 0.05; done`, 137},
 	} {
-		res := sandboxExec(t, s, ProfileWorkspace, ExecRequest{Args: bash(tc.script), Timeout: 300 * time.Millisecond})
+		res := timeoutWhenReady(t, s.Ops(ProfileWorkspace), ExecRequest{Args: bash(tc.script)}, filepath.Join(root, "ready"))
 		if !res.TimedOut || res.ExitCode != tc.code {
 			t.Errorf("%s: %+v %q; want a timeout and %d", tc.script, res, res.Output, tc.code)
 		}

@@ -318,7 +318,7 @@ var escapeAttempts = []*escapeAttempt{
 	}},
 	{name: "TCP to 127.0.0.1 (curl)", category: catNet, needs: []string{"curl"}, run: func(e *escapeEnv) []string {
 		ln := e.listen("tcp4", "127.0.0.1:0")
-		e.sh(`curl -s -m 1 http://127.0.0.1:` + portOf(ln.Addr()) + `/`)
+		e.sh(`curl -s -m 20 http://127.0.0.1:` + portOf(ln.Addr()) + `/`)
 		return pendingConn(ln)
 	}},
 	{name: "TCP to ::1", category: catNet, run: func(e *escapeEnv) []string {
@@ -367,7 +367,7 @@ var escapeAttempts = []*escapeAttempt{
 	}},
 	{name: "unix socket outside the workdir (curl)", category: catNet, needs: []string{"curl"}, run: func(e *escapeEnv) []string {
 		ln := e.listen("unix", filepath.Join(e.base, "docker.sock"))
-		e.sh(`curl -s -m 1 --unix-socket "$OUT/docker.sock" http://localhost/containers/json`)
+		e.sh(`curl -s -m 20 --unix-socket "$OUT/docker.sock" http://localhost/containers/json`)
 		return pendingConn(ln)
 	}},
 	{name: "unix socket in the host's /tmp", category: catNet, run: func(e *escapeEnv) []string {
@@ -415,7 +415,7 @@ var escapeAttempts = []*escapeAttempt{
 		}},
 	{name: "allow list: CONNECT to a loopback listener through the proxy", category: catNet, allowHosts: true, needs: []string{"curl"}, run: func(e *escapeEnv) []string {
 		ln := e.listen("tcp4", "127.0.0.1:0")
-		e.sh(`curl -s -m 2 -o /dev/null -w '%{http_code}\n' https://127.0.0.1:` + portOf(ln.Addr()) + `/`)
+		e.sh(`curl -s -m 20 -o /dev/null -w '%{http_code}\n' https://127.0.0.1:` + portOf(ln.Addr()) + `/`)
 		return pendingConn(ln)
 	}},
 	{name: "allow list: unix socket outside the workdir", category: catNet, allowHosts: true, run: func(e *escapeEnv) []string {
@@ -548,11 +548,17 @@ var escapeAttempts = []*escapeAttempt{
 	{name: "signals ignored (trap '' TERM HUP)", category: catSurvive, run: shAttempt(awaitSurvivor + `trap '' TERM HUP INT; (echo $BASHPID > src/survivor.pid; exec -a "$SURVIVOR" sleep 1000) >/dev/null 2>&1 & await_survivor $!`)},
 	{name: "daemon (new session, SIGTERM ignored)", category: catSurvive, control: true, run: shAttempt(awaitSurvivor + `"$H" daemon "$SURVIVOR" src/survivor.pid && await_survivor`)},
 	{name: "setsid, and the call times out", category: catSurvive, control: true, run: func(e *escapeEnv) []string {
-		res := e.shTimeout(awaitSurvivor+`setsid bash -c 'echo $$ > src/survivor.pid; exec -a "$SURVIVOR" sleep 1000' >/dev/null 2>&1 & await_survivor $!; echo waiting; exec sleep 1000`, 300*time.Millisecond)
-		if !res.TimedOut {
-			e.t.Errorf("the call did not time out: %+v", res)
+		// The timeout grows until it comes after the survivor started: on
+		// a busy machine the first may come before, which tests nothing.
+		for timeout := 300 * time.Millisecond; ; timeout *= 4 {
+			res := e.shTimeout(awaitSurvivor+`setsid bash -c 'echo $$ > src/survivor.pid; exec -a "$SURVIVOR" sleep 1000' >/dev/null 2>&1 & await_survivor $!; echo waiting; exec sleep 1000`, timeout)
+			if !res.TimedOut {
+				e.t.Errorf("the call did not time out: %+v", res)
+			}
+			if strings.Contains(string(res.Output), "waiting") || timeout > 20*time.Second {
+				return nil
+			}
 		}
-		return nil
 	}},
 
 	// The read-only profile: the working directory is not writable.

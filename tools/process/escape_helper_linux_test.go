@@ -78,7 +78,8 @@ func escapeHelper(mode string, args []string) int {
 		r := &net.Resolver{PreferGo: true, Dial: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			return net.Dial("udp", arg(0))
 		}}
-		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		// Room for a loaded machine: a query the sandbox stops fails at once.
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
 		addrs, err := r.LookupHost(ctx, arg(1))
 		if err != nil {

@@ -41,6 +41,28 @@ func execT(t *testing.T, e ExecOps, ctx context.Context, req ExecRequest) (ExecR
 	}
 }
 
+// timeoutWhenReady runs req on e with a Timeout that grows until the
+// command made the file ready before it was stopped: on a busy machine
+// the first timeouts may fire before the command got going (set a trap,
+// started its children), which would test nothing.
+func timeoutWhenReady(t *testing.T, e ExecOps, req ExecRequest, ready string) ExecResult {
+	t.Helper()
+	for timeout := 300 * time.Millisecond; ; timeout *= 4 {
+		os.Remove(ready)
+		req.Timeout = timeout
+		res, err := execT(t, e, context.Background(), req)
+		if err != nil {
+			t.Fatalf("%q: %v", req.Args, err)
+		}
+		if _, err := os.Stat(ready); err == nil {
+			return res
+		}
+		if timeout > 20*time.Second {
+			t.Fatalf("%q never made %s before its timeout of %s: %+v %q", req.Args, ready, timeout, res, res.Output)
+		}
+	}
+}
+
 func bash(script string) []string { return []string{"bash", "-c", script} }
 
 // realTempDir is a temporary directory with its symbolic links resolved.

@@ -451,12 +451,11 @@ func TestLandlockHostTmp(t *testing.T) {
 	}
 
 	// The private directory goes, whatever the command left in it.
-	res, err := execT(t, s.Ops(ProfileWorkspace), context.Background(), ExecRequest{
-		Args:    bash(`echo "$TMPDIR" > where && mkdir -p "$TMPDIR/d/e" && touch "$TMPDIR/d/e/f" && (umask 0777 && mkdir "$TMPDIR/d/e/locked") && sleep 100`),
-		Timeout: 300 * time.Millisecond,
-	})
-	if err != nil || !res.TimedOut {
-		t.Fatalf("%+v %q, %v", res, res.Output, err)
+	res = timeoutWhenReady(t, s.Ops(ProfileWorkspace), ExecRequest{
+		Args: bash(`echo "$TMPDIR" > where && mkdir -p "$TMPDIR/d/e" && touch "$TMPDIR/d/e/f" && (umask 0777 && mkdir "$TMPDIR/d/e/locked") && touch ready && sleep 100`),
+	}, filepath.Join(root, "ready"))
+	if !res.TimedOut {
+		t.Fatalf("%+v %q", res, res.Output)
 	}
 	where, err := os.ReadFile(filepath.Join(root, "where"))
 	if err != nil || !strings.Contains(string(where), "agentsh-sandbox-") {

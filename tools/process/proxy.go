@@ -22,6 +22,7 @@ import (
 	"golang.org/x/net/idna"
 
 	"github.com/agentsh/agentsh/internal/netclass"
+	"github.com/agentsh/agentsh/internal/tunnels"
 )
 
 // Bounds of a Proxy.
@@ -76,10 +77,9 @@ type Proxy struct {
 	cancel  context.CancelFunc
 	allowed atomic.Pointer[[]hostRule]
 
-	mu      sync.Mutex
-	closed  bool
-	tunnels map[net.Conn]struct{}
-	wg      sync.WaitGroup // Serve loops, requests being handled, tunnels
+	// tunnels counts the Serve loops, the requests being handled and the
+	// tunnels, and ends the tunnels on Close.
+	tunnels tunnels.Set
 }
 
 // proxyOptions are what tests change; the zero value is the defaults.
@@ -128,7 +128,7 @@ func newProxy(allow []string, opts proxyOptions) (*Proxy, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &Proxy{opts: opts.withDefaults(), tunnels: map[net.Conn]struct{}{}}
+	p := &Proxy{opts: opts.withDefaults()}
 	p.allowed.Store(&rules)
 	if err := p.listen(); err != nil {
 		return nil, err
@@ -145,7 +145,7 @@ func newProxy(allow []string, opts proxyOptions) (*Proxy, error) {
 	sem := make(chan struct{}, p.opts.maxConns)
 	for _, ln := range []net.Listener{p.tcp, p.unix} {
 		l := &limitListener{Listener: ln, sem: sem, done: p.ctx.Done()}
-		p.wg.Go(func() { _ = p.srv.Serve(l) })
+		p.tunnels.Go(func() { _ = p.srv.Serve(l) })
 	}
 	return p, nil
 }
@@ -206,44 +206,26 @@ func (p *Proxy) SetAllowed(allow []string) error {
 // requests being handled, and removes the unix socket's directory.
 // Closing a closed Proxy does nothing.
 func (p *Proxy) Close() error {
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
+	if !p.tunnels.Close() {
 		return nil
 	}
-	p.closed = true
-	for c := range p.tunnels {
-		c.Close()
-	}
-	p.mu.Unlock()
 	p.cancel()
 	err := p.srv.Close()
-	p.wg.Wait()
+	p.tunnels.Wait()
 	if rerr := os.RemoveAll(p.dir); err == nil {
 		err = rerr
 	}
 	return err
 }
 
-// enter counts a request being handled; false once the proxy is closed.
-func (p *Proxy) enter() bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return false
-	}
-	p.wg.Add(1)
-	return true
-}
-
 // serve handles one request: a CONNECT to an allowed host becomes a
 // tunnel; everything else gets a one-line refusal.
 func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
-	if !p.enter() {
+	if !p.tunnels.Add(1) {
 		refuseRequest(w, http.StatusServiceUnavailable, "the sandbox's network proxy is shutting down")
 		return
 	}
-	defer p.wg.Done()
+	defer p.tunnels.Done()
 	if r.Method != http.MethodConnect {
 		w.Header().Set("Allow", http.MethodConnect)
 		refuseRequest(w, http.StatusMethodNotAllowed, "only HTTPS through CONNECT is allowed, not %s %s; use an https:// URL", r.Method, r.RequestURI)
@@ -285,18 +267,19 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		refuseRequest(w, http.StatusInternalServerError, "cannot open a tunnel: %v", err)
 		return
 	}
-	if !p.track(client, upstream) {
+	if !p.tunnels.Add(1, client, upstream) {
 		client.Close()
 		upstream.Close()
 		return
 	}
-	p.wg.Go(func() {
-		defer p.untrack(client, upstream)
+	go func() {
+		defer p.tunnels.Done()
+		defer p.tunnels.Remove(client, upstream)
 		if err := p.open(client, upstream, brw.Reader); err != nil {
 			return
 		}
 		splice(client, upstream, p.opts.idleTimeout)
-	})
+	}()
 }
 
 // open answers a CONNECT on a hijacked connection and passes on what the
@@ -375,29 +358,6 @@ func unwrapDNSError(err error) error {
 		return errors.New(de.Err)
 	}
 	return err
-}
-
-// track records a tunnel's connections so that Close can end them; false
-// once the proxy is closed.
-func (p *Proxy) track(conns ...net.Conn) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return false
-	}
-	for _, c := range conns {
-		p.tunnels[c] = struct{}{}
-	}
-	return true
-}
-
-func (p *Proxy) untrack(conns ...net.Conn) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, c := range conns {
-		c.Close()
-		delete(p.tunnels, c)
-	}
 }
 
 // refuseRequest answers a request with status and a one-line reason, and closes

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agentsh/agentsh/internal/tunnels"
 )
 
 // deniedHeader marks a response that the policy proxy made for a refused
@@ -35,9 +37,10 @@ type policyProxy struct {
 
 	mu      sync.Mutex
 	denials []denial // the first few refusals, for error messages
-	tunnels map[net.Conn]struct{}
-	closed  bool
-	wg      sync.WaitGroup
+
+	// tunnels counts the Serve loop and the tunnels' goroutines, and
+	// ends the tunnels on Close.
+	tunnels tunnels.Set
 }
 
 // denial is one refused request: key is its "host:port", as hostPortKey
@@ -57,10 +60,9 @@ func newPolicyProxy(c *compiled, lookup lookupFunc) (*policyProxy, error) {
 		return nil, fmt.Errorf("policy proxy: %w", err)
 	}
 	p := &policyProxy{
-		policy:  c,
-		dialer:  newPolicyDialer(c, lookup),
-		ln:      ln,
-		tunnels: make(map[net.Conn]struct{}),
+		policy: c,
+		dialer: newPolicyDialer(c, lookup),
+		ln:     ln,
 	}
 	p.tr = &http.Transport{
 		Proxy:                 nil,
@@ -79,11 +81,7 @@ func newPolicyProxy(c *compiled, lookup lookupFunc) (*policyProxy, error) {
 		ReadHeaderTimeout: 30 * time.Second,
 		ErrorLog:          discardLog,
 	}
-	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
-		p.srv.Serve(ln)
-	}()
+	p.tunnels.Go(func() { p.srv.Serve(ln) })
 	return p, nil
 }
 
@@ -220,69 +218,35 @@ func (p *policyProxy) connect(w http.ResponseWriter, r *http.Request) {
 		upstream.Close()
 		return
 	}
-	if !p.track(client, upstream) {
+	if !p.tunnels.Add(0, client, upstream) {
 		client.Close()
 		upstream.Close()
 		return
 	}
 	if _, err := io.WriteString(client, "HTTP/1.1 200 Connection Established\r\n\r\n"); err != nil {
-		p.untrack(client, upstream)
-		p.wg.Add(-2)
+		p.tunnels.Remove(client, upstream)
 		return
 	}
 	var once sync.Once
-	done := func() { once.Do(func() { p.untrack(client, upstream) }) }
-	go func() {
-		defer p.wg.Done()
+	done := func() { once.Do(func() { p.tunnels.Remove(client, upstream) }) }
+	p.tunnels.Go(func() {
 		defer done()
 		io.Copy(upstream, brw) // brw holds any bytes read past the CONNECT request
-	}()
-	go func() {
-		defer p.wg.Done()
+	})
+	p.tunnels.Go(func() {
 		defer done()
 		io.Copy(client, upstream)
-	}()
-}
-
-// track records a tunnel's connections and counts its two goroutines; it
-// reports false once the proxy is closed.
-func (p *policyProxy) track(conns ...net.Conn) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return false
-	}
-	for _, c := range conns {
-		p.tunnels[c] = struct{}{}
-	}
-	p.wg.Add(2)
-	return true
-}
-
-func (p *policyProxy) untrack(conns ...net.Conn) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	for _, c := range conns {
-		c.Close()
-		delete(p.tunnels, c)
-	}
+	})
 }
 
 // Close stops the proxy and every connection through it, and waits for its
 // goroutines.
 func (p *policyProxy) Close() error {
-	p.mu.Lock()
-	if p.closed {
-		p.mu.Unlock()
+	if !p.tunnels.Close() {
 		return nil
 	}
-	p.closed = true
-	for c := range p.tunnels {
-		c.Close()
-	}
-	p.mu.Unlock()
 	err := p.srv.Close()
 	p.tr.CloseIdleConnections()
-	p.wg.Wait()
+	p.tunnels.Wait()
 	return err
 }

@@ -387,18 +387,28 @@ func (k *check) write(w Word) {
 	}
 	k.secret(w, s)
 	for _, l := range k.where(s) {
-		switch {
-		case l.kind == unknownLoc:
-			k.sandbox(KindWrites, "writes %s, which the command line does not fix", w.Text)
-		case l.kind == inWork:
-			if seg, ok := isProtected(l.path); ok {
-				k.leaves(KindProtected, "writes %s, in %s, which the sandbox keeps read-only", l, seg)
-			} else {
-				k.sandbox(KindWrites, "writes %s", l)
-			}
-		case l.kind == absLoc && k.device(l.path, "writes"):
-		default:
-			k.leaves(KindOutside, "writes %s, outside the working directory", l)
+		if l.kind == absLoc && k.device(l.path, "writes") {
+			continue
+		}
+		k.changeAt(l, w.Text, KindWrites, "writes")
+	}
+}
+
+// changeAt judges a change (verb: writes, deletes, changes) to the place
+// l, which text names: one the command line does not fix runs in the
+// sandbox; one outside the working directory, or protected in it, must
+// leave it; any other runs in the sandbox, where kind says what it does.
+func (k *check) changeAt(l loc, text, kind, verb string) {
+	switch {
+	case l.kind == unknownLoc:
+		k.sandbox(kind, "%s %s, which the command line does not fix", verb, text)
+	case l.outside():
+		k.leaves(KindOutside, "%s %s, outside the working directory", verb, l)
+	default:
+		if seg, ok := isProtected(l.path); ok {
+			k.leaves(KindProtected, "%s %s, in %s, which the sandbox keeps read-only", verb, l, seg)
+		} else {
+			k.sandbox(kind, "%s %s", verb, l)
 		}
 	}
 }
@@ -437,19 +447,10 @@ func (k *check) remove(w Word, recursive bool) {
 // removeAt judges deleting what text names, at the places locs.
 func (k *check) removeAt(text string, locs []loc, recursive bool) {
 	for _, l := range locs {
-		switch {
-		case recursive && k.cl.pl.vital(l):
+		if recursive && k.cl.pl.vital(l) {
 			k.destroys("deletes %s recursively", l)
-		case l.kind == unknownLoc:
-			k.sandbox(KindDeletes, "deletes %s, which the command line does not fix", text)
-		case l.outside():
-			k.leaves(KindOutside, "deletes %s, outside the working directory", l)
-		default:
-			if seg, ok := isProtected(l.path); ok {
-				k.leaves(KindProtected, "deletes %s, in %s, which the sandbox keeps read-only", l, seg)
-			} else {
-				k.sandbox(KindDeletes, "deletes %s", l)
-			}
+		} else {
+			k.changeAt(l, text, KindDeletes, "deletes")
 		}
 	}
 }
@@ -458,19 +459,10 @@ func (k *check) removeAt(text string, locs []loc, recursive bool) {
 func (k *check) change(w Word) {
 	s := shapeOf(w)
 	for _, l := range k.where(s) {
-		switch {
-		case k.recursive && k.cl.pl.vital(l):
+		if k.recursive && k.cl.pl.vital(l) {
 			k.destroys("changes everything in %s recursively", l)
-		case l.kind == unknownLoc:
-			k.sandbox(KindWrites, "changes %s, which the command line does not fix", w.Text)
-		case l.outside():
-			k.leaves(KindOutside, "changes %s, outside the working directory", l)
-		default:
-			if seg, ok := isProtected(l.path); ok {
-				k.leaves(KindProtected, "changes %s, in %s, which the sandbox keeps read-only", l, seg)
-			} else {
-				k.sandbox(KindWrites, "changes %s", l)
-			}
+		} else {
+			k.changeAt(l, w.Text, KindWrites, "changes")
 		}
 	}
 }

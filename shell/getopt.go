@@ -299,14 +299,7 @@ func (p *parsed) longOption(v string, set *optionSet, prefixes bool, next func()
 		p.unknown = append(p.unknown, v)
 		return used{}, false
 	}
-	u := used{opt: o, spelt: "--" + name}
-	switch {
-	case hasVal:
-		u.value, u.has = Word{Text: val, Static: true}, true
-	case o.arg == reqArg:
-		u.value, u.has = next()
-	}
-	return u, true
+	return withValue(o, "--"+name, val, hasVal, next), true
 }
 
 // uniquePrefix returns the option that name is a prefix of, when only one
@@ -392,14 +385,20 @@ func (p *parsed) goFlag(v string, set *optionSet, next func() (Word, bool)) (use
 		p.unknown = append(p.unknown, v)
 		return used{}, false
 	}
-	u := used{opt: o, spelt: "-" + name}
+	return withValue(o, "-"+name, val, hasVal, next), true
+}
+
+// withValue is option o as spelt, with its value: the one given after =
+// (hasVal), or for an option that takes one, the next word.
+func withValue(o *opt, spelt, val string, hasVal bool, next func() (Word, bool)) used {
+	u := used{opt: o, spelt: spelt}
 	switch {
 	case hasVal:
 		u.value, u.has = Word{Text: val, Static: true}, true
 	case o.arg == reqArg:
 		u.value, u.has = next()
 	}
-	return u, true
+	return u
 }
 
 // mayBeOption reports whether a word that is not static may expand to

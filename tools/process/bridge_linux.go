@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"syscall"
 	"time"
-	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -140,14 +139,10 @@ func bridgeMain(args []string) int {
 }
 
 // startConfined starts the command from a thread of its own under
-// noUnixSockets: a seccomp filter applies to the thread that installs it
+// refuseUnixSockets: a seccomp filter applies to the thread that installs it
 // and what it forks, so the bridge's other threads keep their unix
 // sockets. The thread is never unlocked, so it ends with its goroutine.
 func startConfined(prog string, argv []string, attr *os.ProcAttr) (*os.Process, error) {
-	filter, err := noUnixSockets()
-	if err != nil {
-		return nil, err
-	}
 	type started struct {
 		p   *os.Process
 		err error
@@ -159,11 +154,8 @@ func startConfined(prog string, argv []string, attr *os.ProcAttr) (*os.Process, 
 			done <- started{err: fmt.Errorf("no_new_privs: %w", err)}
 			return
 		}
-		fprog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
-		_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&fprog)))
-		runtime.KeepAlive(filter)
-		if errno != 0 {
-			done <- started{err: fmt.Errorf("seccomp filter: %w", errno)}
+		if err := refuseUnixSockets(); err != nil {
+			done <- started{err: err}
 			return
 		}
 		p, err := os.StartProcess(prog, argv, attr)

@@ -2,11 +2,9 @@
 
 package process
 
-import "golang.org/x/sys/unix"
-
-// noUnixSockets has no rules for this architecture (see nosetid_other.go);
-// the bridge runs only where the sandbox's filter does.
-func noUnixSockets() ([]unix.SockFilter, error) {
+// refuseUnixSockets has no filter for this architecture (see
+// nosetid_other.go); the bridge runs only where the sandbox's filter does.
+func refuseUnixSockets() error {
 	_, err := sandboxFilter()
-	return nil, err
+	return err
 }

@@ -119,13 +119,5 @@ func withoutCalls(rules []syscallRule, over []syscallRule) []syscallRule {
 // landlockFilter is the Landlock backend's filter for one run.
 func landlockFilter(network bool, cookie uint32) ([]unix.SockFilter, error) {
 	own := confineRules(network, cookie)
-	raw, err := assembleFilter(own, withoutCalls(slices.Concat(commonRules, legacyRules), own))
-	if err != nil {
-		return nil, err
-	}
-	out := make([]unix.SockFilter, len(raw))
-	for i, ins := range raw {
-		out[i] = unix.SockFilter{Code: ins.Op, Jt: ins.Jt, Jf: ins.Jf, K: ins.K}
-	}
-	return out, nil
+	return sockFilters(own, withoutCalls(slices.Concat(commonRules, legacyRules), own))
 }

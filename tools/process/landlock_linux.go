@@ -19,7 +19,6 @@ import (
 	"strconv"
 	"syscall"
 	"time"
-	"unsafe"
 
 	ll "github.com/landlock-lsm/go-landlock/landlock/syscall"
 	"golang.org/x/sys/unix"
@@ -287,11 +286,8 @@ func confineThread(ruleset int, filter []unix.SockFilter) (sweep func(), err err
 	if err := checkSignalScope(); err != nil {
 		return nil, err
 	}
-	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
-	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&prog)))
-	runtime.KeepAlive(filter)
-	if errno != 0 {
-		return nil, fmt.Errorf("cannot install the seccomp filter: %w", errno)
+	if err := installFilter(filter); err != nil {
+		return nil, err
 	}
 	return sweepDomain, nil
 }

@@ -5,7 +5,9 @@ package process
 import (
 	"encoding/binary"
 	"fmt"
+	"runtime"
 	"slices"
+	"unsafe"
 
 	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
@@ -169,10 +171,21 @@ func sandboxFilter() ([]byte, error) { return bwrapFilter(false) }
 // noUnixSockets on top (bridge_linux.go).
 func bridgeFilter() ([]byte, error) { return bwrapFilter(true) }
 
-// noUnixSockets is the filter the bridge adds for its command: the unix
-// sockets bridgeFilter lets through are refused again.
-func noUnixSockets() ([]unix.SockFilter, error) {
-	raw, err := assembleFilter([]syscallRule{refuseIf(unix.SYS_SOCKET, []argTest{equal(0, unix.AF_UNIX)})})
+// refuseUnixSockets is the filter the bridge adds for its command: the
+// unix sockets bridgeFilter lets through are refused again. It applies to
+// the calling thread and what it starts.
+func refuseUnixSockets() error {
+	filter, err := sockFilters([]syscallRule{refuseIf(unix.SYS_SOCKET, []argTest{equal(0, unix.AF_UNIX)})})
+	if err != nil {
+		return err
+	}
+	return installFilter(filter)
+}
+
+// sockFilters assembles tables (see assembleFilter) as the instructions
+// seccomp(2) takes.
+func sockFilters(tables ...[]syscallRule) ([]unix.SockFilter, error) {
+	raw, err := assembleFilter(tables...)
 	if err != nil {
 		return nil, err
 	}
@@ -181,6 +194,20 @@ func noUnixSockets() ([]unix.SockFilter, error) {
 		out[i] = unix.SockFilter{Code: ins.Op, Jt: ins.Jt, Jf: ins.Jf, K: ins.K}
 	}
 	return out, nil
+}
+
+// installFilter puts the calling thread, and the processes it starts,
+// under filter: without TSYNC the process's other threads stay as they
+// were, so the caller locks the thread and never unlocks it. The thread
+// must have no_new_privs.
+func installFilter(filter []unix.SockFilter) error {
+	prog := unix.SockFprog{Len: uint16(len(filter)), Filter: &filter[0]}
+	_, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&prog)))
+	runtime.KeepAlive(filter)
+	if errno != 0 {
+		return fmt.Errorf("cannot install the seccomp filter: %w", errno)
+	}
+	return nil
 }
 
 func bwrapFilter(unixSockets bool) ([]byte, error) {

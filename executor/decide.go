@@ -21,7 +21,9 @@ type Ruling struct {
 	Origin  core.Origin
 	// Sandbox is where a sandboxed tool would run the call's commands
 	// (unset for other tools); the sandbox stage's decision says why.
-	Sandbox core.Sandbox
+	// SandboxBackend names the backend that confines a confined profile.
+	Sandbox        core.Sandbox
+	SandboxBackend string
 	// Outcome is VerdictAllow when the call would run, VerdictAsk when it
 	// would ask the Approver, VerdictDeny when it would not run.
 	Outcome core.Verdict
@@ -57,6 +59,9 @@ func (e *Executor) Decide(ctx context.Context, call core.Call) *Ruling {
 	r := &Ruling{Tool: call.Name, Origin: call.Origin, Session: call.Session}
 	defer func() {
 		r.Args, r.Decisions, r.WorkDir, r.Effects, r.Sandbox = call.Args, call.Decisions(), call.WorkDir, call.Effects, call.Sandbox
+		if r.Sandbox.Confined() {
+			r.SandboxBackend, _ = e.Sandboxing().backend()
+		}
 	}()
 
 	args, err := core.NormalizeArgs(call.Args)

@@ -162,7 +162,7 @@ func rulingJSON(r *executor.Ruling) map[string]any {
 		"effects":   script.EffectsValue(r.Effects),
 	}
 	if d, ok := sandboxDecision(r); ok {
-		m["sandbox"] = map[string]any{"profile": string(d.Sandbox), "backend": sandboxBackend(d), "reason": d.Reason}
+		m["sandbox"] = map[string]any{"profile": string(d.Sandbox), "backend": r.SandboxBackend, "reason": d.Reason}
 	}
 	if r.Err != nil {
 		m["error"] = r.Err.Error()
@@ -180,20 +180,6 @@ func sandboxDecision(r *executor.Ruling) (core.Decision, bool) {
 		}
 	}
 	return core.Decision{}, false
-}
-
-// sandboxBackend names the backend of a confined profile from the stage's
-// reason ("runs in the workspace sandbox (bwrap): ..."), "" otherwise.
-func sandboxBackend(d core.Decision) string {
-	if !d.Sandbox.Confined() {
-		return ""
-	}
-	_, rest, ok := strings.Cut(d.Reason, " sandbox (")
-	if !ok {
-		return ""
-	}
-	name, _, _ := strings.Cut(rest, ")")
-	return name
 }
 
 func errorKind(err error) core.Kind {

@@ -83,19 +83,28 @@ func TestBubblewrapReadsOutside(t *testing.T) {
 func TestBubblewrapNoNetwork(t *testing.T) {
 	t.Parallel()
 	b, root := newBwrap(t)
+	assertNoTCP(t, root, b)
+}
+
+// assertNoTCP checks that a command run through ops cannot connect to a
+// listener on the loopback interface that the same command reaches from
+// outside the sandbox, in root. It returns the listener's count of
+// connections, for more attempts to check.
+func assertNoTCP(t *testing.T, root string, ops ExecOps) (accepted func() int32) {
+	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Skip(err)
 	}
-	defer ln.Close()
-	var accepted atomic.Int32
+	t.Cleanup(func() { ln.Close() })
+	var n atomic.Int32
 	go func() {
 		for {
 			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			accepted.Add(1)
+			n.Add(1)
 			c.Close()
 		}
 	}()
@@ -109,22 +118,23 @@ func TestBubblewrapNoNetwork(t *testing.T) {
 	}
 	// The listener counts that connection on its own goroutine: wait for
 	// it, so that it cannot be taken for one from the sandbox.
-	for deadline := time.Now().Add(watchdog); accepted.Load() == 0; time.Sleep(time.Millisecond) {
+	for deadline := time.Now().Add(watchdog); n.Load() == 0; time.Sleep(time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the listener never counted the connection from outside the sandbox")
 		}
 	}
-	before := accepted.Load()
-	res, err = execT(t, b, context.Background(), ExecRequest{Args: connect, Timeout: 20 * time.Second})
+	before := n.Load()
+	res, err = execT(t, ops, context.Background(), ExecRequest{Args: connect, Timeout: 20 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.ExitCode == 0 || strings.Contains(string(res.Output), "connected") {
 		t.Errorf("inside the sandbox: %+v %q; want the connection to fail", res, res.Output)
 	}
-	if accepted.Load() != before {
+	if n.Load() != before {
 		t.Error("the listener accepted a connection from the sandbox")
 	}
+	return func() int32 { return n.Load() - before }
 }
 
 func TestBubblewrapBasics(t *testing.T) {

@@ -78,19 +78,19 @@ var rules = []rule{
 		deny: join([]string{"/agent", "/provider", "/tools", "/cmd"}, bindings),
 	},
 	{
-		name:  "stdlib imports nothing of agentsh but the shell analysis: script wires it in",
+		name:  "stdlib imports nothing of agentsh but the Bash reader (bashcmd): script wires it in",
 		from:  []string{"/stdlib"},
 		deny:  []string{"/"},
-		allow: []string{"/stdlib", "/shell"},
+		allow: []string{"/stdlib", "/bashcmd"},
 	},
 	{
-		name: "the shell analysis depends on nothing of agentsh",
-		from: []string{"/shell"},
+		name: "the Bash reader (bashcmd) depends on nothing of agentsh",
+		from: []string{"/bashcmd"},
 		deny: []string{"/"},
 	},
 	{
-		name: "core, executor, agent, provider, tools, script, stdlib and shell import no interpreter and no terminal library",
-		from: join(foundation, []string{"script", "/stdlib", "/shell"}),
+		name: "core, executor, agent, provider, tools, script, stdlib and bashcmd import no interpreter and no terminal library",
+		from: join(foundation, []string{"script", "/stdlib", "/bashcmd"}),
 		deny: join(interpreters, terminal),
 	},
 	{
@@ -207,7 +207,7 @@ func loadGraph(t *testing.T) graph {
 		}
 		g[local(f[0])[0]] = struct{ imports, deps []string }{local(f[1]), local(f[2])}
 	}
-	for _, want := range []string{"/core", "/executor", "/agent", "/provider", "/tools", "/script", "/script/starlark", "/script/lua", "/stdlib", "/shell", "/cmd/agentsh"} {
+	for _, want := range []string{"/core", "/executor", "/agent", "/provider", "/tools", "/script", "/script/starlark", "/script/lua", "/stdlib", "/bashcmd", "/cmd/agentsh"} {
 		if _, ok := g[want]; !ok {
 			t.Fatalf("go list did not list %s%s; want the whole module", module, want)
 		}
@@ -267,8 +267,8 @@ func TestRulesCatchViolations(t *testing.T) {
 		rules[4].name:  "/tools/web -> /script",
 		rules[5].name:  "/script -> /script/lua",
 		rules[6].name:  "/stdlib -> /tools",
-		rules[7].name:  "/shell -> /stdlib",
-		rules[8].name:  "/shell -> go.starlark.net",
+		rules[7].name:  "/bashcmd -> /stdlib",
+		rules[8].name:  "/bashcmd -> go.starlark.net",
 		rules[9].name:  "/script/agentapi -> go.starlark.net/starlark",
 		rules[10].name: "/script/testrunner -> github.com/peterh/liner",
 		rules[11].name: "/script/starlark -> /script/lua/pattern",
@@ -300,9 +300,9 @@ func TestRulesCatchViolations(t *testing.T) {
 		"/script/starlark -> go.starlark.net/starlark",
 		"/script/lua/pattern -> github.com/yuin/gopher-lua",
 		"/tools -> /executor",
-		"/tools/process -> /shell",
-		"/stdlib -> /shell",
-		"/shell -> mvdan.cc/sh/v3/syntax",
+		"/tools/process -> /bashcmd",
+		"/stdlib -> /bashcmd",
+		"/bashcmd -> mvdan.cc/sh/v3/syntax",
 	} {
 		pkg, dep, _ := strings.Cut(ok, " -> ")
 		g := graph{pkg: {imports: []string{dep}, deps: []string{dep}}}

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentsh/agentsh/shell"
+	"github.com/agentsh/agentsh/bashcmd"
 )
 
 // Scope chooses the settings file that Install and Uninstall change.
@@ -360,12 +360,12 @@ func (in installer) group(ev installEvent, e Entry) (json.RawMessage, error) {
 }
 
 // IsEntry reports whether command runs agentsh hook agent: a command
-// (read as shell.Parse reads commands, also behind env, sh -c and the
+// (read as bashcmd.Parse reads commands, also behind env, sh -c and the
 // like) named agentsh or agentsh-something, whose next two words are hook
 // and agent. These are the entries Install replaces and Uninstall
 // removes; what a person wrote by hand counts too.
 func IsEntry(command, agent string) bool {
-	for _, c := range shell.Parse(command).Commands {
+	for _, c := range bashcmd.Parse(command).Commands {
 		if len(c.Args) >= 3 && strings.HasPrefix(c.Name, "agentsh") &&
 			c.Args[1].Static && c.Args[1].Text == "hook" && c.Args[2].Static && c.Args[2].Text == agent {
 			return true

@@ -4,13 +4,13 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/agentsh/agentsh/shell"
+	"github.com/agentsh/agentsh/bashcmd"
 	"github.com/agentsh/agentsh/stdlib"
 	"github.com/agentsh/agentsh/workpath"
 )
 
 // shellModule is the static analysis of bash command lines that the
-// shell policy uses (package shell), for policies written in scripts.
+// shell policy uses (package bashcmd), for policies written in scripts.
 var shellModule = Module{
 	Name: "shell",
 	Doc: "the static analysis of a bash command line: parse(command) lists every simple command that would run " +
@@ -52,6 +52,6 @@ func shellClassify(_ context.Context, a Args) (any, error) {
 		}
 		secrets = ps
 	}
-	return stdlib.ShellClassify(a["command"].(string), shell.Where{Workdir: a["workdir"].(string),
+	return stdlib.ShellClassify(a["command"].(string), bashcmd.Where{Workdir: a["workdir"].(string),
 		Dir: a["dir"].(string), Home: a["home"].(string), Secrets: secrets}), nil
 }

@@ -1,9 +1,9 @@
 package stdlib
 
-import "github.com/agentsh/agentsh/shell"
+import "github.com/agentsh/agentsh/bashcmd"
 
 // ShellParse is shell.parse: the analysis of a bash command line
-// (package shell) as JSON shapes. The keys:
+// (package bashcmd) as JSON shapes. The keys:
 //
 //	commands   every simple command that would run, in the order of the
 //	           analysis, a wrapper before the command it runs:
@@ -33,7 +33,7 @@ import "github.com/agentsh/agentsh/shell"
 //	           reasons)
 //	ok         unknown is empty
 func ShellParse(command string) map[string]any {
-	a := shell.Parse(command)
+	a := bashcmd.Parse(command)
 	cmds := make([]any, len(a.Commands))
 	for i := range a.Commands {
 		cmds[i] = shellCommand(&a.Commands[i])
@@ -55,7 +55,7 @@ func ShellParse(command string) map[string]any {
 	}
 }
 
-func shellCommand(c *shell.Command) map[string]any {
+func shellCommand(c *bashcmd.Command) map[string]any {
 	argv := make([]any, len(c.Args))
 	dynamic := []any{}
 	for i, w := range c.Args {
@@ -76,7 +76,7 @@ func shellCommand(c *shell.Command) map[string]any {
 	}
 }
 
-func shellRedirects(rs []shell.Redirect) []any {
+func shellRedirects(rs []bashcmd.Redirect) []any {
 	out := make([]any, len(rs))
 	for i, r := range rs {
 		out[i] = map[string]any{
@@ -91,7 +91,7 @@ func shellRedirects(rs []shell.Redirect) []any {
 	return out
 }
 
-func shellVia(via []shell.Hop) []any {
+func shellVia(via []bashcmd.Hop) []any {
 	out := make([]any, len(via))
 	for i, h := range via {
 		out[i] = h.Name
@@ -108,7 +108,7 @@ func stringList(ss []string) []any {
 }
 
 // ShellClassify is shell.classify: the classification of a bash command
-// line (shell.Classify) as JSON shapes. The keys:
+// line (bashcmd.Classify) as JSON shapes. The keys:
 //
 //	class      the strongest class of the findings: "safe" (none),
 //	           "sandbox", "leaves" or "catastrophic"
@@ -126,8 +126,8 @@ func stringList(ss []string) []any {
 //	  sub        the subcommand the table read it by ("diff" of git diff,
 //	             "mod download" of go mod download), or ""
 //	  class      its own class
-func ShellClassify(command string, where shell.Where) map[string]any {
-	c := shell.Classify(command, where)
+func ShellClassify(command string, where bashcmd.Where) map[string]any {
+	c := bashcmd.Classify(command, where)
 	cmds := make([]any, len(c.Analysis.Commands))
 	for i := range c.Analysis.Commands {
 		sc := &c.Analysis.Commands[i]

@@ -16,8 +16,8 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/agentsh/agentsh/shell"
-	"github.com/agentsh/agentsh/shell/shelltest"
+	"github.com/agentsh/agentsh/bashcmd"
+	"github.com/agentsh/agentsh/bashcmd/bashcmdtest"
 	"github.com/agentsh/agentsh/tools/mcp/serve"
 )
 
@@ -320,13 +320,13 @@ func TestMCPServeStdioHostile(t *testing.T) {
 		}
 	}
 	id := 10
-	var cases []shelltest.HostileCase
-	for _, c := range shelltest.Hostile(1 << 20) {
+	var cases []bashcmdtest.HostileCase
+	for _, c := range bashcmdtest.Hostile(1 << 20) {
 		if c.Name == "pipeline" || c.Name == "substitutions" {
 			cases = append(cases, c)
 		}
 	}
-	cases = append(cases, shelltest.Hostile(shell.MaxLength-64)...)
+	cases = append(cases, bashcmdtest.Hostile(bashcmd.MaxLength-64)...)
 	for _, c := range cases {
 		id++
 		send(request(id, "tools/call", map[string]any{"name": "bash", "arguments": map[string]any{"command": c.Cmd}}))

@@ -9,10 +9,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentsh/agentsh/shell/shelltest"
+	"github.com/agentsh/agentsh/bashcmd/bashcmdtest"
 )
 
-// The shell corpus (shell/shelltest/corpus.txt), decided as a model's
+// The shell corpus (bashcmd/bashcmdtest/corpus.txt), decided as a model's
 // bash calls under each shipped policy that decides shell commands: one
 // agentsh process per policy runs a script that asks decide(...) of every
 // command line, which is what `agentsh explain --as model --json` asks
@@ -66,7 +66,7 @@ type corpusCounts struct {
 }
 
 func TestSandboxCorpus(t *testing.T) {
-	cases, err := shelltest.Corpus()
+	cases, err := bashcmdtest.Corpus()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +201,7 @@ for cmd in json.decode(argv[2]):
 
 // decideAs decides every case as origin's call in one agentsh process
 // under policy.
-func decideAs(t *testing.T, origin, project, policy string, cases []shelltest.CorpusCase) []corpusRuling {
+func decideAs(t *testing.T, origin, project, policy string, cases []bashcmdtest.CorpusCase) []corpusRuling {
 	t.Helper()
 	script := filepath.Join(t.TempDir(), "corpus.star")
 	if err := os.WriteFile(script, []byte(corpusScript), 0o644); err != nil {

@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/agentsh/agentsh/bashcmd"
 	"github.com/agentsh/agentsh/script"
 	"github.com/agentsh/agentsh/script/starlark"
-	"github.com/agentsh/agentsh/shell"
 	"github.com/agentsh/agentsh/stdlib"
 )
 
@@ -82,7 +82,7 @@ for c in json.decode(r'''`+string(src)+`'''):
 		t.Fatalf("printed %d lines in Lua and %d in Starlark, want %d each:\n%q\n%q", len(lua), len(star), 2*len(cmds), lua, star)
 	}
 	for i, c := range cmds {
-		for j, where := range []shell.Where{{Dir: "."}, {Dir: "sub", Workdir: "/w/p", Secrets: secrets, Home: "/h"}} {
+		for j, where := range []bashcmd.Where{{Dir: "."}, {Dir: "sub", Workdir: "/w/p", Secrets: secrets, Home: "/h"}} {
 			want, err := script.EncodeJSON(stdlib.ShellClassify(c, where))
 			if err != nil {
 				t.Fatal(err)

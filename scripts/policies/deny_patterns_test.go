@@ -8,9 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentsh/agentsh/bashcmd"
+	"github.com/agentsh/agentsh/bashcmd/bashcmdtest"
 	"github.com/agentsh/agentsh/core"
-	"github.com/agentsh/agentsh/shell"
-	"github.com/agentsh/agentsh/shell/shelltest"
 )
 
 const denyPatterns = "deny_patterns.star"
@@ -30,7 +30,7 @@ const (
 // workspace sandbox). No dangerous command runs unconfined unasked, and
 // no ordinary one is denied.
 func TestDenyPatternsCorpus(t *testing.T) {
-	cases, err := shelltest.Corpus()
+	cases, err := bashcmdtest.Corpus()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,10 +157,10 @@ func BenchmarkDenyPatternsDecide(b *testing.B) {
 // why.
 func TestDenyPatternsHostile(t *testing.T) {
 	p := load(t, denyPatterns)
-	cases := shelltest.Hostile(32 << 10)
-	for _, c := range shelltest.Hostile(1 << 20) {
+	cases := bashcmdtest.Hostile(32 << 10)
+	for _, c := range bashcmdtest.Hostile(1 << 20) {
 		if c.Name == "pipeline" || c.Name == "substitutions" {
-			cases = append(cases, shelltest.HostileCase{Name: c.Name + " of 1 MiB", Cmd: c.Cmd})
+			cases = append(cases, bashcmdtest.HostileCase{Name: c.Name + " of 1 MiB", Cmd: c.Cmd})
 		}
 	}
 	for _, c := range cases {
@@ -179,20 +179,20 @@ func TestDenyPatternsHostile(t *testing.T) {
 // of which the policy looks at.
 func BenchmarkDenyPatternsHostile(b *testing.B) {
 	p := load(b, denyPatterns)
-	var cases []shelltest.HostileCase
-	for _, size := range []int{1 << 20, shell.MaxLength - 64} {
+	var cases []bashcmdtest.HostileCase
+	for _, size := range []int{1 << 20, bashcmd.MaxLength - 64} {
 		suffix := "-1MiB"
 		if size < 1<<20 {
 			suffix = "-max"
 		}
-		for _, c := range shelltest.Hostile(size) {
+		for _, c := range bashcmdtest.Hostile(size) {
 			if c.Name == "pipeline" || c.Name == "substitutions" || c.Name == "if" && size < 1<<20 {
-				cases = append(cases, shelltest.HostileCase{Name: c.Name + suffix, Cmd: c.Cmd})
+				cases = append(cases, bashcmdtest.HostileCase{Name: c.Name + suffix, Cmd: c.Cmd})
 			}
 		}
 	}
-	cases = append(cases, shelltest.HostileCase{Name: "flat-max", Cmd: strings.Repeat("a;", shell.MaxLength/2)},
-		shelltest.HostileCase{Name: "commands-read", Cmd: strings.Repeat("rm -f x >y;", shell.MaxCommands)})
+	cases = append(cases, bashcmdtest.HostileCase{Name: "flat-max", Cmd: strings.Repeat("a;", bashcmd.MaxLength/2)},
+		bashcmdtest.HostileCase{Name: "commands-read", Cmd: strings.Repeat("rm -f x >y;", bashcmd.MaxCommands)})
 	for _, c := range cases {
 		raw, err := json.Marshal(map[string]any{"command": c.Cmd})
 		if err != nil {

@@ -6,7 +6,7 @@ import (
 	"path"
 	"strings"
 
-	"github.com/agentsh/agentsh/shell"
+	"github.com/agentsh/agentsh/bashcmd"
 )
 
 // ShellPolicy says which commands a shell command line may run.
@@ -20,7 +20,7 @@ import (
 // enable -f). Use a sandbox (BubblewrapExec) to contain a command; use the
 // lists to steer a model away from commands you do not want.
 //
-// Check reads the command line with shell.Parse, the analysis scripts get
+// Check reads the command line with bashcmd.Parse, the analysis scripts get
 // as shell.parse, and checks the name of every simple command in it: in pipelines, lists (; && ||), subshells,
 // { } blocks, $( ) and backquotes, process substitutions, if/for/while/case
 // bodies, function bodies, here-documents, and the commands run by
@@ -110,7 +110,7 @@ func refuse(format string, args ...any) error {
 // not otherwise: the first refusal in the order of the analysis. An empty
 // command (or only comments) runs nothing and is allowed.
 func (p ShellPolicy) Check(command string) error {
-	a := shell.Parse(command)
+	a := bashcmd.Parse(command)
 	allow, block := nameSet(p.Allow), nameSet(p.Block)
 	active := len(allow) > 0 || len(block) > 0
 	because := "refused because the block list is set"
@@ -149,13 +149,13 @@ func (p ShellPolicy) Check(command string) error {
 // where says what runs a command, from the constructs it was found
 // through: the wrapper right before it, and the command lines it is in,
 // innermost first.
-func where(via []shell.Hop) string {
+func where(via []bashcmd.Hop) string {
 	wrapper, line := "", ""
-	if n := len(via); n > 0 && via[n-1].Kind == shell.Wrapper {
+	if n := len(via); n > 0 && via[n-1].Kind == bashcmd.Wrapper {
 		wrapper = via[n-1].Name
 	}
 	for _, h := range via {
-		if h.Kind == shell.Line {
+		if h.Kind == bashcmd.Line {
 			if line == "" {
 				line = h.Name
 			} else {
@@ -176,14 +176,14 @@ func where(via []shell.Hop) string {
 
 // arithPrefix names the arithmetic text a command is in (x='a[$(cmd)]'):
 // the outermost of each command line, outer ones first.
-func arithPrefix(via []shell.Hop) string {
+func arithPrefix(via []bashcmd.Hop) string {
 	var sb strings.Builder
 	inLine := false
 	for _, h := range via {
 		switch h.Kind {
-		case shell.Line:
+		case bashcmd.Line:
 			inLine = false
-		case shell.Arithmetic:
+		case bashcmd.Arithmetic:
 			if !inLine {
 				sb.WriteString(h.Name + ": ")
 				inLine = true

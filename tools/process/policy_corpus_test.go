@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentsh/agentsh/shell"
+	"github.com/agentsh/agentsh/bashcmd"
 	"github.com/agentsh/agentsh/tools/process"
 	"github.com/agentsh/agentsh/tools/process/policytest"
 )
@@ -102,7 +102,7 @@ func TestShellHarmlessCorpus(t *testing.T) {
 // line is read in full, and nothing panics.
 func TestParseCorpus(t *testing.T) {
 	for _, p := range policytest.Bypasses() {
-		a := shell.Parse(p.Command)
+		a := bashcmd.Parse(p.Command)
 		touch := false
 		for _, c := range a.Commands {
 			touch = touch || c.Name == "touch"
@@ -112,7 +112,7 @@ func TestParseCorpus(t *testing.T) {
 		}
 	}
 	for _, p := range policytest.Harmless() {
-		if a := shell.Parse(p.Command); !a.OK() {
+		if a := bashcmd.Parse(p.Command); !a.OK() {
 			t.Errorf("%s: Parse gives the reasons %q, want none", p.Name, a.Unknown)
 		}
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentsh/agentsh/shell/shelltest"
+	"github.com/agentsh/agentsh/bashcmd/bashcmdtest"
 )
 
 func TestShellPolicyBlockList(t *testing.T) {
@@ -452,7 +452,7 @@ func TestShellPolicyActiveNames(t *testing.T) {
 // through.
 func TestShellPolicyHostile(t *testing.T) {
 	for _, p := range []ShellPolicy{{Block: []string{"rm"}}, {Allow: []string{"a", "echo", "cat"}}} {
-		for _, c := range shelltest.Hostile(32 << 10) {
+		for _, c := range bashcmdtest.Hostile(32 << 10) {
 			err := p.Check(c.Cmd)
 			if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "cannot read the command line: ") {
 				t.Errorf("%+v: %s of %d bytes: %v, want a refusal that the command line cannot be read", p, c.Name, len(c.Cmd), err)

@@ -4,14 +4,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentsh/agentsh/shell/shelltest"
+	"github.com/agentsh/agentsh/bashcmd/bashcmdtest"
 )
 
 // TestWrapperTable runs each case through the policy. (Package shell
 // checks that every part of every row of its wrappers table has a case.)
 func TestWrapperTable(t *testing.T) {
 	p := ShellPolicy{Block: []string{"rm"}}
-	for _, c := range shelltest.WrapperCases() {
+	for _, c := range bashcmdtest.WrapperCases() {
 		err := p.Check(c.Cmd)
 		switch {
 		case c.Want == "" && err != nil:

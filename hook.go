@@ -14,8 +14,9 @@ type HookOptions struct {
 	Out, Err io.Writer
 	// Scripts are the policies; one that fails to load blocks the call.
 	Scripts []string
-	// Audit receives the record of the event as Hook returns.
-	Audit func(hookadapter.Record)
+	// Events, when set, receives the hook event of the decision as Hook
+	// returns (docs/events.md).
+	Events *Events
 }
 
 // Hook answers one hook event of another agent ("claude-code", "gemini",
@@ -44,7 +45,9 @@ func (s *Shell) Hook(ctx context.Context, agent string, o HookOptions) int {
 			return nil
 		},
 		Prompt: s.agent.Agent().SubmitPrompt,
-		Audit:  o.Audit,
+	}
+	if o.Events != nil {
+		cfg.Audit = func(rec hookadapter.Record) { o.Events.Emit(HookEvent(rec)) }
 	}
 	if dir, err := hookadapter.DefaultStateDir(); err == nil {
 		cfg.StateDir = dir

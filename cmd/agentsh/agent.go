@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -143,14 +142,6 @@ func (d *display) endLine() {
 		io.WriteString(d.w, "\n")
 		d.midLine = false
 	}
-}
-
-// agent emits an agent event as a JSON line.
-func (e *events) agent(ev agent.Event) {
-	b, _ := json.Marshal(ev)
-	var m map[string]any
-	json.Unmarshal(b, &m)
-	e.emit(m)
 }
 
 // recordFile is the --record file. It is created (or emptied) at the

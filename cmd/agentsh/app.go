@@ -29,11 +29,11 @@ type app struct {
 	argv []string           // what scripts see as argv
 	// record is the --record file; nil without --record.
 	record *recordFile
-	events *events // nil unless --json
+	events *agentsh.Events // nil unless --json
 	// eventsFile is --events FILE of mcp serve and hook.
 	eventsFile *os.File
 	// hookLog gathers the events of agentsh hook --events FILE.
-	hookLog *hookLog
+	hookLog *agentsh.HookLog
 
 	runCtx context.Context // the non-interactive run's context
 }
@@ -51,8 +51,8 @@ func newApp(o *options, std stdio, argv []string) (*app, error) {
 			return nil, err
 		}
 		if w != nil {
-			a.events = newEvents(w)
-			extra = append(extra, executor.WithOnStart(a.events.toolStart), executor.WithOnEnd(a.events.toolEnd))
+			a.events = agentsh.NewEvents(w)
+			extra = append(extra, a.events.Observe()...)
 		}
 	case o.command == "hook" && o.events != "" && !o.hookSetup():
 		// The agent reads stdout; the policies' prints and the decision
@@ -61,23 +61,23 @@ func newApp(o *options, std stdio, argv []string) (*app, error) {
 		if err != nil {
 			return nil, err
 		}
-		a.hookLog = &hookLog{f: f}
-		a.events = newEvents(a.hookLog)
-		out = a.events.printer()
+		a.hookLog = agentsh.NewHookLog(f)
+		a.events = agentsh.NewEvents(a.hookLog)
+		out = a.events.Printer()
 	case o.command == "call" || o.command == "explain" || o.command == "hook":
 		// stdout is the call's output alone; script prints go to stderr.
 		out = std.err
 		if o.jsonOut {
-			a.events = newEvents(std.out)
+			a.events = agentsh.NewEvents(std.out)
 		}
 	case o.command == "ask" && o.printOnly:
 		// stdout is the answer alone: what the --load files print goes to
 		// stderr with the progress.
 		out = std.err
 	case o.jsonOut:
-		a.events = newEvents(std.out)
-		out = a.events.printer()
-		extra = append(extra, executor.WithOnStart(a.events.toolStart), executor.WithOnEnd(a.events.toolEnd))
+		a.events = agentsh.NewEvents(std.out)
+		out = a.events.Printer()
+		extra = append(extra, a.events.Observe()...)
 	}
 	if o.record != "" {
 		if err := checkRecordPath(o.record); err != nil {
@@ -111,7 +111,7 @@ func (a *app) config(out io.Writer, extra []executor.Option) agentsh.Config {
 	perms, _ := executor.ParsePermissions(o.permissions) // checked by parseArgs
 	display := newDisplay(progressOut(o, out, a.io.err)).event
 	if a.events != nil {
-		display = a.events.agent
+		display = a.events.Agent
 	}
 	cfg := agentsh.Config{
 		WorkDir: o.workdir, Lang: o.lang, Argv: a.argv, Output: out, Warn: a.warn,
@@ -172,7 +172,7 @@ func (a *app) report(err error, stop *stopped) int {
 		code = stop.exitCode()
 	}
 	if a.events != nil {
-		a.events.error(err, code)
+		a.events.Error(err, code)
 		return code
 	}
 	a.printError(err, stop, code)
@@ -242,10 +242,10 @@ func cli(args []string, std stdio) int {
 	a, err := newApp(o, std, argv)
 	if err != nil {
 		if o.jsonOut {
-			ev := newEvents(std.out)
-			ev.error(err, 2)
+			ev := agentsh.NewEvents(std.out)
+			ev.Error(err, 2)
 			if o.headlessCommand() {
-				ev.result(resultEvent(nil, 2))
+				ev.Result(nil, 2)
 			}
 			return 2
 		}
@@ -265,7 +265,7 @@ func cli(args []string, std stdio) int {
 	if code == 0 && a.events != nil && o.serving() {
 		// mcp serve ends its event stream with exit; the runs of scripts
 		// and asks end theirs with result (finish).
-		a.events.exit(0)
+		a.events.Exit(0)
 	}
 	return code
 }

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/agentsh/agentsh"
 	"github.com/agentsh/agentsh/core"
-	"github.com/agentsh/agentsh/script"
 )
 
 // runSnippet runs -c code in the --lang language; a sole expression's
@@ -69,7 +69,7 @@ func (a *app) call(ctx context.Context) int {
 	}
 	res := a.exec.Invoke(ctx, c)
 	if a.events != nil {
-		a.events.emit(resultJSON(res))
+		a.events.Emit(agentsh.ResultJSON(res))
 	}
 	if !res.OK() {
 		if stop := stopCause(a.runCtx); stop != nil {
@@ -134,18 +134,4 @@ func isTerminal(r io.Reader) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-// resultJSON is the --json form of a result.
-func resultJSON(r *core.Result) map[string]any {
-	info := (&script.ResultInfo{R: r}).Fields()
-	var e *core.Error
-	if errors.As(r.Err, &e) && len(e.Violations) > 0 {
-		vs := make([]any, len(e.Violations))
-		for i, v := range e.Violations {
-			vs[i] = map[string]any{"pointer": v.Pointer, "message": v.Message}
-		}
-		info["violations"] = vs
-	}
-	return info
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentsh/agentsh"
 	"github.com/agentsh/agentsh/agent"
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/executor"
@@ -51,6 +52,7 @@ func emittedEvents(t *testing.T) []string {
 	patterns := map[string]*regexp.Regexp{
 		"agent":       regexp.MustCompile(`\bType:\s*"([a-z_]+)"`),
 		"cmd/agentsh": regexp.MustCompile(`"event"(?:\]\s*=|:)\s*"([a-z_]+)"`),
+		".":           regexp.MustCompile(`"event"(?:\]\s*=|:)\s*"([a-z_]+)"`),
 	}
 	seen := map[string]bool{}
 	for dir, re := range patterns {
@@ -129,9 +131,9 @@ func TestEventsDoc(t *testing.T) {
 	}
 	check("tool_end", append(append([]string{"event"}, script.FieldNames...), "violations"))
 	withSchema := agentapi.Outcome{Reply: &agent.Reply{Stop: "final"}, Schema: true}
-	check("result", keys(resultEvent([]agentapi.Outcome{withSchema}, 0)))
+	check("result", keys(agentsh.ResultEvent([]agentapi.Outcome{withSchema}, 0)))
 	var buf bytes.Buffer
-	newEvents(&buf).error(&script.Error{File: "f.star", Line: 1, Msg: "x", Backtrace: "b"}, 1)
+	agentsh.NewEvents(&buf).Error(&script.Error{File: "f.star", Line: 1, Msg: "x", Backtrace: "b"}, 1)
 	var errEv map[string]any
 	if err := json.Unmarshal(buf.Bytes(), &errEv); err != nil {
 		t.Fatal(err)
@@ -140,7 +142,7 @@ func TestEventsDoc(t *testing.T) {
 	check("print", []string{"event", "text"})
 	check("tool_start", []string{"event", "call_id", "tool", "args"})
 	check("exit", []string{"event", "exit_code"})
-	check("hook", keys(hookEvent(hookadapter.Record{
+	check("hook", keys(agentsh.HookEvent(hookadapter.Record{
 		Agent:  "codex",
 		Event:  &hookadapter.Event{Name: "PreToolUse", SessionID: "s", Cwd: "/w", Tool: "Bash", Input: json.RawMessage(`{"command":"ls"}`)},
 		Answer: hookadapter.Answer{Input: json.RawMessage(`{}`), Ruling: &executor.Ruling{}, Result: &core.Result{}},

@@ -3,15 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
 	"text/tabwriter"
 
+	"github.com/agentsh/agentsh"
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/executor"
-	"github.com/agentsh/agentsh/script"
 )
 
 // explain runs: agentsh explain TOOL [JSON]. It prints what the loaded
@@ -30,7 +29,7 @@ func (a *app) explain(ctx context.Context) int {
 		return a.report(stop, stop)
 	}
 	if a.opts.jsonOut {
-		a.events.emit(rulingJSON(r))
+		a.events.Emit(agentsh.RulingJSON(r))
 	} else {
 		io.WriteString(a.io.out, renderRuling(r))
 	}
@@ -75,7 +74,7 @@ func renderRuling(r *executor.Ruling) string {
 	if fx := effectsText(r.Effects); fx != "" {
 		fmt.Fprintf(&b, "effects: %s\n", fx)
 	}
-	if d, ok := sandboxDecision(r); ok {
+	if d, ok := agentsh.SandboxDecision(r); ok {
 		fmt.Fprintf(&b, "sandbox: %s\n", oneLine(d.Reason))
 	}
 	fmt.Fprintf(&b, "%s\n", outcomeText(r))
@@ -124,7 +123,7 @@ func outcomeText(r *executor.Ruling) string {
 	case core.VerdictAsk:
 		return "would ask: " + oneLine(r.Reason)
 	}
-	switch k := errorKind(r.Err); k {
+	switch k := agentsh.ErrorKind(r.Err); k {
 	case core.KindInvalidArguments, core.KindUnknownTool:
 		return fmt.Sprintf("would not run (%s): %s", k, oneLine(r.Err.Error()))
 	}
@@ -142,64 +141,6 @@ func outcomeText(r *executor.Ruling) string {
 		}
 	}
 	return fmt.Sprintf("denied by %s: %s", by, oneLine(r.Reason))
-}
-
-// rulingJSON is explain --json: the ruling, with its decisions in the
-// shape of --json results and r.decisions (script.DecisionFields, no
-// durations), so one reader reads both.
-func rulingJSON(r *executor.Ruling) map[string]any {
-	m := map[string]any{
-		"tool":      r.Tool,
-		"origin":    r.Origin.String(),
-		"args":      argsValue(r.Args),
-		"outcome":   r.Outcome.String(),
-		"would_run": r.Outcome == core.VerdictAllow,
-		"reason":    r.Reason,
-		"hook":      r.Hook,
-		"source":    r.Source,
-		"decisions": script.DecisionsValue(r.Decisions),
-		"workdir":   r.WorkDir,
-		"effects":   script.EffectsValue(r.Effects),
-	}
-	if d, ok := sandboxDecision(r); ok {
-		m["sandbox"] = map[string]any{"profile": string(d.Sandbox), "backend": r.SandboxBackend, "reason": d.Reason}
-	}
-	if r.Err != nil {
-		m["error"] = r.Err.Error()
-		m["error_kind"] = string(errorKind(r.Err))
-	}
-	return m
-}
-
-// sandboxDecision is the ruling's sandbox stage: where a sandboxed tool
-// would run the call's commands, and why.
-func sandboxDecision(r *executor.Ruling) (core.Decision, bool) {
-	for _, d := range r.Decisions {
-		if d.Stage == core.StageSandbox {
-			return d, true
-		}
-	}
-	return core.Decision{}, false
-}
-
-func errorKind(err error) core.Kind {
-	var e *core.Error
-	if errors.As(err, &e) {
-		return e.Kind
-	}
-	return ""
-}
-
-// argsValue is arguments as a JSON value, or as a string when they are
-// not valid JSON.
-func argsValue(raw json.RawMessage) any {
-	if len(raw) == 0 {
-		return nil
-	}
-	if json.Valid(raw) {
-		return raw
-	}
-	return string(raw)
 }
 
 func argsText(raw json.RawMessage) string {

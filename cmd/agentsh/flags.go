@@ -24,6 +24,7 @@ var flagOf = map[string]string{
 	"WithLang":            "--lang",
 	"ServeOptions.Listen": "--listen",
 	"ServeOptions.Token":  "--token-file",
+	"HookInstall.Exe":     "--exe",
 }
 
 // flagHint is what the CLI adds to an option's error: the flags that
@@ -35,16 +36,26 @@ var flagHint = map[string]string{
 // flagError reports an *agentsh.OptionError by its flag, as a usage
 // error (exit 2); other errors are returned as they are.
 func flagError(err error) error {
+	if text, ok := flagText(err); ok {
+		return &usageError{text}
+	}
+	return err
+}
+
+// flagText says an *agentsh.OptionError in the command line's terms: the
+// flag, the value given, what is wrong with it, and the flags that get
+// past it.
+func flagText(err error) (string, bool) {
 	var oe *agentsh.OptionError
 	if !errors.As(err, &oe) {
-		return err
+		return "", false
 	}
 	flag, ok := flagOf[oe.Option]
 	if !ok {
-		return err
+		return "", false
 	}
 	if oe.Value != "" {
 		flag += " " + oe.Value
 	}
-	return &usageError{fmt.Sprintf("%s: %v%s", flag, oe.Err, flagHint[oe.Option])}
+	return fmt.Sprintf("%s: %v%s", flag, oe.Err, flagHint[oe.Option]), true
 }

@@ -60,7 +60,7 @@ func (a *app) pinsCommand(names []string) int {
 	}
 	if a.events != nil {
 		for _, pt := range list {
-			a.events.emit(a.pinEvent(pt))
+			a.events.Emit(a.pinEvent(pt))
 		}
 		return 0
 	}

@@ -90,7 +90,7 @@ func (a *app) finish(err error) int {
 		a.reportCode(e, stop, code)
 	}
 	if a.events != nil {
-		a.events.result(resultEvent(outs, code))
+		a.events.Result(outs, code)
 	}
 	return code
 }
@@ -209,74 +209,8 @@ func violationsLine(r *agent.Reply) string {
 // exit code the run ends with.
 func (a *app) reportCode(err error, stop *stopped, code int) {
 	if a.events != nil {
-		a.events.error(err, code)
+		a.events.Error(err, code)
 		return
 	}
 	a.printError(err, stop, code)
 }
-
-// resultEvent is the result event of a run that ends with exit code code:
-// its asks summed, the last one's stop reason, text and session, and with
-// a schema the last structured answer's data (see docs/events.md).
-func resultEvent(outs []agentapi.Outcome, code int) map[string]any {
-	var (
-		turns, calls int
-		usage        provider.Usage
-		cost         float64
-		costKnown    = true
-		stops        = []any{}
-		denials      = []any{}
-		session      string
-		stop, text   any
-		data         any
-		hasSchema    bool
-		violations   = []any{}
-	)
-	for _, o := range outs {
-		r := o.Reply
-		turns += r.Turns
-		calls += r.ToolCalls
-		usage = usage.Add(r.Usage)
-		cost += r.Cost
-		costKnown = costKnown && r.CostKnown
-		if r.Stop == "" {
-			stops = append(stops, nil) // a run that failed before it stopped
-		} else {
-			stops = append(stops, r.Stop)
-		}
-		for _, d := range r.Denials {
-			denials = append(denials, map[string]any{"call_id": d.CallID, "tool": d.Tool, "hook": d.Hook, "reason": d.Reason, "agent": d.Agent})
-		}
-		if r.SessionID != "" {
-			session = r.SessionID
-		}
-		stop, text = r.Stop, r.Text
-		if o.Schema {
-			hasSchema = true
-			data = r.Data
-			violations = []any{}
-			for _, v := range r.Violations {
-				violations = append(violations, map[string]any{"pointer": v.Pointer, "message": v.Message})
-			}
-		}
-	}
-	if stop == "" {
-		stop = nil
-	}
-	ev := map[string]any{"event": "result", "exit_code": code, "asks": len(outs), "stop": stop, "stops": stops,
-		"text": text, "turns": turns, "tool_calls": calls, "denials": denials, "session": session,
-		"usage": map[string]any{"input_tokens": usage.InputTokens, "output_tokens": usage.OutputTokens,
-			"cache_read_tokens": usage.CacheReadTokens, "cache_write_tokens": usage.CacheWriteTokens},
-		"cost": nil}
-	if costKnown {
-		ev["cost"] = cost
-	}
-	if hasSchema {
-		ev["data"] = data
-		ev["violations"] = violations
-	}
-	return ev
-}
-
-// result writes the result event.
-func (e *events) result(ev map[string]any) { e.emit(ev) }

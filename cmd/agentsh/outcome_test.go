@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/agentsh/agentsh"
 	"github.com/agentsh/agentsh/agent"
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/provider"
@@ -78,7 +79,7 @@ func TestResultEvent(t *testing.T) {
 	b.Reply.Usage = provider.Usage{InputTokens: 5, CacheReadTokens: 7}
 	b.Reply.Cost, b.Reply.CostKnown = 0.25, true
 	b.Reply.Denials[0].CallID, b.Reply.Denials[0].Agent = "c9", "agent-2"
-	ev := resultEvent([]agentapi.Outcome{a, b}, 3)
+	ev := agentsh.ResultEvent([]agentapi.Outcome{a, b}, 3)
 	got, err := core.MarshalJSON(ev)
 	if err != nil {
 		t.Fatal(err)
@@ -90,11 +91,11 @@ func TestResultEvent(t *testing.T) {
 
 	b.Reply.CostKnown = false
 	b.Schema, b.Reply.Data = true, map[string]any{"n": int64(1)}
-	ev = resultEvent([]agentapi.Outcome{a, b}, 0)
+	ev = agentsh.ResultEvent([]agentapi.Outcome{a, b}, 0)
 	if ev["cost"] != nil || ev["data"] == nil || ev["violations"] == nil {
 		t.Errorf("cost %v data %v violations %v, want no cost, the data and its (empty) violations", ev["cost"], ev["data"], ev["violations"])
 	}
-	ev = resultEvent([]agentapi.Outcome{{Reply: &agent.Reply{}, Err: errors.New("x")}}, 1)
+	ev = agentsh.ResultEvent([]agentapi.Outcome{{Reply: &agent.Reply{}, Err: errors.New("x")}}, 1)
 	if ev["stop"] != nil || ev["stops"].([]any)[0] != nil {
 		t.Errorf("stop %v stops %v, want null for a run that failed before it stopped", ev["stop"], ev["stops"])
 	}

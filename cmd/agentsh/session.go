@@ -85,7 +85,7 @@ func (a *app) startSession() error {
 		a.sessionWarn(w)
 	}
 	if a.events != nil {
-		a.events.emit(map[string]any{"event": "session_resumed", "session": l.ID, "turns": l.Turns, "messages": len(l.Messages)})
+		a.events.Emit(map[string]any{"event": "session_resumed", "session": l.ID, "turns": l.Turns, "messages": len(l.Messages)})
 	} else {
 		fmt.Fprintf(a.io.err, "agentsh: resumed session %s (%d turns)\n", l.ID, l.Turns)
 	}
@@ -101,7 +101,7 @@ func (a *app) sessionWarn(msg string) { a.warn("session_warning", msg) }
 // their own JSON on stdout.
 func (a *app) warn(event, msg string) {
 	if a.events != nil && a.opts.headlessCommand() {
-		a.events.emit(map[string]any{"event": event, "text": msg})
+		a.events.Emit(map[string]any{"event": event, "text": msg})
 		return
 	}
 	fmt.Fprintf(a.io.err, "agentsh: warning: %s\n", msg)

@@ -26,10 +26,10 @@ func (a *app) tools() int {
 			if up := a.sh.Upstream(n); up != nil {
 				tool["upstream"] = up
 			}
-			a.events.emit(map[string]any{"event": "tool", "tool": tool})
+			a.events.Emit(map[string]any{"event": "tool", "tool": tool})
 		}
 		for _, h := range held {
-			a.events.emit(map[string]any{"event": "tool_held", "tool": h.Tool, "server": h.Server, "changed": h.Changed, "reason": h.Error()})
+			a.events.Emit(map[string]any{"event": "tool_held", "tool": h.Tool, "server": h.Server, "changed": h.Changed, "reason": h.Error()})
 		}
 		return 0
 	}

@@ -1,4 +1,4 @@
-package main
+package agentsh
 
 import (
 	"bytes"
@@ -10,20 +10,23 @@ import (
 	"github.com/agentsh/agentsh/hookadapter"
 )
 
-// hookLog is agentsh hook --events FILE. One hook process answers one
+// HookLog is the events file of hook processes. One process answers one
 // event, and an agent runs many at once; so a process gathers its events
-// — what the policies print, then the hook event — and appends them to
-// FILE in one write under a lock as it ends (hookadapter.AppendLocked):
-// the lines of concurrent processes never interleave, and one process's
-// lines stay together. Write is safe for concurrent use.
-type hookLog struct {
+// (what the policies print, then the hook event) and Flush appends them
+// to the file in one write under a lock: the lines of concurrent
+// processes never interleave, and one process's lines stay together.
+// Write is safe for concurrent use.
+type HookLog struct {
 	f    *os.File
 	mu   sync.Mutex
 	buf  bytes.Buffer
 	done bool
 }
 
-func (l *hookLog) Write(b []byte) (int, error) {
+// NewHookLog gathers events for f, opened to append.
+func NewHookLog(f *os.File) *HookLog { return &HookLog{f: f} }
+
+func (l *HookLog) Write(b []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if !l.done {
@@ -32,9 +35,9 @@ func (l *hookLog) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// flush appends what was gathered; what a hook still prints after it (a
+// Flush appends what was gathered; what a hook still prints after it (a
 // policy past the deadline) is dropped.
-func (l *hookLog) flush() error {
+func (l *HookLog) Flush() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.done = true
@@ -44,11 +47,10 @@ func (l *hookLog) flush() error {
 	return hookadapter.AppendLocked(l.f, l.buf.Bytes())
 }
 
-// hookEvent is the hook event of one hook process (docs/events.md): the
-// agent's event, what agentsh answered, and the ruling (pre-tool) or the
-// result the after hooks saw (post-tool) in the shapes of explain --json
-// and tool_end.
-func hookEvent(rec hookadapter.Record) map[string]any {
+// HookEvent is the hook event of one hook process: the agent's event,
+// what agentsh answered, and the ruling (pre-tool) or the result the
+// after hooks saw (post-tool) in the shapes of RulingJSON and ResultJSON.
+func HookEvent(rec hookadapter.Record) map[string]any {
 	m := map[string]any{
 		"event":     "hook",
 		"agent":     rec.Agent,
@@ -66,7 +68,7 @@ func hookEvent(rec hookadapter.Record) map[string]any {
 		}
 		if ev.Tool != "" {
 			m["tool_name"] = ev.Tool
-			m["tool_input"] = argsValue(ev.Input)
+			m["tool_input"] = ArgsValue(ev.Input)
 		}
 	}
 	if in := rec.Answer.Input; in != nil && json.Valid(in) {
@@ -76,10 +78,10 @@ func hookEvent(rec hookadapter.Record) map[string]any {
 		m["stderr"] = s
 	}
 	if r := rec.Answer.Ruling; r != nil {
-		m["ruling"] = rulingJSON(r)
+		m["ruling"] = RulingJSON(r)
 	}
 	if res := rec.Answer.Result; res != nil {
-		m["result"] = resultJSON(res)
+		m["result"] = ResultJSON(res)
 	}
 	return m
 }

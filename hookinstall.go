@@ -1,0 +1,188 @@
+package agentsh
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/agentsh/agentsh/hookadapter"
+)
+
+// HookAgents are the agents Hook and InstallHook speak for.
+func HookAgents() []string { return hookadapter.Agents() }
+
+// HookExitBlock is the exit code with which an agent's hook blocks the
+// call.
+const HookExitBlock = hookadapter.ExitBlock
+
+// HookInstall says where InstallHook and UninstallHook write and what the
+// entries run.
+type HookInstall struct {
+	// Agent is "claude-code", "gemini" or "codex".
+	Agent string
+	// User writes the user's settings instead of the project's in
+	// WorkDir ("" is the current directory).
+	User    bool
+	WorkDir string
+	// Exe is the agentsh the entries run; "" is this program. It must be
+	// a regular, executable file, and, unless AllowTempExe, not one in
+	// the Go build cache or a temp directory, which go clean or a reboot
+	// removes.
+	Exe          string
+	AllowTempExe bool
+	// Args follow "hook AGENT" in the entries (--load FILE, ...).
+	Args []string
+	// Timeout is how long the agent lets an entry run.
+	Timeout time.Duration
+}
+
+// HookChange is what InstallHook or UninstallHook did.
+type HookChange struct {
+	hookadapter.Change
+	// Events are the agent's events the entries answer.
+	Events []string
+	// Command is what each entry runs.
+	Command string
+	// Elsewhere are the other settings files the agent reads that run
+	// agentsh's hooks too: every event would be decided twice.
+	// OtherScope reports that one is the other scope's file (project or
+	// user), which UninstallHook can clean.
+	Elsewhere  []string
+	OtherScope string
+	// Notes say when the agent will not run the entries at all, and the
+	// calls go ahead unchecked.
+	Notes []string
+}
+
+// hookSettings is the agent's settings file of o's scope.
+func (o HookInstall) hookSettings() (string, error) {
+	scope := hookadapter.ScopeProject
+	if o.User {
+		scope = hookadapter.ScopeUser
+	}
+	dir, err := filepath.Abs(cmpOr(o.WorkDir, "."))
+	if err != nil {
+		return "", err
+	}
+	return hookadapter.SettingsPath(o.Agent, scope, dir)
+}
+
+// InstallHook writes agentsh's hook entries into the agent's settings,
+// replacing any it had there.
+func InstallHook(o HookInstall) (HookChange, error) {
+	path, err := o.hookSettings()
+	if err != nil {
+		return HookChange{}, &OptionError{Option: "HookInstall.Agent", Err: err}
+	}
+	exe, err := hookExe(o)
+	if err != nil {
+		return HookChange{}, err
+	}
+	entry := hookadapter.Entry{Command: hookadapter.Command(exe, o.Agent, o.Args), Timeout: o.Timeout}
+	c, err := hookadapter.Install(o.Agent, path, entry)
+	if err != nil {
+		return HookChange{}, err
+	}
+	hc := HookChange{Change: c, Events: hookadapter.Events(o.Agent), Command: entry.Command,
+		Notes: trustNotes(o.Agent, !o.User, c.Wrote)}
+	dir, _ := filepath.Abs(cmpOr(o.WorkDir, "."))
+	other := o
+	other.User = !o.User
+	otherPath, _ := other.hookSettings()
+	for _, p := range hookadapter.Elsewhere(o.Agent, dir, c.Path) {
+		hc.Elsewhere = append(hc.Elsewhere, p)
+		if p == otherPath {
+			hc.OtherScope = p
+		}
+	}
+	return hc, nil
+}
+
+// UninstallHook takes agentsh's hook entries out of the agent's settings.
+func UninstallHook(o HookInstall) (HookChange, error) {
+	path, err := o.hookSettings()
+	if err != nil {
+		return HookChange{}, &OptionError{Option: "HookInstall.Agent", Err: err}
+	}
+	c, err := hookadapter.Uninstall(o.Agent, path)
+	return HookChange{Change: c}, err
+}
+
+// trustNotes say when the agent will not run the entries at all, and the
+// calls go ahead unchecked.
+func trustNotes(agent string, project, wrote bool) []string {
+	var notes []string
+	switch {
+	case agent == "gemini" && project:
+		notes = append(notes, "Gemini CLI runs a project's hooks only in a trusted folder: trust this one when Gemini CLI asks "+
+			"(headless: GEMINI_CLI_TRUST_WORKSPACE=true); with --skip-trust it runs without them")
+	case agent == "codex" && project:
+		notes = append(notes, "Codex reads a project's .codex only in a trusted project: trust it when Codex asks, or run codex exec --trust once")
+	}
+	if agent == "codex" && wrote {
+		notes = append(notes, "Codex runs a new or changed hook only once you trust it: start codex and trust these entries at \"Hooks need review\"; "+
+			"until then codex exec skips them without a word and every call goes ahead unchecked")
+	}
+	return notes
+}
+
+// hookExe is the agentsh that installed entries run. A bad Exe is an
+// *OptionError.
+func hookExe(o HookInstall) (string, error) {
+	exe := o.Exe
+	fail := func(err error) error { return &OptionError{Option: "HookInstall.Exe", Value: exe, Err: err} }
+	if exe == "" {
+		e, err := os.Executable()
+		if err != nil {
+			return "", optionErrorf("HookInstall.Exe", "cannot find the agentsh executable (%v); name it", err)
+		}
+		exe = e
+		fail = func(err error) error { return fmt.Errorf("the agentsh executable %s: %w", e, err) }
+	}
+	abs, err := regularFile(exe)
+	if err != nil {
+		return "", fail(err)
+	}
+	if st, _ := os.Stat(abs); st.Mode().Perm()&0o111 == 0 {
+		return "", fail(errors.New("it is not executable; name agentsh's binary"))
+	}
+	if !o.AllowTempExe {
+		if err := hookadapter.CheckExecutable(abs); err != nil {
+			return "", err
+		}
+	}
+	return abs, nil
+}
+
+// ExistingFile is path made absolute, when it names a regular file.
+func ExistingFile(path string) (string, error) {
+	abs, err := regularFile(path)
+	if err != nil {
+		return "", fmt.Errorf("%s: %w", path, err)
+	}
+	return abs, nil
+}
+
+func regularFile(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", err
+	}
+	st, err := os.Stat(abs)
+	switch {
+	case err != nil:
+		return "", err
+	case !st.Mode().IsRegular():
+		return "", errors.New("it is not a regular file")
+	}
+	return abs, nil
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}

@@ -1,8 +1,15 @@
 package agentsh
 
 import (
+	"slices"
+
 	"io"
 	"time"
+
+	"github.com/agentsh/agentsh/internal/wording"
+	"github.com/agentsh/agentsh/script"
+	"github.com/agentsh/agentsh/tools/process"
+	"github.com/agentsh/agentsh/tools/search"
 
 	"github.com/agentsh/agentsh/agent"
 	"github.com/agentsh/agentsh/core"
@@ -117,7 +124,7 @@ type Config struct {
 	// SaveSessions saves every conversation as a session of WorkDir.
 	SaveSessions bool
 	// MCPServers are upstream MCP servers whose tools register at start.
-	MCPServers []mcp.ServerConfig
+	MCPServers []MCPServer
 	// PinsFile is where the pins of upstream tool definitions are kept;
 	// "" is $XDG_STATE_HOME/agentsh/mcp-pins.json.
 	PinsFile string
@@ -201,8 +208,11 @@ func WithObserver(fn func(agent.Event)) Option { return func(c *Config) { c.Obse
 // WithBudget bounds what the agent's runs spend.
 func WithBudget(l agent.Limits) Option { return func(c *Config) { c.Budget = l } }
 
+// MCPServer is an upstream MCP server: a command to start, or a URL.
+type MCPServer = mcp.ServerConfig
+
 // WithMCPServers connects upstream MCP servers at start.
-func WithMCPServers(servers ...mcp.ServerConfig) Option {
+func WithMCPServers(servers ...MCPServer) Option {
 	return func(c *Config) { c.MCPServers = append(c.MCPServers, servers...) }
 }
 
@@ -214,3 +224,41 @@ func WithPricesFile(path string) Option { return func(c *Config) { c.PricesFile 
 
 // WithSessions saves every conversation as a session of the workdir.
 func WithSessions() Option { return func(c *Config) { c.SaveSessions = true } }
+
+// check finds the values New cannot use before it sets anything up.
+func (c Config) check() error {
+	if _, ok := script.LookupLanguage(c.Lang); !ok {
+		return optionErrorf("WithLang", "no language %q is registered; import its binding (script/starlark, script/lua) or package agentsh/all", c.Lang)
+	}
+	if c.GrepBackend != "" {
+		if _, err := search.LookupGrep(c.GrepBackend); err != nil {
+			return &OptionError{Option: "WithGrepBackend", Err: err}
+		}
+	}
+	if c.GlobBackend != "" {
+		if _, err := search.LookupGlob(c.GlobBackend); err != nil {
+			return &OptionError{Option: "WithGlobBackend", Err: err}
+		}
+	}
+	if c.Sandbox != "" {
+		if _, err := core.ParseSandbox(string(c.Sandbox)); err != nil {
+			return &OptionError{Option: "WithSandbox", Err: err}
+		}
+	}
+	if b := c.SandboxBackend; b != "" && !slices.Contains(process.Backends, b) {
+		return optionErrorf("WithSandboxBackend", "got %q, want auto, bwrap or landlock", b)
+	}
+	for _, h := range c.AllowHosts {
+		if err := process.CheckHost(h); err != nil {
+			return &OptionError{Option: "WithAllowHosts", Err: err}
+		}
+	}
+	return nil
+}
+
+// SearchBackends names the search backends a program registered, for a
+// help text: "native or ripgrep" for grep, "native, ripgrep or fd" for
+// glob (WithGrepBackend, WithGlobBackend).
+func SearchBackends() (grep, glob string) {
+	return wording.OrList(search.GrepBackends()), wording.OrList(search.GlobBackends())
+}

@@ -66,8 +66,8 @@ func newShell(cfg Config, parent *Shell) (sh *Shell, err error) {
 	if cfg.Lang == "" {
 		cfg.Lang = DefaultLang
 	}
-	if _, ok := script.LookupLanguage(cfg.Lang); !ok {
-		return nil, optionErrorf("WithLang", "no language %q is registered; import its binding (script/starlark, script/lua) or package agentsh/all", cfg.Lang)
+	if err := cfg.check(); err != nil {
+		return nil, err
 	}
 	s := &Shell{cfg: cfg}
 	if parent != nil {

@@ -106,19 +106,6 @@ func memoryLimitSetting(sb *sandbox.Sandbox) script.Setting {
 // defaults and config(secret_files = [...])).
 func (s *Shell) installSandbox(dir string) (*process.Sandbox, error) {
 	cfg := s.cfg
-	for _, h := range cfg.AllowHosts {
-		if err := process.CheckHost(h); err != nil {
-			return nil, &OptionError{Option: "WithAllowHosts", Err: err}
-		}
-	}
-	if b := cfg.SandboxBackend; b != "" && !slices.Contains(process.Backends, b) {
-		return nil, optionErrorf("WithSandboxBackend", "got %q, want auto, bwrap or landlock", b)
-	}
-	if cfg.Sandbox != "" {
-		if _, err := core.ParseSandbox(string(cfg.Sandbox)); err != nil {
-			return nil, &OptionError{Option: "WithSandbox", Err: err}
-		}
-	}
 	box, err := process.NewSandbox(dir, process.SandboxConfig{Backend: cfg.SandboxBackend, AllowHosts: cfg.AllowHosts})
 	if err != nil {
 		return nil, &OptionError{Option: "WithWorkDir", Value: dir, Err: err}

@@ -12,9 +12,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentsh/agentsh"
 	"github.com/agentsh/agentsh/agent"
 	"github.com/agentsh/agentsh/internal/userfile"
-	"github.com/agentsh/agentsh/tools/mcp"
 )
 
 // endGrace bounds the session_end hooks of a run a signal or --timeout
@@ -38,15 +38,15 @@ func (a *app) endSession(ctx context.Context) error {
 }
 
 // parseMCPFlag reads --mcp NAME=COMMAND ARGS... or --mcp NAME=URL.
-func parseMCPFlag(v string) (mcp.ServerConfig, error) {
+func parseMCPFlag(v string) (agentsh.MCPServer, error) {
 	name, target, ok := strings.Cut(v, "=")
 	if !ok || name == "" || strings.TrimSpace(target) == "" {
-		return mcp.ServerConfig{}, usagef("--mcp: got %q, want NAME=COMMAND [ARGS...] or NAME=http://HOST/PATH", v)
+		return agentsh.MCPServer{}, usagef("--mcp: got %q, want NAME=COMMAND [ARGS...] or NAME=http://HOST/PATH", v)
 	}
 	if strings.HasPrefix(target, "http://") || strings.HasPrefix(target, "https://") {
-		return mcp.ServerConfig{Name: name, URL: target}, nil
+		return agentsh.MCPServer{Name: name, URL: target}, nil
 	}
-	return mcp.ServerConfig{Name: name, Command: strings.Fields(target)}, nil
+	return agentsh.MCPServer{Name: name, Command: strings.Fields(target)}, nil
 }
 
 // applyMCPReadOnly gives the --mcp servers the tools --mcp-read-only

@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentsh/agentsh/core"
-	"github.com/agentsh/agentsh/executor"
 	"github.com/agentsh/agentsh/internal/termsafe"
 )
 
@@ -23,10 +22,6 @@ const (
 	approveNever  = "never"
 	approveAlways = "always"
 )
-
-var permissionChoices = []string{
-	executor.PermissionsDefault.String(), executor.PermissionsAllowAll.String(), executor.PermissionsDenyUnlisted.String(),
-}
 
 // allowAllNotice is printed on stderr when a run starts with
 // --permissions allow-all.

@@ -4,20 +4,14 @@ import (
 	"fmt"
 	"os"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/agentsh/agentsh"
-	"github.com/agentsh/agentsh/agent/session"
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/executor"
-	"github.com/agentsh/agentsh/internal/wording"
 	"github.com/agentsh/agentsh/script"
-	"github.com/agentsh/agentsh/tools/mcp"
-	"github.com/agentsh/agentsh/tools/process"
-	"github.com/agentsh/agentsh/tools/search"
 )
 
 // options are the parsed command line.
@@ -44,11 +38,11 @@ type options struct {
 	hook        hookOptions // agentsh hook install
 	events      string      // --events FILE: mcp serve and hook append their events to FILE
 
-	model      string             // --model PROVIDER:MODEL
-	record     string             // --record FILE
-	maxTurns   int                // --max-turns N (0: the agent's default)
-	modelWait  time.Duration      // --model-timeout: how long a model's server may be silent (0: the default)
-	mcpServers []mcp.ServerConfig // --mcp NAME=COMMAND|URL
+	model      string              // --model PROVIDER:MODEL
+	record     string              // --record FILE
+	maxTurns   int                 // --max-turns N (0: the agent's default)
+	modelWait  time.Duration       // --model-timeout: how long a model's server may be silent (0: the default)
+	mcpServers []agentsh.MCPServer // --mcp NAME=COMMAND|URL
 
 	workdir     string // --workdir: where the built-in tools work
 	noBuiltins  bool
@@ -144,17 +138,12 @@ var valueFlags = map[string]func(o *options, v string) error{
 		o.workdir = v
 		return nil
 	},
+	// Checked by agentsh.New, as are --sandbox-backend and --allow-host.
 	"grep-backend": func(o *options, v string) error {
-		if _, err := search.LookupGrep(v); err != nil {
-			return usagef("--grep-backend: %v", err)
-		}
 		o.grepBackend = v
 		return nil
 	},
 	"glob-backend": func(o *options, v string) error {
-		if _, err := search.LookupGlob(v); err != nil {
-			return usagef("--glob-backend: %v", err)
-		}
 		o.globBackend = v
 		return nil
 	},
@@ -167,16 +156,10 @@ var valueFlags = map[string]func(o *options, v string) error{
 		return nil
 	},
 	"sandbox-backend": func(o *options, v string) error {
-		if !slices.Contains(process.Backends, v) {
-			return usagef("--sandbox-backend: got %q, want auto, bwrap or landlock", v)
-		}
 		o.sandboxBackend = v
 		return nil
 	},
 	"allow-host": func(o *options, v string) error {
-		if err := process.CheckHost(v); err != nil {
-			return usagef("--allow-host: %v", err)
-		}
 		o.allowHosts = append(o.allowHosts, v)
 		return nil
 	},
@@ -230,7 +213,7 @@ var valueFlags = map[string]func(o *options, v string) error{
 	},
 	"permissions": func(o *options, v string) error {
 		if _, err := executor.ParsePermissions(v); err != nil {
-			return usagef("--permissions: got %q, want %s", v, wording.OrList(permissionChoices))
+			return usagef("--permissions: got %q, want default, allow-all or deny-unlisted", v)
 		}
 		o.permissions = v
 		return nil
@@ -251,7 +234,7 @@ var valueFlags = map[string]func(o *options, v string) error{
 		return nil
 	},
 	"session": func(o *options, v string) error {
-		if err := session.CheckID(v); err != nil {
+		if err := agentsh.CheckSessionID(v); err != nil {
 			return usagef("--session: %v", err)
 		}
 		o.session = v
@@ -356,7 +339,7 @@ func parseArgs(args []string) (*options, error) {
 				o.resumeID = args[i]
 			}
 			if o.resumeID != "" {
-				if err := session.CheckID(o.resumeID); err != nil {
+				if err := agentsh.CheckSessionID(o.resumeID); err != nil {
 					return nil, usagef("--resume: %v", err)
 				}
 			}
@@ -458,7 +441,8 @@ func boolCount(bs ...bool) int {
 
 // usage is the help text, with the search backends that are registered.
 func usage() string {
-	return strings.NewReplacer("{grep}", wording.OrList(search.GrepBackends()), "{glob}", wording.OrList(search.GlobBackends())).Replace(usageText)
+	grep, glob := agentsh.SearchBackends()
+	return strings.NewReplacer("{grep}", grep, "{glob}", glob).Replace(usageText)
 }
 
 const usageText = `agentsh: an embedded scripting agent shell

@@ -3,15 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"strings"
 
+	"github.com/agentsh/agentsh"
 	"github.com/agentsh/agentsh/agent"
 	"github.com/agentsh/agentsh/core"
-	"github.com/agentsh/agentsh/internal/userfile"
 )
 
 // agentsh ask PROMPT: one agent run with the command line's model (--model,
@@ -92,28 +90,13 @@ func (a *app) askPrompt() (string, error) {
 	return prompt, nil
 }
 
-// maxSchemaSize bounds the --output-schema file.
-const maxSchemaSize = 1 << 20
-
 // readOutputSchema reads and compiles --output-schema FILE. A file that
 // cannot be read or holds no usable schema is a mistake on the command
-// line (exit 2); so is a path that is not a regular file (a FIFO, a
-// device) and a file larger than maxSchemaSize.
+// line (exit 2).
 func readOutputSchema(path string) (*core.Schema, error) {
-	b, err := userfile.Read(path, maxSchemaSize)
+	s, err := agentsh.ReadSchema(path)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, usagef("--output-schema: %v; give the path of a JSON Schema file", err)
-		}
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			return nil, usagef("--output-schema: %v", err)
-		}
-		return nil, usagef("--output-schema %v; give the path of a JSON Schema file of at most 1 MiB", err)
-	}
-	s, err := agent.CompileOutputSchema(b)
-	if err != nil {
-		return nil, usagef("--output-schema %s: %v", path, err)
+		return nil, usagef("--output-schema %v", err)
 	}
 	return s, nil
 }

@@ -27,7 +27,8 @@ var flagOf = map[string]string{
 	"HookInstall.Exe":     "--exe",
 }
 
-// flagHint is what the CLI adds to an option's error: the flags that
+// flagHint is what the CLI adds to the error of an option's value that
+// cannot be used here (a backend that cannot confine): the flags that
 // get past it.
 var flagHint = map[string]string{
 	"WithSandboxBackend": "; choose --sandbox-backend auto, or --sandbox off",
@@ -54,8 +55,10 @@ func flagText(err error) (string, bool) {
 	if !ok {
 		return "", false
 	}
+	hint := ""
 	if oe.Value != "" {
 		flag += " " + oe.Value
+		hint = flagHint[oe.Option]
 	}
-	return fmt.Sprintf("%s: %v%s", flag, oe.Err, flagHint[oe.Option]), true
+	return fmt.Sprintf("%s: %v%s", flag, oe.Err, hint), true
 }

@@ -34,12 +34,10 @@ package main
 import (
 	"os"
 
-	"github.com/agentsh/agentsh/script/sandbox"
-	"github.com/agentsh/agentsh/tools/process"
+	"github.com/agentsh/agentsh"
 )
 
 func main() {
-	sandbox.Init() // a run_code child runs its snippet here and exits
-	process.Init() // a sandbox's network bridge runs its command here and exits
+	agentsh.Init() // run_code's children and the sandbox's bridge do their work here and exit
 	os.Exit(cli(os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}))
 }

@@ -9,7 +9,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 
-	"github.com/agentsh/agentsh/script/sandbox"
+	"github.com/agentsh/agentsh"
 	"github.com/agentsh/agentsh/tools/process"
 )
 
@@ -19,8 +19,7 @@ var update = flag.Bool("update", false, "rewrite golden files and txtar expectat
 // that name, and tests that need exact exit codes or signals run it with
 // AGENTSH_MAIN=1.
 func TestMain(m *testing.M) {
-	sandbox.Init()
-	process.Init()
+	agentsh.Init()
 	if os.Getenv("AGENTSH_MAIN") == "1" {
 		os.Exit(cli(os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}))
 	}

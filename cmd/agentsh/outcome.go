@@ -4,10 +4,9 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/agentsh/agentsh"
 	"github.com/agentsh/agentsh/agent"
-	"github.com/agentsh/agentsh/provider"
 	"github.com/agentsh/agentsh/script"
-	"github.com/agentsh/agentsh/script/agentapi"
 )
 
 // The headless contract of the commands that run scripts or ask the model
@@ -65,7 +64,7 @@ func (a *app) finish(err error) int {
 		return 0
 	}
 	var (
-		outs   []agentapi.Outcome
+		outs   []agentsh.Outcome
 		endErr error
 	)
 	if a.sh != nil {
@@ -122,18 +121,18 @@ func sessionEndErrors(err error) []error {
 
 // exitCodeOf chooses the exit code of a headless run (see the order above)
 // and, when the outcomes chose it, says why.
-func exitCodeOf(err error, stop *stopped, outs []agentapi.Outcome, failOnDeny bool) (int, string) {
+func exitCodeOf(err error, stop *stopped, outs []agentsh.Outcome, failOnDeny bool) (int, string) {
 	var ue *usageError
 	switch {
 	case errors.As(err, &ue):
 		return exitUsage, ""
 	case stop != nil:
 		return stop.exitCode(), ""
-	case errors.Is(err, provider.ErrDiverged):
+	case errors.Is(err, agentsh.ErrDiverged):
 		return exitDiverged, ""
 	}
 	for _, o := range outs {
-		if errors.Is(o.Err, provider.ErrDiverged) {
+		if errors.Is(o.Err, agentsh.ErrDiverged) {
 			return exitDiverged, fmt.Sprintf("an ask left the replay's recording: %v", o.Err)
 		}
 	}

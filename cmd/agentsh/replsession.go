@@ -5,7 +5,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/agentsh/agentsh/agent/session"
+	"github.com/agentsh/agentsh"
 )
 
 // cmdSessions is :sessions: the saved sessions of this workdir, the
@@ -38,7 +38,7 @@ func (s *replSession) cmdResume(arg string) {
 	}
 	l, err := s.a.sh.Agent().Resume(context.Background(), arg)
 	if err != nil {
-		if errors.Is(err, session.ErrNotFound) {
+		if errors.Is(err, agentsh.ErrSessionNotFound) {
 			fmt.Fprintf(s.a.io.err, "no saved session %s; :sessions lists them\n", arg)
 			return
 		}

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/agentsh/agentsh"
 	"github.com/agentsh/agentsh/agent"
-	"github.com/agentsh/agentsh/agent/session"
 	"github.com/agentsh/agentsh/core"
 )
 
@@ -33,47 +33,26 @@ const seeSessions = "list them with 'agentsh sessions' (or :sessions in the REPL
 // warnings.
 func (a *app) startSession() error {
 	o := a.opts
-	sess := a.sh.Agent()
-	st := sess.Sessions()
-	if st == nil || (o.session == "" && !o.resume && !o.continueLast) {
+	if o.session == "" && !o.resume && !o.continueLast {
 		return nil
 	}
-	ctx := context.Background()
-	var (
-		l   *session.Loaded
-		err error
-	)
+	l, err := a.sh.StartSession(context.Background(), agentsh.SessionStart{Name: o.session, ResumeID: o.resumeID,
+		Latest: o.resume, LatestHere: o.continueLast})
+	flag, where := "--resume", "yet"
+	if o.continueLast {
+		flag, where = "--continue", "for this workdir yet"
+	}
 	switch {
-	case o.session != "":
-		l, _, err = sess.UseSession(ctx, o.session)
-		if err != nil {
-			return fmt.Errorf("--session %s: %w", o.session, err)
-		}
-		if l == nil {
-			return nil // a new session of that name
-		}
-	case o.resume && o.resumeID != "":
-		l, err = sess.Resume(ctx, o.resumeID)
-		if errors.Is(err, session.ErrNotFound) {
-			return usagef("--resume %s: no saved session of that id; %s", o.resumeID, seeSessions)
-		}
-	default:
-		workdir, flag := "", "--resume"
-		if o.continueLast {
-			workdir, flag = st.AbsWorkdir(), "--continue"
-		}
-		info, ok, lerr := st.Latest(workdir)
-		if lerr != nil {
-			return fmt.Errorf("%s: %w", flag, lerr)
-		}
-		if !ok {
-			where := "yet"
-			if workdir != "" {
-				where = "for this workdir yet"
-			}
-			return usagef("%s: no saved session %s; run without %s to start one (%s)", flag, where, flag, seeSessions)
-		}
-		l, err = sess.Resume(ctx, info.ID)
+	case o.session != "" && err != nil:
+		return fmt.Errorf("--session %s: %w", o.session, err)
+	case l == nil && err == nil:
+		return nil // a new session of that name
+	case o.resumeID != "" && errors.Is(err, agentsh.ErrSessionNotFound):
+		return usagef("--resume %s: no saved session of that id; %s", o.resumeID, seeSessions)
+	case errors.Is(err, agentsh.ErrSessionNotFound):
+		return usagef("%s: no saved session %s; run without %s to start one (%s)", flag, where, flag, seeSessions)
+	case err != nil && l == nil && o.resumeID == "":
+		return fmt.Errorf("%s: %w", flag, err)
 	}
 	if err != nil {
 		if l == nil {
@@ -100,6 +79,10 @@ func (a *app) sessionWarn(msg string) { a.warn("session_warning", msg) }
 // --json where the events are the stream: call, tools and hook print
 // their own JSON on stdout.
 func (a *app) warn(event, msg string) {
+	if event == "notice" { // a project rule or skill that could not be read
+		fmt.Fprintf(a.io.err, "agentsh: %s\n", msg)
+		return
+	}
 	if a.events != nil && a.opts.headlessCommand() {
 		a.events.Emit(map[string]any{"event": event, "text": msg})
 		return
@@ -110,8 +93,7 @@ func (a *app) warn(event, msg string) {
 // listSessions is agentsh sessions: the saved sessions of the workdir,
 // the most recent first (--json: one object per line).
 func listSessions(o *options, std stdio) int {
-	st := &session.Store{Workdir: o.workdir}
-	list, err := st.List(st.AbsWorkdir())
+	list, workdir, err := agentsh.ListSessions(o.workdir)
 	if err != nil {
 		fmt.Fprintf(std.err, "agentsh: %v\n", err)
 		return 1
@@ -125,7 +107,7 @@ func listSessions(o *options, std stdio) int {
 		return 0
 	}
 	if len(list) == 0 {
-		fmt.Fprintf(std.err, "no saved sessions for %s\n", st.AbsWorkdir())
+		fmt.Fprintf(std.err, "no saved sessions for %s\n", workdir)
 		return 0
 	}
 	writeSessions(std.out, list, "")
@@ -134,7 +116,7 @@ func listSessions(o *options, std stdio) int {
 
 // writeSessions prints one session a line: id, turns, last prompt; the
 // current one marked with *.
-func writeSessions(w io.Writer, list []session.Info, current string) {
+func writeSessions(w io.Writer, list []agentsh.SessionInfo, current string) {
 	for _, i := range list {
 		mark := " "
 		if i.ID == current {

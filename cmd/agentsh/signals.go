@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/agentsh/agentsh/tools/process"
+	"github.com/agentsh/agentsh"
 )
 
 // stopSignals end a run the way Ctrl-C does: SIGINT, SIGTERM and SIGHUP.
@@ -84,7 +84,7 @@ func newStopper(cancel func(error), stderr io.Writer, signals ...os.Signal) *sto
 	return &stopper{
 		signals: signals, cancel: cancel, stderr: stderr,
 		killAfter: killAfter, exitAfter: exitAfter,
-		killAll: process.KillAll, exit: os.Exit,
+		killAll: agentsh.KillCommands, exit: os.Exit,
 		sig: make(chan os.Signal, 2), done: make(chan struct{}),
 	}
 }

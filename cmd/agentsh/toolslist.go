@@ -16,7 +16,7 @@ import (
 // are listed too, as held back, without their new text.
 func (a *app) tools() int {
 	names := a.host.ToolNames()
-	held := a.heldTools()
+	held := a.sh.MCP().Held()
 	if a.events != nil {
 		for _, n := range names {
 			tool := a.host.GetTool(n)
@@ -43,7 +43,7 @@ func (a *app) tools() int {
 		lines[n], _, _ = strings.Cut(desc, "\n")
 	}
 	for _, h := range held {
-		lines[h.Tool] = a.heldLine(h)
+		lines[h.Tool] = a.heldLine(h.Tool, h.Changed)
 	}
 	names = names[:0]
 	for n := range lines {

@@ -118,19 +118,30 @@ var rules = []rule{
 		deny: []string{"/script/starlark"},
 	},
 	{
-		name:   "only cmd/agentsh imports a binding, to register its language",
+		name:   "only the default set (all) imports a binding, to register its language",
 		from:   []string{"/"},
-		except: join([]string{"/cmd/agentsh"}, bindings),
+		except: join([]string{"/all"}, bindings),
 		deny:   bindings,
+		direct: true,
+	},
+	{
+		name:   "the root package composes the shell and names no binding or provider adapter: they register by name",
+		from:   []string{"."},
+		deny:   join(bindings, []string{"/provider/", "/all"}),
+		allow:  []string{"/provider/pricing", "/provider/internal"},
+		direct: true,
 	},
 }
 
 // under reports whether pkg is named by pattern (see the names above).
-// "script" alone is the package script, not the bindings below it.
+// "script" alone is the package script, not the bindings below it; "."
+// is the root package alone.
 func under(pkg, pattern string) bool {
 	switch {
 	case pattern == "script":
 		return pkg == "/script"
+	case pattern == ".":
+		return pkg == "/"
 	case strings.HasSuffix(pattern, "/"):
 		return strings.HasPrefix(pkg, pattern)
 	}
@@ -279,7 +290,8 @@ func TestRulesCatchViolations(t *testing.T) {
 		rules[10].name: "/script/testrunner -> github.com/peterh/liner",
 		rules[11].name: "/script/starlark -> /script/lua/pattern",
 		rules[12].name: "/script/lua -> /script/starlark",
-		rules[13].name: "/tools -> /script/starlark",
+		rules[13].name: "/cmd/agentsh -> /script/starlark",
+		rules[14].name: "/ -> /provider/openai",
 	}
 	if len(bad) != len(rules) {
 		t.Fatalf("%d made-up violations for %d rules", len(bad), len(rules))
@@ -301,7 +313,11 @@ func TestRulesCatchViolations(t *testing.T) {
 		"/agent -> /provider",
 		"/stdlib/json -> /stdlib",
 		"/script/starlark -> /script",
-		"/cmd/agentsh -> /script/lua",
+		"/all -> /script/lua",
+		"/cmd/agentsh -> /all",
+		"/ -> /provider",
+		"/ -> /provider/pricing",
+		"/ -> /script/agentapi",
 		"/cmd/agentsh -> github.com/peterh/liner",
 		"/script/starlark -> go.starlark.net/starlark",
 		"/script/lua/pattern -> github.com/yuin/gopher-lua",

@@ -14,21 +14,9 @@ import (
 	"time"
 
 	"github.com/agentsh/agentsh/agent"
-	"github.com/agentsh/agentsh/agent/rules"
-	"github.com/agentsh/agentsh/agent/skills"
-	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/internal/userfile"
-	"github.com/agentsh/agentsh/provider"
-	"github.com/agentsh/agentsh/script"
-	"github.com/agentsh/agentsh/script/agentapi"
 	"github.com/agentsh/agentsh/tools/mcp"
 )
-
-// agentSetup is what one host's agent holds beyond the host.
-type agentSetup struct {
-	session *agentapi.Session
-	mcp     *mcp.Client
-}
 
 // endGrace bounds the session_end hooks of a run a signal or --timeout
 // has already ended: short of the stopper's exit, so that the result is
@@ -38,8 +26,8 @@ const endGrace = 500 * time.Millisecond
 // endSession ends the conversation of a run that is done, for good: its
 // session_end hooks run with ctx, or, when ctx has already ended (a
 // signal, --timeout), for at most endGrace. The error is a hook's (or the
-// session file's). close does not run them again.
-func (s *agentSetup) endSession(ctx context.Context) error {
+// session file's). Closing the shell does not run them again.
+func (a *app) endSession(ctx context.Context) error {
 	if ctx == nil {
 		ctx = context.Background()
 	} else if ctx.Err() != nil {
@@ -47,110 +35,7 @@ func (s *agentSetup) endSession(ctx context.Context) error {
 		ctx, cancel = context.WithTimeout(context.WithoutCancel(ctx), endGrace)
 		defer cancel()
 	}
-	return s.session.End(ctx)
-}
-
-func (s *agentSetup) close() error {
-	return errors.Join(s.session.Close(), s.mcp.Close())
-}
-
-// installAgent adds the agent to host: project rules and skills of the
-// workdir, prompt caching, model/provider/ask/on/mcp_server for scripts,
-// and the display of what the agent does on out (or JSON events). The
-// main host also gets the --model provider, --record and the --mcp
-// servers; the hosts of agentsh test start without them.
-func (a *app) installAgent(h *script.Host, out io.Writer, main bool) (*agentSetup, error) {
-	o := a.opts
-	dir := o.workdir
-	if dir == "" {
-		dir = "."
-	}
-	warn := func(msg string) { fmt.Fprintf(a.io.err, "agentsh: %s\n", msg) }
-	exts := []core.Extension{
-		rules.New(rules.Config{WorkDir: dir, Warn: warn}),
-		skills.New(skills.Config{Dirs: skills.DefaultDirs(dir), Warn: warn}),
-		agent.PromptCaching(),
-	}
-	setup := &agentSetup{mcp: a.newMCPClient(h)}
-	// A call of an upstream tool held back is refused with the reason,
-	// not as an unknown tool.
-	if err := h.Executor().AddBefore(setup.mcp.Hook()); err != nil {
-		return nil, err
-	}
-	cfg := agentapi.Config{
-		SystemPrompt:  systemPrompt,
-		Extensions:    exts,
-		MaxTurns:      o.maxTurns,
-		ContextWindow: o.contextWindow,
-		MCP:           mcpConnector{setup.mcp},
-		NoTask:        o.noBuiltins, // task is a built-in tool
-		Sessions:      a.sessionStore(main),
-		Observer:      newDisplay(progressOut(o, out, a.io.err)).event,
-		Budget:        a.newBudget(),
-		Open: func(spec string) (provider.Provider, error) {
-			p, err := provider.Open(spec)
-			if err != nil {
-				return nil, err
-			}
-			return o.modelLimits(p)
-		},
-	}
-	if a.events != nil {
-		cfg.Observer = a.events.agent
-	}
-	cfg.Observer = a.sessionObserver(cfg.Observer)
-	if main {
-		p, err := o.modelLimits(a.provider)
-		if err != nil {
-			return nil, fmt.Errorf("--model-timeout: %w", err)
-		}
-		cfg.Provider = p
-		if a.record != nil {
-			cfg.Record = a.record
-		}
-	}
-	sess, err := agentapi.Install(h, cfg)
-	if err != nil {
-		return nil, err
-	}
-	setup.session = sess
-	if main {
-		if err := a.startSession(sess); err != nil {
-			setup.close()
-			return nil, err
-		}
-		for _, spec := range o.mcpServers {
-			if _, err := setup.mcp.Add(context.Background(), spec); err != nil {
-				setup.close()
-				return nil, fmt.Errorf("--mcp %s: %w", spec.Name, err)
-			}
-		}
-	}
-	return setup, nil
-}
-
-// modelLimits applies --model-timeout to a provider whose responses have
-// limits; a longer timeout raises the limit of a whole response with it.
-func (o *options) modelLimits(p provider.Provider) (provider.Provider, error) {
-	l, ok := p.(provider.Limited)
-	if !ok || o.modelWait == 0 {
-		return p, nil
-	}
-	lim := l.Limits()
-	lim.IdleTimeout = o.modelWait
-	lim.MaxDuration = max(lim.MaxDuration, o.modelWait)
-	return l.WithLimits(lim)
-}
-
-// systemPrompt opens every conversation; rules and skills follow it.
-const systemPrompt = "You are agentsh, an agent working in a shell through tools. " +
-	"Every tool call goes through the user's policies; a refused call says why."
-
-// mcpConnector lets scripts add MCP servers with mcp_server(...).
-type mcpConnector struct{ c *mcp.Client }
-
-func (m mcpConnector) Add(ctx context.Context, s agentapi.MCPServer) ([]string, error) {
-	return m.c.Add(ctx, mcp.ServerConfig{Name: s.Name, Command: s.Command, URL: s.URL, Env: s.Env, ReadOnly: s.ReadOnly})
+	return a.sh.Agent().End(ctx)
 }
 
 // parseMCPFlag reads --mcp NAME=COMMAND ARGS... or --mcp NAME=URL.

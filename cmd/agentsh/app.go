@@ -6,15 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sync"
 
-	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh"
+	"github.com/agentsh/agentsh/agent"
 	"github.com/agentsh/agentsh/executor"
-	"github.com/agentsh/agentsh/provider"
-	"github.com/agentsh/agentsh/provider/pricing"
 	"github.com/agentsh/agentsh/script"
-	"github.com/agentsh/agentsh/tools/builtins"
-	"github.com/agentsh/agentsh/tools/mcp"
 )
 
 type stdio struct {
@@ -22,34 +18,24 @@ type stdio struct {
 	out, err io.Writer
 }
 
-// app is one agentsh process: registry, executor, host and interpreters.
+// app is one agentsh process: the shell (package agentsh) and what the
+// command line adds to it: the streams, the events, the run's context.
 type app struct {
-	opts    *options
-	io      stdio
-	exec    *executor.Executor
-	host    *script.Host
-	interps map[string]script.Interp // by language name, created on first use
-	agent   *agentSetup
-	// provider answers ask() from the start (--model); record receives
-	// the exchanges (--record).
-	provider provider.Provider
-	record   *recordFile // nil without --record
-	argv     []string    // what scripts see as argv
-	events   *events     // nil unless --json
+	opts *options
+	io   stdio
+	sh   *agentsh.Shell
+	exec *executor.Executor // sh's
+	host *script.Host       // sh's
+	argv []string           // what scripts see as argv
+	// record is the --record file; nil without --record.
+	record *recordFile
+	events *events // nil unless --json
 	// eventsFile is --events FILE of mcp serve and hook.
 	eventsFile *os.File
 	// hookLog gathers the events of agentsh hook --events FILE.
 	hookLog *hookLog
 
 	runCtx context.Context // the non-interactive run's context
-	// prices is the built-in price table with --prices FILE over it.
-	prices *pricing.Table
-	// pins are the pins of upstream tool definitions (mcppins.go).
-	pins     *mcp.Pins
-	pinsOnce sync.Once
-	// closers release what the app set up besides the executor (the
-	// sandbox's network proxy), last first.
-	closers []func() error
 }
 
 func newApp(o *options, std stdio, argv []string) (*app, error) {
@@ -93,84 +79,68 @@ func newApp(o *options, std stdio, argv []string) (*app, error) {
 		out = a.events.printer()
 		extra = append(extra, executor.WithOnStart(a.events.toolStart), executor.WithOnEnd(a.events.toolEnd))
 	}
-	if o.model != "" {
-		p, err := provider.Open(o.model)
-		if err != nil {
-			return nil, fmt.Errorf("--model: %w", err)
-		}
-		a.provider = p
-		// A recording cut short says so at start, not only when the run
-		// reaches its end.
-		if w, ok := p.(interface{ Warnings() []string }); ok {
-			for _, msg := range w.Warnings() {
-				a.warn("replay_warning", msg)
-			}
-		}
-	}
-	if err := a.loadPrices(); err != nil {
-		return nil, err
-	}
 	if o.record != "" {
 		if err := checkRecordPath(o.record); err != nil {
+			a.close()
 			return nil, err
 		}
 		a.record = newRecordFile(o.record)
 	}
-	host, setup, err := a.newHost(out, true, extra...)
+	cfg := a.config(out, extra)
+	sh, err := agentsh.New(agentsh.WithConfig(cfg))
 	if err != nil {
+		a.close()
+		return nil, flagError(err)
+	}
+	a.sh, a.host, a.exec = sh, sh.Host(), sh.Executor()
+	if err := a.startSession(); err != nil {
 		a.close()
 		return nil, err
 	}
-	a.host, a.exec, a.agent = host, host.Executor(), setup
 	if a.exec.Permissions() == executor.PermissionsAllowAll {
 		fmt.Fprintln(std.err, allowAllNotice)
 	}
 	return a, nil
 }
 
-// newHost returns a host on a new executor configured by the flags, with
-// the built-in tools unless --no-builtins, and the agent. agentsh test
-// makes one per test (main false: no --model, --record or --mcp).
-func (a *app) newHost(out io.Writer, main bool, extra ...executor.Option) (*script.Host, *agentSetup, error) {
+// config is the shell the flags ask for: prints to out, the executor
+// observed by extra.
+func (a *app) config(out io.Writer, extra []executor.Option) agentsh.Config {
 	o := a.opts
-	execOpts := []executor.Option{executor.WithValidateArguments(true)}
-	if o.mode != "" {
-		m, _ := executor.ParseMode(o.mode) // checked by parseArgs
-		execOpts = append(execOpts, executor.WithExecutionMode(m))
+	mode, _ := executor.ParseMode(o.mode)                // checked by parseArgs
+	perms, _ := executor.ParsePermissions(o.permissions) // checked by parseArgs
+	display := newDisplay(progressOut(o, out, a.io.err)).event
+	if a.events != nil {
+		display = a.events.agent
 	}
-	if o.concurrency >= 0 {
-		execOpts = append(execOpts, executor.WithConcurrency(o.concurrency))
+	cfg := agentsh.Config{
+		WorkDir: o.workdir, Lang: o.lang, Argv: a.argv, Output: out, Warn: a.warn,
+		NoBuiltins: o.noBuiltins, GrepBackend: o.grepBackend, GlobBackend: o.globBackend,
+		FetchAllowPrivate: o.fetchPrivate,
+		Mode:              mode, Concurrency: max(o.concurrency, 0), Permissions: perms,
+		// Without a terminal (and until the REPL installs its prompt),
+		// asks follow --approve; never is the default.
+		Approver:        headlessApprover(o.approve),
+		ExecutorOptions: extra,
+		Sandbox:         o.sandbox, SandboxBackend: o.sandboxBackend, AllowHosts: o.allowHosts,
+		MaxSteps: o.maxSteps,
+		Model:    o.model, ModelTimeout: o.modelWait, MaxTurns: o.maxTurns, ContextWindow: o.contextWindow,
+		Observer:     a.sessionObserver(display),
+		Budget:       agent.Limits{ToolCalls: o.maxToolCalls, Tokens: o.maxTokens, Cost: o.maxCost, Wall: o.maxWall},
+		PricesFile:   o.prices,
+		SaveSessions: true,
+		MCPServers:   o.mcpServers,
+		PinsFile:     o.mcp.pins,
 	}
-	if o.permissions != "" {
-		p, _ := executor.ParsePermissions(o.permissions) // checked by parseArgs
-		execOpts = append(execOpts, executor.WithPermissions(p))
+	if a.record != nil {
+		cfg.Record = a.record
 	}
-	// Without a terminal (and until the REPL installs its prompt), asks
-	// follow --approve; never is the default.
-	execOpts = append(execOpts, executor.WithApprover(headlessApprover(o.approve)))
-	exec := executor.New(core.NewRegistry(), append(execOpts, extra...)...)
-	host := script.NewHost(exec, out)
-	host.SetDeclarations(builtins.Tool)
-	if !o.noBuiltins {
-		if err := a.installTools(host); err != nil {
-			_ = exec.Close()
-			return nil, nil, err
-		}
-	}
-	setup, err := a.installAgent(host, out, main)
-	if err != nil {
-		_ = exec.Close()
-		return nil, nil, err
-	}
-	return host, setup, nil
+	return cfg
 }
 
 func (a *app) close() {
-	if a.agent != nil {
-		_ = a.agent.close()
-	}
-	if a.exec != nil {
-		_ = a.exec.Close()
+	if a.sh != nil {
+		_ = a.sh.Close()
 	}
 	if a.record != nil {
 		_ = a.record.Close()
@@ -178,19 +148,13 @@ func (a *app) close() {
 	if a.eventsFile != nil {
 		_ = a.eventsFile.Close()
 	}
-	for _, in := range a.interps {
-		_ = in.Close()
-	}
-	for i := len(a.closers) - 1; i >= 0; i-- {
-		_ = a.closers[i]()
-	}
 }
 
 // loadPolicies runs the --load files in order; their tools, hooks and
 // middleware apply to everything that follows.
 func (a *app) loadPolicies(ctx context.Context) error {
 	for _, f := range a.opts.loads {
-		if err := a.interp(a.langOf(f)).LoadFile(ctx, f); err != nil {
+		if err := a.sh.Load(ctx, f); err != nil {
 			return err
 		}
 	}
@@ -244,8 +208,8 @@ func detail(err error) string {
 	return "agentsh: " + err.Error()
 }
 
-// agentsh runs the command line and returns the exit code.
-func agentsh(args []string, std stdio) int {
+// cli runs the command line and returns the exit code.
+func cli(args []string, std stdio) int {
 	o, err := parseArgs(args)
 	if err != nil {
 		fmt.Fprintf(std.err, "agentsh: %v\nrun 'agentsh help' for usage\n", err)
@@ -325,7 +289,7 @@ func (a *app) dispatch(ctx context.Context) int {
 	case o.hasCode:
 		return a.runSnippet(ctx, "<command-line>", o.code)
 	case o.command == "run":
-		return a.finish(a.interp(a.langOf(o.positional[0])).LoadFile(ctx, o.positional[0]))
+		return a.finish(a.sh.Load(ctx, o.positional[0]))
 	case o.command == "ask":
 		return a.finish(a.askCommand(ctx))
 	case o.command == "call":
@@ -339,7 +303,7 @@ func (a *app) dispatch(ctx context.Context) int {
 	if err != nil {
 		return a.finish(fmt.Errorf("read stdin: %w", err))
 	}
-	return a.finish(a.interp(a.opts.lang).Run(ctx, "<stdin>", src))
+	return a.finish(a.sh.Run(ctx, "<stdin>", src))
 }
 
 // fail reports err and returns its exit code.

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentsh/agentsh"
 	"github.com/agentsh/agentsh/agent/session"
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/executor"
@@ -314,7 +315,7 @@ func init() {
 // parseArgs reads flags anywhere on the line, except after the script of
 // "run", whose remaining arguments belong to the script.
 func parseArgs(args []string) (*options, error) {
-	o := &options{concurrency: -1, lang: defaultLang}
+	o := &options{concurrency: -1, lang: agentsh.DefaultLang}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if o.command == "run" && len(o.positional) > 0 {

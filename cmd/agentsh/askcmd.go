@@ -43,7 +43,7 @@ func (a *app) askCommand(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	reply, err := a.agent.session.RunTop(ctx, prompt, o.outputSchema != "", opts...)
+	reply, err := a.sh.Agent().RunTop(ctx, prompt, o.outputSchema != "", opts...)
 	if err != nil {
 		return fmt.Errorf("ask: %w", err)
 	}

@@ -5,13 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"strings"
 	"sync"
 
 	"github.com/agentsh/agentsh/agent"
 	"github.com/agentsh/agentsh/internal/termsafe"
-	"github.com/agentsh/agentsh/provider/pricing"
 )
 
 // Budgets from the command line: --max-tool-calls, --max-tokens,
@@ -20,38 +18,10 @@ import (
 // the built-in price table. At the REPL's terminal an exhausted budget
 // asks whether to extend it; elsewhere the run stops (exit code 4).
 
-// loadPrices reads the price table: the built-in one, with --prices FILE
-// over it. A bad file is a usage error (exit 2) naming it.
-func (a *app) loadPrices() error {
-	a.prices = pricing.Builtin()
-	if a.opts.prices == "" {
-		return nil
-	}
-	t, err := pricing.Load(a.opts.prices)
-	if errors.Is(err, fs.ErrNotExist) {
-		return usagef("--prices: %v; give the path of a price file (its format is in docs/budgets.md)", err)
-	}
-	if err != nil {
-		return usagef("--prices: %v", err)
-	}
-	a.prices = t
-	return nil
-}
-
-// newBudget is a host's budget: the flags' limits, the price table.
-func (a *app) newBudget() *agent.Budget {
-	o := a.opts
-	var prices agent.Prices
-	if a.prices != nil {
-		prices = a.prices
-	}
-	return agent.NewBudget(agent.Limits{ToolCalls: o.maxToolCalls, Tokens: o.maxTokens, Cost: o.maxCost, Wall: o.maxWall}, prices)
-}
-
 // askBudget makes an exhausted budget of the REPL's agent ask the person
 // whether to extend it, at the approver's prompt (one prompt at a time).
 func (s *replSession) askBudget(pa *promptApprover) {
-	b := s.a.agent.session.Agent().Budget()
+	b := s.a.sh.Agent().Agent().Budget()
 	b.SetOnExhausted(func(ctx context.Context, e *agent.Exhaustion) bool {
 		return extendAtPrompt(ctx, &pa.mu, pa.ask, pa.out, e)
 	})

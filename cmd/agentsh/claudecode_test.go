@@ -93,7 +93,7 @@ func runClaudeCode(t *testing.T, claude, policySrc string, preToolOnly bool, ext
 		}
 	} else {
 		var out, errb strings.Builder
-		if code := agentsh([]string{"hook", "install", "claude-code", "--project", "--workdir", project, "--load", policy, "--allow-temp-exe"},
+		if code := cli([]string{"hook", "install", "claude-code", "--project", "--workdir", project, "--load", policy, "--allow-temp-exe"},
 			stdio{in: strings.NewReader(""), out: &out, err: &errb}); code != 0 {
 			t.Fatalf("hook install: exit %d: %s%s", code, out.String(), errb.String())
 		}

@@ -18,7 +18,7 @@ import (
 // runSnippet runs -c code in the --lang language; a sole expression's
 // value is printed.
 func (a *app) runSnippet(ctx context.Context, name, code string) int {
-	v, err := a.interp(a.opts.lang).Eval(ctx, name, []byte(code))
+	v, err := a.sh.Interp("").Eval(ctx, name, []byte(code))
 	if err != nil {
 		return a.finish(err)
 	}

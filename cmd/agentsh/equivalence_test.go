@@ -457,7 +457,7 @@ func equivOneShot(t *testing.T, entry string, base []string, command string, cal
 	for _, c := range calls {
 		var out, errb bytes.Buffer
 		args := append(append([]string{}, base...), "--json", command, c.tool, c.args)
-		agentsh(args, stdio{in: strings.NewReader(""), out: &out, err: &errb})
+		cli(args, stdio{in: strings.NewReader(""), out: &out, err: &errb})
 		var res struct{ Decisions []core.Decision }
 		if err := json.Unmarshal(lastLine(out.Bytes()), &res); err != nil {
 			t.Fatalf("%s %s %s: %v\n%s%s", command, c.tool, c.args, err, out.String(), errb.String())
@@ -542,7 +542,7 @@ func equivScript(t *testing.T, entry string, base []string, calls []equivCall, s
 	b, _ := json.Marshal(specs)
 	var out, errb bytes.Buffer
 	args := append(append([]string{}, base...), "--max-turns", fmt.Sprint(len(calls)+2), "--approve", "never", "run", file, string(b))
-	code := agentsh(args, stdio{in: strings.NewReader(""), out: &out, err: &errb})
+	code := cli(args, stdio{in: strings.NewReader(""), out: &out, err: &errb})
 	var lines []string
 	for _, l := range strings.Split(out.String(), "\n") {
 		if rest, ok := strings.CutPrefix(l, "EQUIV "); ok {
@@ -635,7 +635,7 @@ func equivHook(t *testing.T, client, project, policy string, calls []equivCall) 
 		ev["cwd"], _ = json.Marshal(c.cwd)
 		in, _ := json.Marshal(ev)
 		var out, errb bytes.Buffer
-		code := agentsh([]string{"hook", client, "--workdir", project, "--load", policy}, stdio{in: bytes.NewReader(in), out: &out, err: &errb})
+		code := cli([]string{"hook", client, "--workdir", project, "--load", policy}, stdio{in: bytes.NewReader(in), out: &out, err: &errb})
 		r.add(c.intent, hookVerdict(client, code, out.String(), errb.String()))
 	}
 	return r

@@ -14,7 +14,7 @@ import (
 func runInProcess(t *testing.T, stdin string, args ...string) (string, string, int) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := agentsh(args, stdio{in: strings.NewReader(stdin), out: &out, err: &errb})
+	code := cli(args, stdio{in: strings.NewReader(stdin), out: &out, err: &errb})
 	return out.String(), errb.String(), code
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentsh/agentsh"
 	"github.com/agentsh/agentsh/hookadapter"
 )
 
@@ -73,32 +74,16 @@ func (a *app) hook(ctx context.Context) int {
 		fmt.Fprintf(a.io.err, "agentsh: hook needs one agent: agentsh hook %s --load POLICY\n", strings.Join(hookadapter.Agents(), "|"))
 		return hookadapter.ExitBlock
 	}
-	proto, err := hookadapter.Lookup(pos[0])
-	if err != nil {
-		fmt.Fprintf(a.io.err, "agentsh: hook: %v\n", err)
-		return hookadapter.ExitBlock
-	}
 	if a.opts.timeout == 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, hookTimeout)
 		defer cancel()
 	}
-	// The agent runs the tool and validates its own input; agentsh's
-	// schemas would only approximate the agent's.
-	a.exec.SetValidateArguments(false)
-	cfg := hookadapter.Config{
-		Protocol: proto,
-		Exec:     a.exec,
-		Load:     a.loadPolicies,
-		Prompt:   a.agent.session.Agent().SubmitPrompt,
-	}
-	if dir, err := hookadapter.DefaultStateDir(); err == nil {
-		cfg.StateDir = dir
-	}
+	ho := agentsh.HookOptions{In: a.io.in, Out: a.io.out, Err: a.io.err, Scripts: a.opts.loads}
 	if a.hookLog != nil {
-		cfg.Audit = func(rec hookadapter.Record) { a.events.emit(hookEvent(rec)) }
+		ho.Audit = func(rec hookadapter.Record) { a.events.emit(hookEvent(rec)) }
 	}
-	code := hookadapter.Run(ctx, cfg, a.io.in, a.io.out, a.io.err)
+	code := a.sh.Hook(ctx, pos[0], ho)
 	if a.hookLog != nil {
 		if err := a.hookLog.flush(); err != nil {
 			// No record, no call: the audit trail is part of the policy.

@@ -20,7 +20,7 @@ import (
 func runAgentsh(t *testing.T, stdin string, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
-	code := agentsh(args, stdio{in: strings.NewReader(stdin), out: &out, err: &errb})
+	code := cli(args, stdio{in: strings.NewReader(stdin), out: &out, err: &errb})
 	return code, out.String(), errb.String()
 }
 

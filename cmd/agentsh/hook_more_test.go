@@ -218,7 +218,7 @@ func TestHookInstallClaudeCode(t *testing.T) {
 	policy := writePolicy(t, project, "p.star", "")
 	run := func(args ...string) (int, string) {
 		var out, errb strings.Builder
-		code := agentsh(append([]string{"hook", "install", "claude-code", "--workdir", project, "--load", policy, "--allow-temp-exe"}, args...), stdio{in: strings.NewReader(""), out: &out, err: &errb})
+		code := cli(append([]string{"hook", "install", "claude-code", "--workdir", project, "--load", policy, "--allow-temp-exe"}, args...), stdio{in: strings.NewReader(""), out: &out, err: &errb})
 		return code, out.String() + errb.String()
 	}
 	if code, msg := run("--project"); code != 0 || !strings.Contains(msg, "added hook entries") {

@@ -19,7 +19,7 @@ func runHook(t *testing.T, state, stdin string, args ...string) (int, string, st
 	w := t.TempDir()
 	stdin = strings.ReplaceAll(stdin, `"/w`, `"`+w)
 	var out, errb bytes.Buffer
-	code := agentsh(append([]string{"hook", "--workdir", w}, args...), stdio{in: strings.NewReader(stdin), out: &out, err: &errb})
+	code := cli(append([]string{"hook", "--workdir", w}, args...), stdio{in: strings.NewReader(stdin), out: &out, err: &errb})
 	return code, strings.ReplaceAll(out.String(), w, "/w"), strings.ReplaceAll(errb.String(), w, "/w")
 }
 

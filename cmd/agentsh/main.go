@@ -41,5 +41,5 @@ import (
 func main() {
 	sandbox.Init() // a run_code child runs its snippet here and exits
 	process.Init() // a sandbox's network bridge runs its command here and exits
-	os.Exit(agentsh(os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}))
+	os.Exit(cli(os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}))
 }

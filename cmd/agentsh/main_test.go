@@ -7,9 +7,10 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/rogpeppe/go-internal/testscript"
+
 	"github.com/agentsh/agentsh/script/sandbox"
 	"github.com/agentsh/agentsh/tools/process"
-	"github.com/rogpeppe/go-internal/testscript"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files and txtar expectations")
@@ -21,10 +22,10 @@ func TestMain(m *testing.M) {
 	sandbox.Init()
 	process.Init()
 	if os.Getenv("AGENTSH_MAIN") == "1" {
-		os.Exit(agentsh(os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}))
+		os.Exit(cli(os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}))
 	}
 	testscript.Main(privateState(m), map[string]func(){
-		"agentsh": func() { os.Exit(agentsh(os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr})) },
+		"agentsh": func() { os.Exit(cli(os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr})) },
 	})
 }
 

@@ -1,36 +1,16 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 
-	"github.com/agentsh/agentsh/script"
 	"github.com/agentsh/agentsh/tools/mcp"
 )
 
 // The pins of upstream tool definitions (package tools/mcp): every
 // host's MCP client checks its servers' tools against one pins file;
 // agentsh mcp pins shows it, and accepts a changed definition.
-
-// pinsPath is --pins FILE, else $XDG_STATE_HOME/agentsh/mcp-pins.json.
-func (a *app) pinsPath() string {
-	if a.opts.mcp.pins != "" {
-		return a.opts.mcp.pins
-	}
-	dir := os.Getenv("XDG_STATE_HOME")
-	if dir == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "mcp-pins.json"
-		}
-		dir = filepath.Join(home, ".local", "state")
-	}
-	return filepath.Join(dir, "agentsh", "mcp-pins.json")
-}
 
 // pinsFlag is " --pins FILE" when --pins was given, for the commands a
 // person is told to run.
@@ -41,55 +21,13 @@ func (a *app) pinsFlag() string {
 	return " --pins " + a.opts.mcp.pins
 }
 
-// upstreamPins is the pins file of this process, one for all its hosts.
-func (a *app) upstreamPins() *mcp.Pins {
-	a.pinsOnce.Do(func() { a.pins = mcp.NewPins(a.pinsPath()) })
-	return a.pins
-}
-
-// newMCPClient returns the client of a host's upstream MCP servers
-// (--mcp, mcp_server): their tools are checked against the pins, and what
-// the person should know — a tool held back, a name taken, a listing
-// that failed — is said on stderr (an mcp_warning event with --json).
-func (a *app) newMCPClient(h *script.Host) *mcp.Client {
-	return mcp.NewClient(h.Executor().Registry(), mcp.WithPins(a.upstreamPins()),
-		mcp.WithWarn(func(msg string) { a.warn("mcp_warning", msg) }))
-}
-
 // heldTools are the upstream tools held back in this process.
-func (a *app) heldTools() []mcp.Held {
-	if a.agent == nil {
-		return nil
-	}
-	return a.agent.mcp.Held()
-}
+func (a *app) heldTools() []mcp.Held { return a.sh.MCP().Held() }
 
 // heldLine is what agentsh tools says of a tool held back.
 func (a *app) heldLine(h mcp.Held) string {
 	return fmt.Sprintf("[held back: its %s changed since it was pinned; the model is not shown it] review it with `agentsh mcp pins %s%s`, accept it with `agentsh mcp pins%s --accept %s`",
 		strings.Join(h.Changed, ", "), h.Tool, a.pinsFlag(), a.pinsFlag(), h.Tool)
-}
-
-// upstreamRecord describes an upstream tool for agentsh tools --json and
-// list_tools functions: its server, the server's name for it and the
-// server's hints (its annotations, which agentsh does not believe); nil
-// for another tool.
-func (a *app) upstreamRecord(name string) map[string]any {
-	if a.agent == nil {
-		return nil
-	}
-	d, ok := a.agent.mcp.Definition(name)
-	if !ok {
-		return nil
-	}
-	var hints any
-	if len(d.Annotations) > 0 {
-		var m map[string]any
-		if json.Unmarshal(d.Annotations, &m) == nil {
-			hints = m
-		}
-	}
-	return map[string]any{"server": d.Server, "tool": d.Tool, "hints": hints}
 }
 
 // pinsCommand is agentsh mcp pins [NAME...] [--accept NAME[@DIGEST]]:
@@ -100,7 +38,7 @@ func (a *app) upstreamRecord(name string) map[string]any {
 // listed at start, so "live" is what they offer now; otherwise it is
 // what a session saw last.
 func (a *app) pinsCommand(names []string) int {
-	pins := a.upstreamPins()
+	pins := a.sh.Pins()
 	if name := a.opts.mcp.accept; name != "" {
 		if len(names) > 0 {
 			return a.fail(usagef("mcp pins --accept %s: accept one tool at a time, without other names (got %s)", name, strings.Join(names, " ")))

@@ -6,15 +6,11 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"strings"
-	"sync"
 
-	"github.com/agentsh/agentsh/core"
-	"github.com/agentsh/agentsh/executor"
+	"github.com/agentsh/agentsh"
 	"github.com/agentsh/agentsh/script"
-	"github.com/agentsh/agentsh/tools/mcp/serve"
 )
 
 // agentsh mcp serve: the registry as an MCP server (package
@@ -96,55 +92,21 @@ func (a *app) mcpServe(ctx context.Context) int {
 			return a.fail(usagef("--token-file %s is empty: put a long random token in it", o.mcp.tokenFile))
 		}
 	}
-	if o.mcp.listen != "" {
-		if err := serve.CheckListen(o.mcp.listen, token != ""); err != nil {
-			return a.fail(usagef("%v", err))
-		}
-	} else if token != "" {
-		return a.fail(usagef("--token-file needs --listen ADDR: a token guards HTTP; stdio is private to the client that started agentsh"))
-	}
-
-	hide := &listHooks{upstream: a.upstreamRecord}
-	a.host.AddEvent(script.Event{Name: "list_tools", On: hide.add})
-	srv := serve.New(a.exec, serve.Options{
-		Name: "agentsh", Version: version(),
-		Hide:     hide.hide,
-		Fallback: headlessApprover(o.approve),
-		Report:   func(err error) { fmt.Fprintf(a.io.err, "agentsh: mcp serve: %v\n", err) },
+	err := a.sh.ServeMCP(ctx, agentsh.ServeOptions{
+		Version: version(), Listen: o.mcp.listen, Token: token, In: a.io.in, Out: a.io.out,
+		Fallback:  headlessApprover(o.approve),
+		Report:    func(err error) { fmt.Fprintf(a.io.err, "agentsh: mcp serve: %v\n", err) },
+		Scripts:   o.loads,
+		Listening: func(addr net.Addr) { fmt.Fprintf(a.io.err, "agentsh: serving MCP on http://%s/\n", addr) },
 	})
-	defer srv.Close()
-	// Before the --load files, so that a script's on("approve", fn) and
-	// config(offload = ...) replace these.
-	a.exec.SetApprover(srv.Approver())
-	if err := a.exec.SetArtifactOffload(executor.NewMemoryStore(), offloadThreshold); err != nil {
+	var script *script.Error
+	var opt *agentsh.OptionError
+	switch {
+	case errors.As(err, &script):
 		return a.fail(err)
-	}
-	// Upstream tools (--mcp, a --load file's mcp_server) were checked
-	// against the pins as they were listed: a changed one is not
-	// registered, so not served.
-	if err := a.loadPolicies(ctx); err != nil {
-		return a.fail(err)
-	}
-	srv.Refresh()
-
-	if o.mcp.listen == "" {
-		t := &serve.StdioTransport{Reader: a.io.in, Writer: a.io.out}
-		if err := srv.Run(ctx, t); err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
-			return a.fail(fmt.Errorf("mcp serve: %w", err))
-		}
-		return a.stopped()
-	}
-	ln, err := net.Listen("tcp", o.mcp.listen)
-	if err != nil {
-		return a.fail(fmt.Errorf("--listen: %w", err))
-	}
-	hs := serve.HTTPServer(srv.Handler(token))
-	fmt.Fprintf(a.io.err, "agentsh: serving MCP on http://%s/\n", ln.Addr())
-	go func() {
-		<-ctx.Done()
-		_ = hs.Close()
-	}()
-	if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	case errors.As(err, &opt):
+		return a.fail(flagError(err))
+	case err != nil:
 		return a.fail(fmt.Errorf("mcp serve: %w", err))
 	}
 	return a.stopped()
@@ -157,52 +119,4 @@ func (a *app) stopped() int {
 		return a.report(stop, stop)
 	}
 	return 0
-}
-
-// listHooks are the functions of on("list_tools", fn): fn(tool) gets a
-// record with .name .description .read_only .idempotent and .upstream
-// (an upstream tool's server, its name there and the server's hints, or
-// None) and returns False to leave the tool out of tools/list (True or
-// None keep it).
-type listHooks struct {
-	upstream func(name string) map[string]any // the .upstream of a tool (see upstreamRecord)
-
-	mu  sync.Mutex
-	fns []script.Func
-}
-
-func (l *listHooks) add(fn script.Func) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.fns = append(l.fns, fn)
-	return nil
-}
-
-func (l *listHooks) hide(ctx context.Context, t *core.Tool) (bool, error) {
-	l.mu.Lock()
-	fns := append([]script.Func(nil), l.fns...)
-	l.mu.Unlock()
-	var up any
-	if l.upstream != nil {
-		if r := l.upstream(t.Name); r != nil {
-			up = r
-		}
-	}
-	rec := script.Record{"name": t.Name, "description": t.Description, "read_only": t.ReadOnly, "idempotent": t.Idempotent, "upstream": up}
-	for _, fn := range fns {
-		out, err := fn.Call(ctx, rec)
-		if err != nil {
-			return true, fmt.Errorf("%s: %w", fn.Name(), err)
-		}
-		switch v := out.(type) {
-		case nil:
-		case bool:
-			if !v {
-				return true, nil
-			}
-		default:
-			return true, fmt.Errorf("%s returned %v; a list_tools function returns True or None to list the tool, False to hide it", fn.Name(), out)
-		}
-	}
-	return false, nil
 }

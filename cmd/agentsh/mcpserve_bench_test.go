@@ -10,8 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentsh/agentsh/internal/mcpbench"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/agentsh/agentsh/internal/mcpbench"
 )
 
 // Round trips of tools/call through a real agentsh mcp serve process (this

@@ -5,14 +5,11 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/agentsh/agentsh/provider"
-	"github.com/agentsh/agentsh/provider/openai"
 )
 
-// TestModelTimeoutFlag: --model-timeout sets the idle limit of a model's
-// responses (and raises the whole-response limit when longer); bad values
-// are usage errors; providers without limits are left alone.
+// TestModelTimeoutFlag: --model-timeout is read as a duration; bad values
+// are usage errors. What it does to a provider is tested with the root
+// package's ModelTimeout (TestModelTimeout).
 func TestModelTimeoutFlag(t *testing.T) {
 	o, err := parseArgs([]string{"--model-timeout", "90m", "-c", "1"})
 	if err != nil || o.modelWait != 90*time.Minute {
@@ -26,31 +23,4 @@ func TestModelTimeoutFlag(t *testing.T) {
 		}
 	}
 
-	p, err := openai.New(openai.Config{Model: "m", BaseURL: "http://127.0.0.1:1/v1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := o.modelLimits(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lim := got.(provider.Limited).Limits()
-	if lim.IdleTimeout != 90*time.Minute || lim.MaxDuration != 90*time.Minute || lim.MaxBytes != provider.DefaultMaxBytes {
-		t.Errorf("limits %+v, want idle and max duration 90m, default size", lim)
-	}
-	if p.Limits().IdleTimeout != provider.DefaultIdleTimeout {
-		t.Error("modelLimits changed the provider it was given")
-	}
-	short := &options{modelWait: time.Minute}
-	got, _ = short.modelLimits(p)
-	if lim := got.(provider.Limited).Limits(); lim.IdleTimeout != time.Minute || lim.MaxDuration != provider.DefaultMaxDuration {
-		t.Errorf("limits %+v, want idle 1m and the default max duration", lim)
-	}
-	scripted := provider.Func{Label: "scripted model"}
-	if got, err := short.modelLimits(scripted); err != nil || got.Name() != "scripted model" {
-		t.Errorf("a scripted model became %v, %v", got, err)
-	}
-	if got, err := short.modelLimits(nil); err != nil || got != nil {
-		t.Errorf("no model became %v, %v", got, err)
-	}
 }

@@ -71,7 +71,7 @@ func TestNaturalPolicyHoldsForEverySpelling(t *testing.T) {
 					}
 					args, _ := json.Marshal(fields)
 					var out, errb bytes.Buffer
-					agentsh([]string{"--workdir", project, "--load", policy, "--as", "model", "--json", "explain", tool, string(args)},
+					cli([]string{"--workdir", project, "--load", policy, "--as", "model", "--json", "explain", tool, string(args)},
 						stdio{in: strings.NewReader(""), out: &out, err: &errb})
 					var r struct{ Outcome string }
 					json.Unmarshal(lastLine(out.Bytes()), &r)
@@ -89,7 +89,7 @@ func TestNaturalPolicyHoldsForEverySpelling(t *testing.T) {
 						"tool_name": "Write", "tool_input": map[string]string{"file_path": fp, "content": "x"}})
 					t.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
 					var out bytes.Buffer
-					agentsh([]string{"hook", "claude-code", "--workdir", project, "--load", policy}, stdio{in: bytes.NewReader(ev), out: &out, err: &bytes.Buffer{}})
+					cli([]string{"hook", "claude-code", "--workdir", project, "--load", policy}, stdio{in: bytes.NewReader(ev), out: &out, err: &bytes.Buffer{}})
 					allowed := strings.Contains(out.String(), `"permissionDecision":"allow"`)
 					if allowed != want.allow {
 						t.Errorf("%s: Claude Code Write %s: %s, want allowed %v", name, fp, out.String(), want.allow)

@@ -68,12 +68,12 @@ func (a *app) finish(err error) int {
 		outs   []agentapi.Outcome
 		endErr error
 	)
-	if a.agent != nil {
-		outs = a.agent.session.Outcomes()
+	if a.sh != nil {
+		outs = a.sh.Agent().Outcomes()
 		// The session ends here, not when the process closes, so that
 		// what its session_end hooks print, and their errors, come
 		// before the result, and a signal during them counts.
-		endErr = a.agent.endSession(a.runCtx)
+		endErr = a.endSession(a.runCtx)
 	}
 	stop := stopCause(a.runCtx)
 	code, why := exitCodeOf(err, stop, outs, a.opts.failOnDeny)

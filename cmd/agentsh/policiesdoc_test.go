@@ -42,7 +42,7 @@ func TestPoliciesDocExamples(t *testing.T) {
 	t.Chdir(dir)
 	lines := strings.SplitN(block[1], "\n", 3)
 	var out, errb bytes.Buffer
-	agentsh([]string{"--workdir", dir, "--load", "trim.star", "--load", "scripts/policies/deny_patterns.star",
+	cli([]string{"--workdir", dir, "--load", "trim.star", "--load", "scripts/policies/deny_patterns.star",
 		"explain", "bash", `{"command": "  rm -rf ~  "}`}, stdio{in: strings.NewReader(""), out: &out, err: &errb})
 	if !strings.Contains(lines[0]+lines[1], `explain bash '{"command": "  rm -rf ~  "}'`) {
 		t.Fatalf("the example's command changed: %q", lines[:2])
@@ -51,7 +51,7 @@ func TestPoliciesDocExamples(t *testing.T) {
 		t.Errorf("agentsh explain prints\n%s\nthe docs say\n%s", got, lines[2])
 	}
 	out.Reset()
-	if code := agentsh([]string{"test", "scripts/policies/home_test.star"}, stdio{in: strings.NewReader(""), out: &out, err: &errb}); code != 0 {
+	if code := cli([]string{"test", "scripts/policies/home_test.star"}, stdio{in: strings.NewReader(""), out: &out, err: &errb}); code != 0 {
 		t.Errorf("the documented test fails: exit %d\n%s%s", code, out.String(), errb.String())
 	}
 }

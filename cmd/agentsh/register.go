@@ -1,5 +1,5 @@
 package main
 
-// The model adapters --model and provider("SPEC") can reach register
-// themselves when imported; the CLI offers every one.
-import _ "github.com/agentsh/agentsh/provider/all"
+// The script languages and the model adapters --model and provider("SPEC")
+// can reach register themselves when imported; the CLI offers every one.
+import _ "github.com/agentsh/agentsh/all"

@@ -28,7 +28,7 @@ var registerMyco = sync.OnceFunc(func() {
 func TestModelFlagReachesRegisteredProvider(t *testing.T) {
 	registerMyco()
 	var out, errOut bytes.Buffer
-	code := agentsh([]string{"--no-builtins", "--model", "myco:x", "-c", `ask("hi")`}, stdio{in: strings.NewReader(""), out: &out, err: &errOut})
+	code := cli([]string{"--no-builtins", "--model", "myco:x", "-c", `ask("hi")`}, stdio{in: strings.NewReader(""), out: &out, err: &errOut})
 	if code != 0 {
 		t.Fatalf("exit %d; stderr %q", code, errOut.String())
 	}
@@ -38,7 +38,7 @@ func TestModelFlagReachesRegisteredProvider(t *testing.T) {
 
 	out.Reset()
 	errOut.Reset()
-	if code := agentsh([]string{"--no-builtins", "--model", "nope:x", "-c", "1"}, stdio{in: strings.NewReader(""), out: &out, err: &errOut}); code != 2 {
+	if code := cli([]string{"--no-builtins", "--model", "nope:x", "-c", "1"}, stdio{in: strings.NewReader(""), out: &out, err: &errOut}); code != 2 {
 		t.Errorf("unknown provider: exit %d, want 2 (usage)", code)
 	}
 	if want := `unknown provider "nope"; want one of anthropic, myco, ollama, openai, replay`; !strings.Contains(errOut.String(), want) {
@@ -71,7 +71,7 @@ func TestBackendFlagAndConfigReachRegisteredBackend(t *testing.T) {
 	}
 	run := func(args ...string) (int, string, string) {
 		var out, errOut bytes.Buffer
-		code := agentsh(args, stdio{in: strings.NewReader(""), out: &out, err: &errOut})
+		code := cli(args, stdio{in: strings.NewReader(""), out: &out, err: &errOut})
 		return code, out.String(), errOut.String()
 	}
 	code, out, errOut := run("--workdir", dir, "--grep-backend", "shout", "call", "grep", `{"pattern": "todo", "output_mode": "content"}`)

@@ -97,8 +97,8 @@ func (a *app) repl() int {
 	code := s.loop()
 	// The conversation ends here, not when the process closes, so that a
 	// session_end hook's error is shown and counts.
-	if a.agent != nil {
-		for _, err := range sessionEndErrors(a.agent.endSession(context.Background())) {
+	if a.sh != nil {
+		for _, err := range sessionEndErrors(a.endSession(context.Background())) {
 			a.report(err, nil)
 			if code == exitOK {
 				code = exitError
@@ -139,7 +139,7 @@ func (s *replSession) loop() int {
 			continue
 		}
 		pending := []byte(line + "\n")
-		chunk, err := s.a.interp(s.lang).ReadChunk(func() ([]byte, error) {
+		chunk, err := s.a.sh.Interp(s.lang).ReadChunk(func() ([]byte, error) {
 			if pending != nil {
 				b := pending
 				pending = nil
@@ -180,7 +180,7 @@ func (s *replSession) read(p string) (string, error) {
 // eval runs one chunk; an interrupt cancels it (and its tool calls), not
 // the session.
 func (s *replSession) eval(chunk []byte) {
-	s.interruptible(func(ctx context.Context) (string, error) { return s.a.interp(s.lang).Eval(ctx, "<stdin>", chunk) })
+	s.interruptible(func(ctx context.Context) (string, error) { return s.a.sh.Interp(s.lang).Eval(ctx, "<stdin>", chunk) })
 }
 
 // interruptible runs fn under a context that an interrupt cancels (and
@@ -303,7 +303,7 @@ func (s *replSession) command(line string) bool {
 		}
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
-		if err := s.a.interp(s.a.langOf(arg)).LoadFile(ctx, arg); err != nil {
+		if err := s.a.sh.Load(ctx, arg); err != nil {
 			fmt.Fprintln(s.a.io.err, detail(err))
 		}
 	case ":ask":
@@ -312,11 +312,11 @@ func (s *replSession) command(line string) bool {
 			return false
 		}
 		s.interruptible(func(ctx context.Context) (string, error) {
-			_, err := s.a.agent.session.Ask(ctx, arg, 0)
+			_, err := s.a.sh.Agent().Ask(ctx, arg, 0)
 			return "", err
 		})
 	case ":model":
-		sess := s.a.agent.session
+		sess := s.a.sh.Agent()
 		if arg != "" {
 			if err := sess.SetProvider(arg); err != nil {
 				fmt.Fprintln(s.a.io.err, detail(err))
@@ -329,7 +329,7 @@ func (s *replSession) command(line string) bool {
 			fmt.Fprintln(s.a.io.err, "no model yet: :model PROVIDER:MODEL, --model, or model(fn) in a script")
 		}
 	case ":new":
-		if err := s.a.agent.session.NewConversation(context.Background()); err != nil {
+		if err := s.a.sh.Agent().NewConversation(context.Background()); err != nil {
 			fmt.Fprintln(s.a.io.err, detail(err))
 		}
 		fmt.Fprintln(s.a.io.err, s.newConversationNotice())
@@ -493,7 +493,7 @@ func (s *replSession) complete(line string, pos int, cont bool) (string, []strin
 		sort.Strings(out)
 		return before[:i], out, after
 	}
-	start, words := s.a.interp(s.lang).Complete(line, pos)
+	start, words := s.a.sh.Interp(s.lang).Complete(line, pos)
 	return line[:start], words, after
 }
 

@@ -216,7 +216,7 @@ func TestComplete(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	if _, err := s.a.interp("starlark").Eval(ctx, "<test>", []byte("def helper(): pass\nd = {}")); err != nil {
+	if _, err := s.a.sh.Interp("starlark").Eval(ctx, "<test>", []byte("def helper(): pass\nd = {}")); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {

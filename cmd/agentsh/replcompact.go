@@ -16,7 +16,7 @@ func (s *replSession) cmdCompact(arg string) {
 		return
 	}
 	s.interruptible(func(ctx context.Context) (string, error) {
-		c, err := s.a.agent.session.Agent().Compact(ctx)
+		c, err := s.a.sh.Agent().Agent().Compact(ctx)
 		if err == nil && c.Summarised == 0 {
 			fmt.Fprintf(s.a.io.err, "nothing to compact: the %d messages are the latest request, the recent tail and what is pinned\n", c.MessagesBefore)
 		}

@@ -11,7 +11,7 @@ import (
 // cmdSessions is :sessions: the saved sessions of this workdir, the
 // latest first, the current one marked with *.
 func (s *replSession) cmdSessions(arg string) {
-	sess := s.a.agent.session
+	sess := s.a.sh.Agent()
 	st := sess.Sessions()
 	if st == nil {
 		fmt.Fprintln(s.a.io.err, "conversations are not saved here")
@@ -36,7 +36,7 @@ func (s *replSession) cmdResume(arg string) {
 		fmt.Fprintln(s.a.io.err, ":resume needs a session id; :sessions lists them")
 		return
 	}
-	l, err := s.a.agent.session.Resume(context.Background(), arg)
+	l, err := s.a.sh.Agent().Resume(context.Background(), arg)
 	if err != nil {
 		if errors.Is(err, session.ErrNotFound) {
 			fmt.Fprintf(s.a.io.err, "no saved session %s; :sessions lists them\n", arg)
@@ -56,7 +56,7 @@ func (s *replSession) cmdResume(arg string) {
 // newConversationNotice is what :new says: the id of the new session, when
 // conversations are saved.
 func (s *replSession) newConversationNotice() string {
-	if id := s.a.agent.session.Agent().SessionID(); id != "" {
+	if id := s.a.sh.Agent().Agent().SessionID(); id != "" {
 		return "new conversation (session " + id + ")"
 	}
 	return "new conversation"

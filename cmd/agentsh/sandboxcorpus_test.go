@@ -173,7 +173,7 @@ func explainModel(t *testing.T, project, policy, cmd string) corpusRuling {
 	t.Helper()
 	args, _ := json.Marshal(map[string]string{"command": cmd})
 	var out, errb bytes.Buffer
-	agentsh([]string{"--workdir", project, "--load", policy, "--json", "explain", "--as", "model", "bash", string(args)},
+	cli([]string{"--workdir", project, "--load", policy, "--json", "explain", "--as", "model", "bash", string(args)},
 		stdio{in: strings.NewReader(""), out: &out, err: &errb})
 	var r corpusRuling
 	if err := json.Unmarshal(lastLine(out.Bytes()), &r); err != nil || r.Outcome == "" {
@@ -213,7 +213,7 @@ func decideAs(t *testing.T, origin, project, policy string, cases []bashcmdtest.
 	}
 	b, _ := json.Marshal(cmds)
 	var out, errb bytes.Buffer
-	code := agentsh([]string{"--workdir", project, "--load", policy, "run", script, origin, string(b)},
+	code := cli([]string{"--workdir", project, "--load", policy, "run", script, origin, string(b)},
 		stdio{in: strings.NewReader(""), out: &out, err: &errb})
 	var rulings []corpusRuling
 	for _, line := range strings.Split(out.String(), "\n") {

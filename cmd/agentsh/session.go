@@ -11,18 +11,7 @@ import (
 	"github.com/agentsh/agentsh/agent"
 	"github.com/agentsh/agentsh/agent/session"
 	"github.com/agentsh/agentsh/core"
-	"github.com/agentsh/agentsh/script/agentapi"
 )
-
-// sessionStore is where the main host saves its conversations: every
-// conversation of run, -c, ask and the REPL is a session. The hosts of
-// agentsh test save none (nil).
-func (a *app) sessionStore(main bool) *session.Store {
-	if !main {
-		return nil
-	}
-	return &session.Store{Workdir: a.opts.workdir}
-}
 
 // sessionObserver shows a session_error (the conversation is no longer
 // saved) on stderr; with --json it is an event like the others.
@@ -42,8 +31,9 @@ const seeSessions = "list them with 'agentsh sessions' (or :sessions in the REPL
 // agent goes on with the session they name. A resumed session says so on
 // stderr (with --json: a session_resumed event), with the loader's
 // warnings.
-func (a *app) startSession(sess *agentapi.Session) error {
+func (a *app) startSession() error {
 	o := a.opts
+	sess := a.sh.Agent()
 	st := sess.Sessions()
 	if st == nil || (o.session == "" && !o.resume && !o.continueLast) {
 		return nil

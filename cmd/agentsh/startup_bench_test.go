@@ -14,7 +14,7 @@ func benchStart(b *testing.B, stdin string, args ...string) {
 	b.ReportAllocs()
 	for b.Loop() {
 		var out, errOut bytes.Buffer
-		if code := agentsh(args, stdio{in: bytes.NewReader([]byte(stdin)), out: &out, err: &errOut}); code != 0 {
+		if code := cli(args, stdio{in: bytes.NewReader([]byte(stdin)), out: &out, err: &errOut}); code != 0 {
 			b.Fatalf("agentsh %q: exit %d: %s%s", args, code, out.String(), errOut.String())
 		}
 	}

@@ -74,7 +74,7 @@ func TestCallEndsQuietlyWhenStdoutCloses(t *testing.T) {
 	}
 	out := &brokenPipe{}
 	var errOut bytes.Buffer
-	code := agentsh([]string{"--workdir", dir, "call", "grep", `{"pattern": "match", "output_mode": "content", "head_limit": 100000000}`},
+	code := cli([]string{"--workdir", dir, "call", "grep", `{"pattern": "match", "output_mode": "content", "head_limit": 100000000}`},
 		stdio{in: strings.NewReader(""), out: out, err: &errOut})
 	if code != 1 || errOut.Len() != 0 || out.writes != 1 {
 		t.Errorf("exit %d after %d writes, stderr %q; want 1 after the first write, and nothing said", code, out.writes, errOut.String())

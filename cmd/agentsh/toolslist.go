@@ -23,7 +23,7 @@ func (a *app) tools() int {
 			if tool == nil {
 				continue // removed meanwhile
 			}
-			if up := a.upstreamRecord(n); up != nil {
+			if up := a.sh.Upstream(n); up != nil {
 				tool["upstream"] = up
 			}
 			a.events.emit(map[string]any{"event": "tool", "tool": tool})

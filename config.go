@@ -1,0 +1,216 @@
+package agentsh
+
+import (
+	"io"
+	"time"
+
+	"github.com/agentsh/agentsh/agent"
+	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/executor"
+	"github.com/agentsh/agentsh/provider"
+	"github.com/agentsh/agentsh/tools/mcp"
+)
+
+// Config is everything New composes a shell from. Its zero value is a
+// working shell: the built-in tools in the current directory, arguments
+// validated against their schemas, Starlark as the default language, no
+// model, no saved sessions, the model's commands in the workspace
+// sandbox. Options set its fields; a program that reads its settings
+// from elsewhere (a command line, a file) fills a Config and passes it
+// with WithConfig.
+type Config struct {
+	// WorkDir is where the built-in tools work and where project rules
+	// and skills are found; "" is the current directory.
+	WorkDir string
+	// Scripts are Starlark (.star) or Lua (.lua) files New loads, in
+	// order, after everything else is set up: their tools, hooks and
+	// middleware apply to every call that follows.
+	Scripts []string
+	// Lang is the language of Eval and of files whose extension names
+	// none: "starlark" (the default) or "lua", or any registered one.
+	Lang string
+	// Argv is what scripts see as argv (Lua: arg).
+	Argv []string
+	// Output receives what scripts print; nil is os.Stdout.
+	Output io.Writer
+	// Warn receives what a person should see besides the output: event
+	// names what it is ("notice" for a project rule or skill that could
+	// not be read, "mcp_warning" for an upstream tool held back,
+	// "replay_warning" for a recording cut short). nil writes msg to
+	// os.Stderr.
+	Warn func(event, msg string)
+
+	// NoBuiltins leaves out the built-in tools (files, bash, search,
+	// fetch, run_code, task).
+	NoBuiltins bool
+	// GrepBackend and GlobBackend choose the search backends by name
+	// ("native", "ripgrep", "fd"); "" is native.
+	GrepBackend, GlobBackend string
+	// FetchAllowPrivate lets fetch and browser reach loopback and
+	// private network addresses.
+	FetchAllowPrivate bool
+	// Extensions are installed after the built-in tools.
+	Extensions []core.Extension
+
+	// SkipArgumentValidation leaves arguments unchecked against the
+	// tools' schemas (a hook answering for another agent, which checks
+	// its own).
+	SkipArgumentValidation bool
+	// Mode is the execution mode of parallel calls (serial, the zero
+	// value, by default).
+	Mode executor.Mode
+	// Concurrency bounds parallel calls; 0 is the executor's default.
+	Concurrency int
+	// Permissions is what happens to a call no policy decides.
+	Permissions executor.Permissions
+	// Approver answers the calls a policy asks about until a script's
+	// on("approve", fn) replaces it; nil rejects them.
+	Approver core.Approver
+	// ArtifactStore and OffloadThreshold keep results larger than the
+	// threshold as artifacts and hand the model a preview.
+	ArtifactStore    core.ArtifactStore
+	OffloadThreshold int
+	// ExecutorOptions are passed to the executor after the ones above
+	// (observers such as executor.WithOnStart).
+	ExecutorOptions []executor.Option
+
+	// Sandbox is the profile every origin's commands run in; "" keeps
+	// the defaults (the model's and MCP clients' in workspace, a
+	// person's off).
+	Sandbox core.Sandbox
+	// SandboxBackend is "auto" (or ""), "bwrap" or "landlock"; a named
+	// backend that cannot confine here is an error of New.
+	SandboxBackend string
+	// AllowHosts are the hosts sandboxed commands may reach over HTTPS.
+	AllowHosts []string
+	// MaxSteps bounds the Starlark steps of each run and call; 0 is no
+	// bound.
+	MaxSteps uint64
+
+	// Model opens the model of ask() at start: "PROVIDER:MODEL" of an
+	// adapter the program imports (see package provider/all).
+	Model string
+	// Provider is the model of ask() at start, instead of Model.
+	Provider provider.Provider
+	// ModelTimeout is how long a model's server may send nothing; 0 is
+	// the adapter's default.
+	ModelTimeout time.Duration
+	// Record receives every exchange with the model as JSON lines, for
+	// a replay:FILE provider.
+	Record io.Writer
+	// MaxTurns bounds the model turns of one ask; 0 is the agent's
+	// default.
+	MaxTurns int
+	// ContextWindow is the model's context window in tokens; 0 is the
+	// known default.
+	ContextWindow int
+	// Observer receives the agent's events (streamed text, tool output,
+	// refusals); nil drops them.
+	Observer func(agent.Event)
+	// Budget bounds what the agent's runs spend; Prices (nil: the
+	// built-in table) prices them.
+	Budget agent.Limits
+	Prices agent.Prices
+	// PricesFile is a JSON price table read over the built-in one when
+	// Prices is nil (its format is in docs/budgets.md).
+	PricesFile string
+	// SaveSessions saves every conversation as a session of WorkDir.
+	SaveSessions bool
+	// MCPServers are upstream MCP servers whose tools register at start.
+	MCPServers []mcp.ServerConfig
+	// PinsFile is where the pins of upstream tool definitions are kept;
+	// "" is $XDG_STATE_HOME/agentsh/mcp-pins.json.
+	PinsFile string
+}
+
+// An Option sets a field of the Config New composes from.
+type Option func(*Config)
+
+// WithConfig replaces the whole Config; options after it change it.
+func WithConfig(c Config) Option { return func(to *Config) { *to = c } }
+
+// WithWorkDir sets where the built-in tools work.
+func WithWorkDir(dir string) Option { return func(c *Config) { c.WorkDir = dir } }
+
+// WithScripts adds Starlark or Lua files for New to load, in order.
+func WithScripts(paths ...string) Option {
+	return func(c *Config) { c.Scripts = append(c.Scripts, paths...) }
+}
+
+// WithLang sets the language of Eval: "starlark" or "lua".
+func WithLang(lang string) Option { return func(c *Config) { c.Lang = lang } }
+
+// WithOutput sets where scripts print.
+func WithOutput(w io.Writer) Option { return func(c *Config) { c.Output = w } }
+
+// WithoutBuiltins leaves out the built-in tools.
+func WithoutBuiltins() Option { return func(c *Config) { c.NoBuiltins = true } }
+
+// WithExtensions installs extensions after the built-in tools.
+func WithExtensions(exts ...core.Extension) Option {
+	return func(c *Config) { c.Extensions = append(c.Extensions, exts...) }
+}
+
+// WithValidateArguments checks arguments against the tools' schemas
+// (true, the default) or leaves them unchecked.
+func WithValidateArguments(on bool) Option {
+	return func(c *Config) { c.SkipArgumentValidation = !on }
+}
+
+// WithMode sets the execution mode of parallel calls.
+func WithMode(m executor.Mode) Option { return func(c *Config) { c.Mode = m } }
+
+// WithConcurrency bounds parallel calls.
+func WithConcurrency(n int) Option { return func(c *Config) { c.Concurrency = n } }
+
+// WithPermissions sets what happens to a call no policy decides.
+func WithPermissions(p executor.Permissions) Option {
+	return func(c *Config) { c.Permissions = p }
+}
+
+// WithApprover answers the calls a policy asks about.
+func WithApprover(a core.Approver) Option { return func(c *Config) { c.Approver = a } }
+
+// WithArtifactOffload keeps results larger than threshold bytes in store
+// and hands the model a preview.
+func WithArtifactOffload(store core.ArtifactStore, threshold int) Option {
+	return func(c *Config) { c.ArtifactStore, c.OffloadThreshold = store, threshold }
+}
+
+// WithSandbox sets the profile every origin's commands run in.
+func WithSandbox(p core.Sandbox) Option { return func(c *Config) { c.Sandbox = p } }
+
+// WithSandboxBackend chooses the sandbox's backend: "auto", "bwrap" or
+// "landlock".
+func WithSandboxBackend(name string) Option { return func(c *Config) { c.SandboxBackend = name } }
+
+// WithAllowHosts lets sandboxed commands reach hosts over HTTPS.
+func WithAllowHosts(hosts ...string) Option {
+	return func(c *Config) { c.AllowHosts = append(c.AllowHosts, hosts...) }
+}
+
+// WithModel opens the model of ask() from a spec, "PROVIDER:MODEL".
+func WithModel(spec string) Option { return func(c *Config) { c.Model = spec } }
+
+// WithProvider sets the model of ask().
+func WithProvider(p provider.Provider) Option { return func(c *Config) { c.Provider = p } }
+
+// WithObserver receives the agent's events.
+func WithObserver(fn func(agent.Event)) Option { return func(c *Config) { c.Observer = fn } }
+
+// WithBudget bounds what the agent's runs spend.
+func WithBudget(l agent.Limits) Option { return func(c *Config) { c.Budget = l } }
+
+// WithMCPServers connects upstream MCP servers at start.
+func WithMCPServers(servers ...mcp.ServerConfig) Option {
+	return func(c *Config) { c.MCPServers = append(c.MCPServers, servers...) }
+}
+
+// WithModelTimeout sets how long a model's server may send nothing.
+func WithModelTimeout(d time.Duration) Option { return func(c *Config) { c.ModelTimeout = d } }
+
+// WithPricesFile reads a JSON price table over the built-in one.
+func WithPricesFile(path string) Option { return func(c *Config) { c.PricesFile = path } }
+
+// WithSessions saves every conversation as a session of the workdir.
+func WithSessions() Option { return func(c *Config) { c.SaveSessions = true } }

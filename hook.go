@@ -1,0 +1,53 @@
+package agentsh
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/agentsh/agentsh/hookadapter"
+)
+
+// HookOptions are the streams and policies of one hook event.
+type HookOptions struct {
+	In       io.Reader
+	Out, Err io.Writer
+	// Scripts are the policies; one that fails to load blocks the call.
+	Scripts []string
+	// Audit receives the record of the event as Hook returns.
+	Audit func(hookadapter.Record)
+}
+
+// Hook answers one hook event of another agent ("claude-code", "gemini",
+// "codex"): it reads the event from In, decides it with the shell's
+// pipeline as that agent's call, answers on Out in the agent's protocol
+// and returns the exit code the agent reads. Anything that goes wrong
+// blocks the call (hookadapter.ExitBlock, the reason on Err).
+func (s *Shell) Hook(ctx context.Context, agent string, o HookOptions) int {
+	proto, err := hookadapter.Lookup(agent)
+	if err != nil {
+		fmt.Fprintf(o.Err, "agentsh: hook: %v\n", err)
+		return hookadapter.ExitBlock
+	}
+	// The agent runs the tool and validates its own input; the shell's
+	// schemas would only approximate the agent's.
+	s.exec.SetValidateArguments(false)
+	cfg := hookadapter.Config{
+		Protocol: proto,
+		Exec:     s.exec,
+		Load: func(ctx context.Context) error {
+			for _, f := range o.Scripts {
+				if err := s.Load(ctx, f); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+		Prompt: s.agent.Agent().SubmitPrompt,
+		Audit:  o.Audit,
+	}
+	if dir, err := hookadapter.DefaultStateDir(); err == nil {
+		cfg.StateDir = dir
+	}
+	return hookadapter.Run(ctx, cfg, o.In, o.Out, o.Err)
+}

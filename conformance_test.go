@@ -19,8 +19,8 @@ import (
 // NAME.star in testdata/conformance has a partner NAME.lua expressing the
 // same program; both must print byte for byte the same transcript, which
 // must equal NAME.golden, under each of the three execution modes an
-// executor can default to (DESIGN §4: "The same script logic in either
-// language produces the same transcript"; §5: determinism across modes).
+// executor can default to: the same script logic gives the same
+// transcript in either language and in every mode.
 //
 // A program may need definitions from the other language: NAME.prelude.lua
 // runs (as Lua) before NAME.star, and NAME.prelude.star runs (as Starlark)

@@ -20,8 +20,9 @@ var (
 	foundation   = []string{"/core", "/executor", "/agent", "/provider", "/tools"}
 )
 
-// rule is one line of DESIGN §1's dependency direction: the packages in
-// from (minus except) do not depend on deny (minus allow).
+// rule is one line of the module's dependency direction (see
+// TestDependencyDirection): the packages in from (minus except) do not
+// depend on deny (minus allow).
 type rule struct {
 	name   string
 	from   []string
@@ -226,7 +227,12 @@ func loadGraph(t *testing.T) graph {
 	return g
 }
 
-// TestDependencyDirection enforces DESIGN §1's dependency direction.
+// TestDependencyDirection enforces the module's dependency direction:
+// core ← executor ← agent; tools and script build on core and executor,
+// never the reverse; core, executor, agent, tools and script import no
+// interpreter and no terminal library; only the bindings import an
+// interpreter, and only cmd/agentsh a terminal library. Each entry of
+// rules says one part of it.
 func TestDependencyDirection(t *testing.T) {
 	g := loadGraph(t)
 	for _, r := range rules {
@@ -236,7 +242,7 @@ func TestDependencyDirection(t *testing.T) {
 				t.Fatalf("no package of the module falls under the rule (from %v)", r.from)
 			}
 			for _, v := range broken {
-				t.Errorf("%s: DESIGN §1 forbids it", v)
+				t.Errorf("%s: the dependency direction forbids it", v)
 			}
 			var stale []string
 			for pkg, deps := range r.pending {
@@ -324,7 +330,7 @@ func TestRulesCatchViolations(t *testing.T) {
 		g := graph{pkg: {imports: []string{dep}, deps: []string{dep}}}
 		for _, r := range rules {
 			if broken, _, _ := r.check(g); len(broken) > 0 {
-				t.Errorf("rule %q forbids %s, which DESIGN §1 allows", r.name, ok)
+				t.Errorf("rule %q forbids %s, which the dependency direction allows", r.name, ok)
 			}
 		}
 	}

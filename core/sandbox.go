@@ -5,9 +5,10 @@ import (
 	"fmt"
 )
 
-// Sandbox names where a call's commands run (see DESIGN §13): the
-// profile of the operating-system sandbox of a tool that runs commands
-// (Tool.Sandboxed: bash, run_code). The empty Sandbox is unset: the
+// Sandbox names where a call's commands run: the profile of the
+// operating-system sandbox of a tool that runs commands (Tool.Sandboxed:
+// bash, run_code). How a call's profile is settled is the executor's
+// sandbox stage; the tools package confines the command. The empty Sandbox is unset: the
 // call runs where its origin's default says.
 type Sandbox string
 

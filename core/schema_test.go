@@ -112,7 +112,8 @@ func TestValidateEveryViolationSorted(t *testing.T) {
 }
 
 // TestValidateIsDeterministic: the same arguments give byte-identical
-// violations every time (DESIGN §2 "in a stable order", §5 determinism).
+// violations, in the same order, every time: the same inputs give
+// byte-identical output.
 // Several extra properties under additionalProperties:false make the
 // message list them; their order must not change between runs.
 func TestValidateIsDeterministic(t *testing.T) {

@@ -7,9 +7,10 @@ import (
 	"github.com/agentsh/agentsh/core"
 )
 
-// The sandbox stage (DESIGN §13): where a Tool.Sandboxed tool runs a
-// call's commands. After the before hooks and before the approval step,
-// the call's profile is settled:
+// The sandbox stage: where a Tool.Sandboxed tool runs a call's commands.
+// A policy over command text cannot be complete; the operating-system
+// sandbox is the boundary that holds. After the before hooks and before
+// the approval step, the call's profile is settled:
 //
 //   - it starts as its origin's default (Sandboxing.Person for a person,
 //     Sandboxing.Automated for a model or an MCP client); another agent's

@@ -1,11 +1,12 @@
-// Package shelltest holds test cases shared by the shell analysis and
-// the shell policy built on it, so both read one table.
+// Package bashcmdtest holds test cases shared by the Bash reader (package
+// bashcmd) and the shell policies built on it, so all read one table: the
+// wrapper cases here and the corpus of command lines (corpus.txt).
 package bashcmdtest
 
 import "strings"
 
 // WrapperCase is a command line that goes through one part (Field, a
-// field of the wrapper type) of a row (Row, a wrapper's name) of the shell
+// field of the wrapper type) of a row (Row, a wrapper's name) of the bashcmd
 // package's wrappers table. Want is "" if the line runs nothing a block
 // list of rm refuses, RunsRm (perhaps with a suffix) if it runs rm, else a
 // part of the reason the analysis gives for what it cannot read.

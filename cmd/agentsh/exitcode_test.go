@@ -29,8 +29,9 @@ func exitCode(t *testing.T, err error) int {
 	return ee.ExitCode()
 }
 
-// TestExitCodes checks DESIGN §8: 0 ok, 1 script error or failed call,
-// 2 usage, and a few of the headless codes (headless.txtar has them all).
+// TestExitCodes checks the exit codes the README's command-line section
+// lists: 0 ok, 1 script error or failed call, 2 usage, and a few of the
+// headless codes (headless.txtar has them all).
 func TestExitCodes(t *testing.T) {
 	tests := []struct {
 		name string

@@ -14,9 +14,9 @@ import (
 	"github.com/agentsh/agentsh/tools/process"
 )
 
-// Row 11 is what the sandbox costs (DESIGN §13): the start-up of one
-// confined command on each backend against the same command unconfined,
-// timed in this process so that the figure is the sandbox's and not
+// Row 11 is what the operating-system sandbox of bash and run_code costs:
+// the start-up of one confined command on each backend against the same
+// command unconfined, timed in this process so that the figure is the sandbox's and not
 // agentsh's start-up; and a scripted agent run of 200 shell commands
 // through the real CLI, unconfined and in the workspace sandbox on each
 // backend. A backend that cannot confine on this machine is reported as

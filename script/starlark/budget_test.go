@@ -155,8 +155,8 @@ tool(name = "spin2", fn = spin2)
 	wantContains(t, res.Err.Error(), "spin2 timed out", "Starlark computation cancelled: timed out")
 }
 
-// TestAfterHooksSeeCancelledCalls: "after hooks still run ... so audit hooks
-// miss nothing" (DESIGN §3). A Go after hook sees every call whose caller's
+// TestAfterHooksSeeCancelledCalls: after hooks run for every call, a
+// cancelled one too, so audit hooks miss nothing. A Go after hook sees every call whose caller's
 // context ended; a Starlark after hook must too. Today its thread is
 // cancelled by that same context (context.AfterFunc fires at once for a
 // done context), so whether it gets to run depends on goroutine scheduling;

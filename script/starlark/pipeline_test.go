@@ -12,7 +12,9 @@ import (
 
 // TestPipelineOrder registers, in two script runs with Go hooks registered
 // on the executor in between, every kind of hook and middleware, and checks
-// that one pipeline runs them all in the order of DESIGN §3.
+// that one pipeline runs them all in order: tool-specific before hooks,
+// global before hooks, middleware (first registered outermost), the tool,
+// global after hooks, tool-specific after hooks.
 func TestPipelineOrder(t *testing.T) {
 	e := newEnv(t, Options{})
 	e.run(`

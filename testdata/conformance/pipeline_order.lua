@@ -1,4 +1,4 @@
--- Pipeline order (DESIGN §3): tool-specific before hooks, global before
+-- Pipeline order: tool-specific before hooks, global before
 -- hooks, middleware (first registered = outermost), the tool, global after
 -- hooks, tool-specific after hooks. Every stage prints one line.
 -- values renders a result's values, the same way in both languages (str(r)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -13,7 +12,6 @@ import (
 	"time"
 
 	"github.com/agentsh/agentsh"
-	"github.com/agentsh/agentsh/agent"
 	"github.com/agentsh/agentsh/internal/userfile"
 )
 
@@ -75,73 +73,6 @@ func (o *options) applyMCPReadOnly() error {
 		}
 	}
 	return nil
-}
-
-// display shows people what the agent does: the model's text as it
-// streams, what tools show (ForUser, unless silent), the calls that
-// were refused or failed, and the subagents that start and end (a
-// subagent's tool lines name it: [main/1 read]).
-type display struct {
-	mu      sync.Mutex
-	w       io.Writer
-	midLine bool
-}
-
-func newDisplay(w io.Writer) *display { return &display{w: w} }
-
-func (d *display) event(e agent.Event) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	tool := e.Tool
-	if e.Agent != "" {
-		tool = e.Agent + " " + tool
-	}
-	switch e.Type {
-	case "subagent_start", "subagent_end":
-		d.endLine()
-		d.subagent(e)
-	case "text":
-		io.WriteString(d.w, e.Text)
-		d.midLine = !strings.HasSuffix(e.Text, "\n")
-	case "model_response":
-		d.endLine()
-	case "budget_exhausted":
-		d.endLine()
-		fmt.Fprintf(d.w, "stopped: %s\n", e.Text)
-	case "tool_output":
-		d.endLine()
-		text := strings.TrimSuffix(e.Text, "\n")
-		fmt.Fprintf(d.w, "[%s] %s\n", tool, strings.ReplaceAll(text, "\n", "\n    "))
-	case "tool_error":
-		d.endLine()
-		text := strings.TrimSuffix(e.Text, "\n")
-		fmt.Fprintf(d.w, "[%s] error (%s): %s\n", tool, e.ErrorKind, strings.ReplaceAll(text, "\n", "\n    "))
-	case "compaction":
-		d.endLine()
-		fmt.Fprintln(d.w, compactionLine(e))
-	}
-}
-
-// subagent shows a subagent starting (with the first line of its
-// prompt) or ending.
-func (d *display) subagent(e agent.Event) {
-	if e.Type == "subagent_start" {
-		prompt, _, _ := strings.Cut(e.Text, "\n")
-		fmt.Fprintf(d.w, "[%s] subagent started: %s\n", e.Agent, prompt)
-		return
-	}
-	if e.Text != "" {
-		fmt.Fprintf(d.w, "[%s] subagent failed: %s\n", e.Agent, e.Text)
-		return
-	}
-	fmt.Fprintf(d.w, "[%s] subagent ended: %s after %d turns\n", e.Agent, e.Stop, e.Turns)
-}
-
-func (d *display) endLine() {
-	if d.midLine {
-		io.WriteString(d.w, "\n")
-		d.midLine = false
-	}
 }
 
 // recordFile is the --record file. It is created (or emptied) at the

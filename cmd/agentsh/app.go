@@ -109,7 +109,7 @@ func (a *app) config(out io.Writer, extra []executor.Option) agentsh.Config {
 	o := a.opts
 	mode, _ := executor.ParseMode(o.mode)                // checked by parseArgs
 	perms, _ := executor.ParsePermissions(o.permissions) // checked by parseArgs
-	display := newDisplay(progressOut(o, out, a.io.err)).event
+	display := agentsh.NewDisplay(progressOut(o, out, a.io.err))
 	if a.events != nil {
 		display = a.events.Agent
 	}

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/agentsh/agentsh"
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/internal/termsafe"
 )
@@ -158,7 +159,7 @@ func describeRequest(ctx context.Context, req *core.ApprovalRequest) string {
 		}
 	}
 	b.WriteString("  arguments: ")
-	b.WriteString(firstLines(showJSON(call.Args, "  ", "  ")+"\n", maxArgLines))
+	b.WriteString(firstLines(agentsh.ShowJSON(call.Args, "  ", "  ")+"\n", maxArgLines))
 	return b.String()
 }
 

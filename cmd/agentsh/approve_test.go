@@ -16,6 +16,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/agentsh/agentsh"
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/executor"
 	"github.com/agentsh/agentsh/tools"
@@ -337,7 +338,7 @@ func TestPromptArgumentsReadAsWritten(t *testing.T) {
 	// A line as long as a file is cut too, between characters.
 	call.Args = json.RawMessage(`{"content":"` + strings.Repeat("é", maxShowBytes) + `"}`)
 	shown = describeRequest(context.Background(), &core.ApprovalRequest{Call: call, Reason: "why", Hook: "h"})
-	full := len(showJSON(call.Args, "  ", "  ") + "\n")
+	full := len(agentsh.ShowJSON(call.Args, "  ", "  ") + "\n")
 	if !strings.HasSuffix(shown, fmt.Sprintf("\n  (%d more bytes not shown)\n", full-maxShowBytes)) ||
 		len(shown) > maxShowBytes+200 || !utf8.ValidString(shown) {
 		t.Errorf("a long line is not cut at %d bytes: %d bytes shown, ending %q", maxShowBytes, len(shown), shown[len(shown)-60:])

@@ -1,6 +1,7 @@
 package main
 
 import (
+	_ "embed"
 	"fmt"
 	"os"
 	"regexp"
@@ -445,136 +446,7 @@ func usage() string {
 	return strings.NewReplacer("{grep}", grep, "{glob}", glob).Replace(usageText)
 }
 
-const usageText = `agentsh: an embedded scripting agent shell
-
-Usage:
-  agentsh [flags]                         REPL (piped stdin runs as a script)
-  agentsh [run] FILE [ARGS...]            run a .star or .lua script; ARGS are in argv
-                                          (Lua: arg[1], ...); #! lines are allowed
-  agentsh -c CODE [ARGS...]               run a snippet (a sole expression is printed)
-  agentsh call TOOL [JSON] [--load F]     one call through the pipeline
-  agentsh explain TOOL [JSON] [--load F]  what the policies would decide for one call,
-                                          without running anything (JSON "-" reads stdin;
-                                          --json: the whole ruling); exit 0 when the call
-                                          would run, 1 when it would not (an ask counts as
-                                          not running: explain asks nobody), 2 on usage
-  agentsh ask PROMPT                      ask the model once, with the tools and the
-                                          --load files ("-" reads the prompt from stdin);
-                                          the answer on stdout (--print: it alone)
-  agentsh tools [--json]                  list the registered tools
-  agentsh sessions [--json]               list the saved sessions of the workdir, the
-                                          latest first (ids for --resume)
-  agentsh hook AGENT [--load F]           one hook event of claude-code, gemini or codex
-                                          on stdin, answered in that agent's protocol;
-                                          any failure blocks (exit 2, reason on stderr);
-                                          --events FILE: append the decision to FILE
-  agentsh hook install AGENT [--project|--user] [--load F]
-                                          write agentsh's hook entries (with --load,
-                                          --permissions, --max-steps, --timeout, --events)
-                                          into the agent's project settings (default) or
-                                          the user's, replacing earlier ones; they block
-                                          the call if agentsh cannot run; see docs/hooks.md
-  agentsh hook uninstall AGENT [--project|--user]
-                                          take agentsh's hook entries out again
-  agentsh mcp serve [--listen ADDR]       serve the tools as an MCP server (stdio, or
-                                          streamable HTTP on ADDR; see docs/mcp.md)
-  agentsh mcp pins [NAME...] [--accept NAME]
-                                          the pinned upstream tools with their text,
-                                          and a diff of each changed one; --accept:
-                                          make the changed definition the pinned one
-  agentsh test [-v] [-run RE] [PATHS...]  run *_test.star and *_test.lua files
-                                          (default: . recursively, without testdata);
-                                          -run: only the tests whose names match RE;
-                                          --load files run on every test's host
-  agentsh help                            this text
-
-Flags:
-  --workdir DIR       where the built-in tools work (default: the current directory)
-  --no-builtins       do not register the built-in tools
-  --grep-backend B    {grep} (default native)
-  --glob-backend B    {glob} (default native)
-  --sandbox P         where bash and run_code run commands: read-only, workspace
-                      or off (default: the model's in workspace, yours off);
-                      see docs/safety.md
-  --sandbox-backend B auto (default: bubblewrap, else Landlock), bwrap or landlock
-  --allow-host HOST   a host sandboxed commands may reach over HTTPS, through
-                      agentsh's proxy (repeatable; default: no network)
-  --fetch-allow-private  let fetch and browser reach loopback and private
-                      network addresses (never link-local or cloud metadata)
-  --model SPEC        the model of ask() and :ask: openai:MODEL, anthropic:MODEL,
-                      ollama:MODEL or replay:FILE (scripts may set model(fn))
-  --record FILE       write every model request and response to FILE (JSON lines)
-                      for --model replay:FILE
-  --max-turns N       bound the model turns of one ask (default 20)
-  --model-timeout D   how long a model's server may send nothing before the
-                      request fails (default 10m; a response may also take
-                      at most 1h, or D when longer)
-  --session NAME      save the conversation as session NAME, or go on with it
-  --resume [ID]       go on with a saved session (without ID: the latest one)
-  --continue          go on with the latest session of this workdir
-  --max-tool-calls N  budget: at most N tool calls in the run (subagents' count)
-  --max-tokens N      budget: at most N tokens (input, output and cache)
-  --max-cost USD      budget: at most USD dollars by the price table
-  --max-wall D        budget: at most D of wall time from the first model
-                      request or tool call, e.g. 10m (in the REPL, the time
-                      at the prompt counts too)
-                      (a model or tool call that would exceed a budget is
-                      not made: the run stops with exit code 4)
-  --prices FILE       a JSON price table over the built-in one, for cost
-  --context-window N  the model's context window in tokens (default: known per
-                      model); the conversation is compacted before it fills
-  --output-schema FILE  agentsh ask: the final answer must be a JSON object valid
-                      against FILE's JSON Schema; the model is told what is wrong
-                      and tries again (3 answers in all); in scripts give
-                      ask(prompt, schema = {...}) instead
-  --print, -p         ask: only the final answer (with --output-schema its data, as
-                      JSON) on stdout; run, -c: the script's prints on stdout; the
-                      agent's progress (text, tool output, refusals) on stderr
-  --fail-on-deny      run, -c, ask: exit 6 when a call of the model was denied
-  --mcp NAME=CMD      connect an MCP server (a command, or an http URL); its tools
-                      register as mcp__NAME__TOOL (repeatable); a tool whose
-                      definition changed since it was pinned is held back
-  --mcp-read-only NAME=TOOL[,TOOL...]
-                      declare tools of --mcp NAME read-only (repeatable); a
-                      server's own readOnlyHint declares nothing
-  --listen ADDR       mcp serve: streamable HTTP on ADDR (loopback unless --token-file)
-  --token-file FILE   mcp serve: clients must send FILE's token as a bearer token
-  --events FILE       mcp serve: write the --json events to FILE (default: stderr);
-                      hook: append each decision to FILE (docs/events.md)
-  --exe PATH          hook install: the agentsh the entries run (default: this one)
-  --allow-temp-exe    hook install: accept an agentsh in the Go build cache or a temp
-                      directory (go run, go test), which the entries stop finding
-                      when it is cleaned up; go install ./cmd/agentsh instead
-  --pins FILE         the pins of upstream tool definitions, for --mcp and
-                      mcp_server(...) (default $XDG_STATE_HOME/agentsh/mcp-pins.json)
-  --lang LANG         star (default) or lua: the language of -c, piped stdin,
-                      the REPL and files that end in neither .star nor .lua
-  --load FILE         run a policy or tool file (.star or .lua) first (repeatable)
-  --permissions P     what happens to a call no policy decides: default (your calls
-                      run; the model's run for read-only tools and ask otherwise),
-                      allow-all (every call runs, the model's too; said at start) or
-                      deny-unlisted (only calls a policy allows run)
-  --approve A         who answers an ask when nobody is prompted: never (the default
-                      without the REPL on a terminal: the call is rejected) or always;
-                      a script's on("approve", fn) replaces it. The REPL on a terminal
-                      asks you: y once, a always for that tool, n no (with a reason)
-  --as WHO            call and explain: person (default), model, mcp or hook, whose defaults apply
-  --mode MODE         execution mode of invoke_all: serial, parallel or mixed
-  --concurrency N     bound parallel calls (default and 0: 64)
-  --json              JSONL events on stdout, ending with a result event (call: the
-                      whole result as JSON); see docs/events.md
-  --timeout DURATION  bound the whole run, e.g. 30s
-  --max-steps N       step budget per run and per call
-  -i                  interactive REPL even when stdin is not a terminal
-
-Exit codes: 0 ok, 1 script error, failed call or a call explain would not run,
-2 usage, 3 an ask stopped at its turn limit, 4 a budget was exhausted, 5 a
-replay left its recording, 6 a call was denied (with --fail-on-deny),
-128+N stopped by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP; agentsh
-exits within 2 s). For run, -c, piped stdin and ask every top-level ask()
-counts, handled by the script or not; the first that applies wins: 2,
-128+N, 5, 1 (an error, or an answer that never matched its schema), 4,
-3, 6, 0.
-REPL commands: :help, :tools, :load FILE, :star, :lua, :ask PROMPT, :model [SPEC],
-:new, :sessions, :resume ID, :compact, :quit (exit(), quit() and Ctrl-D also exit).
-`
+// usageText is the help text; {grep} and {glob} are the search backends.
+//
+//go:embed usage.txt
+var usageText string

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-
-	"github.com/agentsh/agentsh/agent"
 )
 
 // cmdCompact is :compact: the conversation is compacted now, whatever its
@@ -22,14 +20,4 @@ func (s *replSession) cmdCompact(arg string) {
 		}
 		return "", err
 	})
-}
-
-// compactionLine is how the display shows a compaction event.
-func compactionLine(e agent.Event) string {
-	s := fmt.Sprintf("[compacted] %d messages -> %d, about %d -> %d tokens: a summary replaced %d",
-		e.MessagesBefore, e.MessagesAfter, e.TokensBefore, e.TokensAfter, e.Summarised)
-	if e.Pinned > 0 {
-		s += fmt.Sprintf(", %d pinned", e.Pinned)
-	}
-	return s
 }

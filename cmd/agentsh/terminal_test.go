@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentsh/agentsh"
 	"github.com/agentsh/agentsh/agent"
 	"github.com/agentsh/agentsh/internal/termsafe"
 )
@@ -17,10 +18,10 @@ func TestDisplayStreamsCutSequences(t *testing.T) {
 	for cut := 1; cut < len(text); cut++ {
 		var b strings.Builder
 		w := terminalSafe(&b)
-		d := newDisplay(w)
-		d.event(agent.Event{Type: "text", Text: text[:cut]})
-		d.event(agent.Event{Type: "text", Text: text[cut:]})
-		d.event(agent.Event{Type: "tool_output", Tool: "echo", Text: "hi"})
+		show := agentsh.NewDisplay(w)
+		show(agent.Event{Type: "text", Text: text[:cut]})
+		show(agent.Event{Type: "text", Text: text[cut:]})
+		show(agent.Event{Type: "tool_output", Tool: "echo", Text: "hi"})
 		flushTerminal(w)
 		if b.String() != want {
 			t.Fatalf("cut at %d: shown %q, want %q", cut, b.String(), want)

@@ -104,14 +104,8 @@ var valueFlags = map[string]func(o *options, v string) error{
 		o.code, o.hasCode = v, true
 		return nil
 	},
-	"load": func(o *options, v string) error {
-		o.loads = append(o.loads, v)
-		return nil
-	},
-	"events": func(o *options, v string) error {
-		o.events = v
-		return nil
-	},
+	"load":   list(func(o *options) *[]string { return &o.loads }),
+	"events": str(func(o *options) *string { return &o.events }),
 	"mode": func(o *options, v string) error {
 		if _, err := executor.ParseMode(v); err != nil {
 			return usagef("--mode: %v", err)
@@ -135,19 +129,10 @@ var valueFlags = map[string]func(o *options, v string) error{
 		o.timeout = d
 		return nil
 	},
-	"workdir": func(o *options, v string) error {
-		o.workdir = v
-		return nil
-	},
+	"workdir": str(func(o *options) *string { return &o.workdir }),
 	// Checked by agentsh.New, as are --sandbox-backend and --allow-host.
-	"grep-backend": func(o *options, v string) error {
-		o.grepBackend = v
-		return nil
-	},
-	"glob-backend": func(o *options, v string) error {
-		o.globBackend = v
-		return nil
-	},
+	"grep-backend": str(func(o *options) *string { return &o.grepBackend }),
+	"glob-backend": str(func(o *options) *string { return &o.globBackend }),
 	"sandbox": func(o *options, v string) error {
 		p, err := core.ParseSandbox(v)
 		if err != nil {
@@ -156,22 +141,10 @@ var valueFlags = map[string]func(o *options, v string) error{
 		o.sandbox = p
 		return nil
 	},
-	"sandbox-backend": func(o *options, v string) error {
-		o.sandboxBackend = v
-		return nil
-	},
-	"allow-host": func(o *options, v string) error {
-		o.allowHosts = append(o.allowHosts, v)
-		return nil
-	},
-	"model": func(o *options, v string) error {
-		o.model = v
-		return nil
-	},
-	"record": func(o *options, v string) error {
-		o.record = v
-		return nil
-	},
+	"sandbox-backend": str(func(o *options) *string { return &o.sandboxBackend }),
+	"allow-host":      list(func(o *options) *[]string { return &o.allowHosts }),
+	"model":           str(func(o *options) *string { return &o.model }),
+	"record":          str(func(o *options) *string { return &o.record }),
 	"max-turns": func(o *options, v string) error {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
@@ -259,15 +232,9 @@ var valueFlags = map[string]func(o *options, v string) error{
 		o.maxWall = d
 		return nil
 	},
-	"prices": func(o *options, v string) error {
-		o.prices = v
-		return nil
-	},
+	"prices":         str(func(o *options) *string { return &o.prices }),
 	"context-window": positiveInt("--context-window", func(o *options, n int) { o.contextWindow = n }),
-	"output-schema": func(o *options, v string) error {
-		o.outputSchema = v
-		return nil
-	},
+	"output-schema":  str(func(o *options) *string { return &o.outputSchema }),
 	"max-steps": func(o *options, v string) error {
 		n, err := strconv.ParseUint(v, 10, 64)
 		if err != nil || n == 0 {
@@ -276,6 +243,15 @@ var valueFlags = map[string]func(o *options, v string) error{
 		o.maxSteps = n
 		return nil
 	},
+}
+
+// str is a flag that sets a string field; list, one that adds to a list.
+func str(field func(o *options) *string) func(o *options, v string) error {
+	return func(o *options, v string) error { *field(o) = v; return nil }
+}
+
+func list(field func(o *options) *[]string) func(o *options, v string) error {
+	return func(o *options, v string) error { *field(o) = append(*field(o), v); return nil }
 }
 
 // positiveInt parses a flag whose value is a count of 1 or more.

@@ -26,14 +26,11 @@ type mcpOptions struct {
 }
 
 var mcpFlags = map[string]func(o *options, v string) error{
-	"listen":     func(o *options, v string) error { o.mcp.listen = v; return nil },
-	"token-file": func(o *options, v string) error { o.mcp.tokenFile = v; return nil },
-	"pins":       func(o *options, v string) error { o.mcp.pins = v; return nil },
-	"accept":     func(o *options, v string) error { o.mcp.accept = v; return nil },
-	"mcp-read-only": func(o *options, v string) error {
-		o.mcp.readOnly = append(o.mcp.readOnly, v)
-		return nil
-	},
+	"listen":        str(func(o *options) *string { return &o.mcp.listen }),
+	"token-file":    str(func(o *options) *string { return &o.mcp.tokenFile }),
+	"pins":          str(func(o *options) *string { return &o.mcp.pins }),
+	"accept":        str(func(o *options) *string { return &o.mcp.accept }),
+	"mcp-read-only": list(func(o *options) *[]string { return &o.mcp.readOnly }),
 }
 
 // offloadThreshold is the output size above which mcp serve keeps a

@@ -128,80 +128,21 @@ func exitCodeOf(err error, stop *stopped, outs []agentsh.Outcome, failOnDeny boo
 		return exitUsage, ""
 	case stop != nil:
 		return stop.exitCode(), ""
-	case errors.Is(err, agentsh.ErrDiverged):
-		return exitDiverged, ""
 	}
-	for _, o := range outs {
-		if errors.Is(o.Err, agentsh.ErrDiverged) {
-			return exitDiverged, fmt.Sprintf("an ask left the replay's recording: %v", o.Err)
-		}
-	}
-	if err != nil {
-		return exitError, ""
-	}
-	for _, o := range outs {
-		if o.Err != nil {
-			return exitError, fmt.Sprintf("an ask failed: %v", o.Err)
-		}
-	}
-	for _, o := range outs {
-		if o.Reply.Stop == agent.StopSchema {
-			return exitError, "the answer did not validate against the schema: " + violationsLine(o.Reply)
-		}
-	}
-	for _, o := range outs {
-		if o.Reply.Stop == agent.StopBudget {
-			why := o.Reply.Exhausted // which budget, and the flag that raises it
-			if why == "" {
-				why = "a budget was exhausted (raise --max-tool-calls, --max-tokens, --max-cost or --max-wall, or config(budget = ...))"
-			}
-			return exitBudget, "an ask stopped: " + why
-		}
-	}
-	for _, o := range outs {
-		if o.Reply.Stop == agent.StopMaxTurns {
-			return exitMaxTurns, fmt.Sprintf("an ask stopped at its turn limit after %s, before the model's final answer (raise it with --max-turns N or ask(..., max_turns = N))", plural(o.Reply.Turns, "turn", "turns"))
-		}
-	}
-	if failOnDeny {
-		for _, o := range outs {
-			if len(o.Reply.Denials) > 0 {
-				d := o.Reply.Denials[0]
-				n := 0
-				for _, o := range outs {
-					n += len(o.Reply.Denials)
-				}
-				return exitDenied, fmt.Sprintf("%s denied (--fail-on-deny); the first, %s (%s), by %s: %s", plural(n, "call was", "calls were"), d.Tool, d.CallID, d.Hook, d.Reason)
-			}
-		}
+	e, why := agentsh.Ended(err, outs, failOnDeny)
+	switch e {
+	case agentsh.EndedError:
+		return exitError, why
+	case agentsh.EndedMaxTurns:
+		return exitMaxTurns, why + " (raise it with --max-turns N or ask(..., max_turns = N))"
+	case agentsh.EndedBudget:
+		return exitBudget, why
+	case agentsh.EndedDiverged:
+		return exitDiverged, why
+	case agentsh.EndedDenied:
+		return exitDenied, "--fail-on-deny: " + why
 	}
 	return exitOK, ""
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
-
-// violationsLine is what was wrong with a reply's last answer.
-func violationsLine(r *agent.Reply) string {
-	if len(r.Violations) == 0 {
-		return "no answer validated"
-	}
-	var s string
-	for i, v := range r.Violations {
-		if i == 5 {
-			s += fmt.Sprintf("; and %d more", len(r.Violations)-i)
-			break
-		}
-		if i > 0 {
-			s += "; "
-		}
-		s += v.String()
-	}
-	return s
 }
 
 // reportCode prints err, or with --json writes its error event, with the

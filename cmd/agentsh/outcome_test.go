@@ -44,7 +44,7 @@ func TestExitCodeOf(t *testing.T) {
 		{"done", nil, nil, []agentapi.Outcome{outcome("final", 0)}, false, exitOK, ""},
 		{"no asks", nil, nil, nil, true, exitOK, ""},
 		{"denial without the flag", nil, nil, []agentapi.Outcome{outcome("final", 1)}, false, exitOK, ""},
-		{"denied", nil, nil, []agentapi.Outcome{outcome("final", 0), outcome("final", 2)}, true, exitDenied, "2 calls were denied (--fail-on-deny); the first, write (c0), by policy: no"},
+		{"denied", nil, nil, []agentapi.Outcome{outcome("final", 0), outcome("final", 2)}, true, exitDenied, "--fail-on-deny: 2 calls were denied; the first, write (c0), by policy: no"},
 		{"max turns", nil, nil, []agentapi.Outcome{outcome("final", 0), outcome(agent.StopMaxTurns, 0)}, false, exitMaxTurns, "turn limit after 2 turns"},
 		{"max turns over denial", nil, nil, []agentapi.Outcome{outcome("final", 1), outcome(agent.StopMaxTurns, 0)}, true, exitMaxTurns, "turn limit"},
 		{"budget", nil, nil, []agentapi.Outcome{outcome(agent.StopBudget, 0)}, false, exitBudget, "budget was exhausted"},

@@ -120,17 +120,38 @@ func TestOptionDeclarations(t *testing.T) {
 		func() {
 			defer func() {
 				if recover() == nil {
-					t.Errorf("options(%q) did not panic", bad)
+					t.Errorf("parseDecl(%q) did not panic", bad)
 				}
 			}()
-			options(bad)
+			parseDecl(bad)
 		}()
 	}
-	s := options(`o|output=:write c check[=] #`)
+	s := parseDecl(`o|output=:write c check[=] #`)
 	if s.short['o'] != s.long["output"] || s.short['o'].arg != reqArg || s.short['o'].fx != fxWrite || s.short['o'].name != "-o" {
 		t.Errorf("o|output=:write: %+v %+v", s.short['o'], s.long["output"])
 	}
 	if s.short['c'].arg != noArg || s.long["check"].arg != optArg || !s.numeric {
 		t.Errorf("c check[=] #: %+v %+v numeric %v", s.short['c'], s.long["check"], s.numeric)
+	}
+}
+
+// TestEveryDeclarationReads reads every option set the package declares,
+// which it otherwise does only when a command line needs one: a
+// malformed declaration panics here, not in a user's call.
+func TestEveryDeclarationReads(t *testing.T) {
+	if len(declared) < 100 {
+		t.Fatalf("%d option sets declared, want the table's hundreds", len(declared))
+	}
+	for _, s := range declared {
+		func() {
+			defer func() {
+				if v := recover(); v != nil {
+					t.Errorf("option set %q: %v", s.decl, v)
+				}
+			}()
+			if tb := s.table(); len(tb.short)+len(tb.long) == 0 && !tb.numeric && strings.TrimSpace(s.decl) != "" {
+				t.Errorf("option set %q read as empty", s.decl)
+			}
+		}()
 	}
 }

@@ -409,6 +409,7 @@ func TestEveryOptionWithAnEffect(t *testing.T) {
 		sp     *spec
 	}
 	var rows []row
+	loadTable()
 	for name, sp := range table {
 		rows = append(rows, row{name, sp})
 		for sub, s := range sp.subs {

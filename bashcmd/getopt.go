@@ -84,7 +84,7 @@ type optionTable struct {
 }
 
 // declared is every optionSet made, for the test that reads them all
-// (sets are made only while the package is initialised).
+// (sets are made only at init and by loadTable, once).
 var declared []*optionSet
 
 // options declares an option set. A malformed declaration panics when

@@ -122,6 +122,12 @@ var rules = []rule{
 		except: join([]string{"/cmd/agentsh"}, bindings),
 		deny:   bindings,
 	},
+	{
+		name:   "the tools (files, bash, grep, glob, fetch, run_code) do not link Chromium's driver: only tools/browser does",
+		from:   []string{"/tools"},
+		except: []string{"/tools/browser"},
+		deny:   []string{"github.com/chromedp"},
+	},
 }
 
 // under reports whether pkg is named by pattern (see the names above).
@@ -274,6 +280,7 @@ func TestRulesCatchViolations(t *testing.T) {
 		rules[11].name: "/script/starlark -> /script/lua/pattern",
 		rules[12].name: "/script/lua -> /script/starlark",
 		rules[13].name: "/tools -> /script/starlark",
+		rules[14].name: "/tools/web -> github.com/chromedp/cdproto/network",
 	}
 	if len(bad) != len(rules) {
 		t.Fatalf("%d made-up violations for %d rules", len(bad), len(rules))
@@ -303,6 +310,8 @@ func TestRulesCatchViolations(t *testing.T) {
 		"/tools/process -> /bashcmd",
 		"/stdlib -> /bashcmd",
 		"/bashcmd -> mvdan.cc/sh/v3/syntax",
+		"/tools/browser -> github.com/chromedp/chromedp",
+		"/tools/browser -> /tools",
 	} {
 		pkg, dep, _ := strings.Cut(ok, " -> ")
 		g := graph{pkg: {imports: []string{dep}, deps: []string{dep}}}

@@ -131,6 +131,12 @@ var rules = []rule{
 		allow:  []string{"/provider/pricing", "/provider/internal"},
 		direct: true,
 	},
+	{
+		name:   "the tools (files, bash, grep, glob, fetch, run_code) do not link Chromium's driver: only tools/browser does",
+		from:   []string{"/tools"},
+		except: []string{"/tools/browser"},
+		deny:   []string{"github.com/chromedp"},
+	},
 }
 
 // under reports whether pkg is named by pattern (see the names above).
@@ -292,6 +298,7 @@ func TestRulesCatchViolations(t *testing.T) {
 		rules[12].name: "/script/lua -> /script/starlark",
 		rules[13].name: "/cmd/agentsh -> /script/starlark",
 		rules[14].name: "/ -> /provider/openai",
+		rules[15].name: "/tools/web -> github.com/chromedp/cdproto/network",
 	}
 	if len(bad) != len(rules) {
 		t.Fatalf("%d made-up violations for %d rules", len(bad), len(rules))
@@ -325,6 +332,8 @@ func TestRulesCatchViolations(t *testing.T) {
 		"/tools/process -> /bashcmd",
 		"/stdlib -> /bashcmd",
 		"/bashcmd -> mvdan.cc/sh/v3/syntax",
+		"/tools/browser -> github.com/chromedp/chromedp",
+		"/tools/browser -> /tools",
 	} {
 		pkg, dep, _ := strings.Cut(ok, " -> ")
 		g := graph{pkg: {imports: []string{dep}, deps: []string{dep}}}

@@ -17,7 +17,8 @@
 //	agent             the model loop, lifecycle hooks, prompt caching
 //	provider          the conversation vocabulary; adapters register by spec prefix
 //	provider/all      registers every adapter: openai, ollama, anthropic, replay
-//	tools             the built-in tools; tools/search: backends registered by name
+//	tools             the built-in tools; tools/search: backends registered by name;
+//	                  tools/browser: headless Chromium, registered when imported
 //	script            the language-neutral script API
 //	script/starlark   the Starlark binding
 //	script/lua        the Lua binding

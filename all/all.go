@@ -7,8 +7,9 @@
 //	)
 //
 // It brings the Starlark and Lua bindings (package script/starlark,
-// script/lua) and every model adapter (package provider/all: openai,
-// ollama, anthropic, replay). A program that wants less imports those it
+// script/lua), every model adapter (package provider/all: openai,
+// ollama, anthropic, replay) and headless Chromium for the browser tool
+// (package tools/browser). A program that wants less imports those it
 // wants instead; package agentsh names none of them.
 package all
 
@@ -16,4 +17,5 @@ import (
 	_ "github.com/agentsh/agentsh/provider/all"
 	_ "github.com/agentsh/agentsh/script/lua"
 	_ "github.com/agentsh/agentsh/script/starlark"
+	_ "github.com/agentsh/agentsh/tools/browser"
 )

@@ -145,15 +145,13 @@ func (k *check) name() string {
 
 // risky reports whether any option does more than read and print.
 func (s *optionSet) risky() bool {
-	if s == nil {
-		return false
-	}
-	for _, o := range s.short {
+	t := s.table()
+	for _, o := range t.short {
 		if o.risky() {
 			return true
 		}
 	}
-	for _, o := range s.long {
+	for _, o := range t.long {
 		if o.risky() {
 			return true
 		}

@@ -388,6 +388,7 @@ func (cl *classifier) command(i int) {
 // lookup returns the table's entry for a command name, also for the
 // names made of a known one (mkfs.ext4, python3.12).
 func lookup(name string) *spec {
+	loadTable()
 	if sp, ok := table[name]; ok {
 		return sp
 	}

@@ -409,6 +409,7 @@ func TestEveryOptionWithAnEffect(t *testing.T) {
 		sp     *spec
 	}
 	var rows []row
+	loadTable()
 	for name, sp := range table {
 		rows = append(rows, row{name, sp})
 		for sub, s := range sp.subs {
@@ -435,7 +436,7 @@ func TestEveryOptionWithAnEffect(t *testing.T) {
 			return "x"
 		}
 		var spellings []string
-		for c, o := range r.sp.opts.short {
+		for c, o := range r.sp.opts.table().short {
 			if o.fx == fxNone || o.fx == fxDir {
 				continue
 			}
@@ -449,7 +450,7 @@ func TestEveryOptionWithAnEffect(t *testing.T) {
 				spellings = append(spellings, s)
 			}
 		}
-		for name, o := range r.sp.opts.long {
+		for name, o := range r.sp.opts.table().long {
 			if o.fx == fxNone || o.fx == fxDir {
 				continue
 			}
@@ -468,7 +469,7 @@ func TestEveryOptionWithAnEffect(t *testing.T) {
 			}
 			if r.sp.style == gnu {
 				for n := 1; n < len(name); n++ {
-					if uniquePrefix(r.sp.opts.long, name[:n]) == o {
+					if uniquePrefix(r.sp.opts.table().long, name[:n]) == o {
 						p := "--" + name[:n]
 						if o.arg != noArg {
 							p += "=" + value(o)

@@ -3,6 +3,7 @@ package bashcmd
 import (
 	"fmt"
 	"strings"
+	"sync"
 )
 
 // The options of the commands Classify knows are read as the programs
@@ -60,17 +61,62 @@ type opt struct {
 // value, [=] an optional one; :EFFECT says what it does (effectNames):
 //
 //	"o|output=:write s|stable T|temporary-directory=:writedir"
+//
+// The text is read when a command line first needs the set, not when the
+// package is initialised: a program that reads no command line, or only
+// a few, does not pay for the hundreds of declarations (a third of
+// agentsh's start-up, when they were read at init). A set is safe for
+// concurrent use.
 type optionSet struct {
+	decl string       // the declaration; or
+	of   []*optionSet // the sets merged (with)
+
+	once sync.Once
+	t    optionTable
+}
+
+// optionTable is an optionSet read.
+type optionTable struct {
 	short map[byte]*opt
 	long  map[string]*opt
 	// numeric: -NUM is an option (head -20, nice -5).
 	numeric bool
 }
 
-// options compiles an option declaration. A malformed one panics: the
-// declarations are the package's own, checked by its tests.
+// declared is every optionSet made, for the test that reads them all
+// (sets are made only at init and by loadTable, once).
+var declared []*optionSet
+
+// options declares an option set. A malformed declaration panics when
+// the set is first read: the declarations are the package's own, and
+// its tests read every one.
 func options(decl string) *optionSet {
-	s := &optionSet{short: map[byte]*opt{}, long: map[string]*opt{}}
+	s := &optionSet{decl: decl}
+	declared = append(declared, s)
+	return s
+}
+
+// noOptions is the table of a nil set.
+var noOptions optionTable
+
+// table returns the set, read; a nil set has no options.
+func (s *optionSet) table() *optionTable {
+	if s == nil {
+		return &noOptions
+	}
+	s.once.Do(func() {
+		if s.of != nil {
+			s.t = merge(s.of)
+		} else {
+			s.t = parseDecl(s.decl)
+		}
+	})
+	return &s.t
+}
+
+// parseDecl reads an option declaration.
+func parseDecl(decl string) optionTable {
+	s := optionTable{short: map[byte]*opt{}, long: map[string]*opt{}}
 	for _, tok := range strings.Fields(decl) {
 		if tok == "#" {
 			s.numeric = true
@@ -119,15 +165,23 @@ func options(decl string) *optionSet {
 
 // with returns a set holding the options of s and of more.
 func (s *optionSet) with(more ...*optionSet) *optionSet {
-	out := &optionSet{short: map[byte]*opt{}, long: map[string]*opt{}, numeric: s.numeric}
-	for _, x := range append([]*optionSet{s}, more...) {
-		for k, v := range x.short {
+	w := &optionSet{of: append([]*optionSet{s}, more...)}
+	declared = append(declared, w)
+	return w
+}
+
+// merge reads sets and puts their options together.
+func merge(sets []*optionSet) optionTable {
+	out := optionTable{short: map[byte]*opt{}, long: map[string]*opt{}}
+	for _, x := range sets {
+		t := x.table()
+		for k, v := range t.short {
 			out.short[k] = v
 		}
-		for k, v := range x.long {
+		for k, v := range t.long {
 			out.long[k] = v
 		}
-		out.numeric = out.numeric || x.numeric
+		out.numeric = out.numeric || t.numeric
 	}
 	return out
 }
@@ -211,8 +265,9 @@ func (p *parsed) value(names ...string) (Word, bool) {
 
 // parseOptions reads args (the words after the command name) against set
 // in the given style; permute lets options follow operands.
-func parseOptions(args []Word, set *optionSet, st style, permute bool) *parsed {
+func parseOptions(args []Word, options *optionSet, st style, permute bool) *parsed {
 	p := &parsed{}
+	set := options.table()
 	for i := 0; i < len(args); i++ {
 		w := args[i]
 		if !w.Static {
@@ -289,7 +344,7 @@ func (p *parsed) stop(left []Word) bool {
 
 // longOption reads --name, --name=value and --name value; with prefixes
 // a unique prefix of a name is the name.
-func (p *parsed) longOption(v string, set *optionSet, prefixes bool, next func() (Word, bool)) (used, bool) {
+func (p *parsed) longOption(v string, set *optionTable, prefixes bool, next func() (Word, bool)) (used, bool) {
 	name, val, hasVal := strings.Cut(v[2:], "=")
 	o := set.long[name]
 	if o == nil && prefixes {
@@ -322,7 +377,7 @@ func uniquePrefix(long map[string]*opt, name string) *opt {
 
 // cluster reads a cluster of short options (-rf, -uoFILE, -n5); false
 // when a letter is unknown (the rest of the cluster is then not read).
-func (p *parsed) cluster(v string, set *optionSet, next func() (Word, bool)) bool {
+func (p *parsed) cluster(v string, set *optionTable, next func() (Word, bool)) bool {
 	any := false
 	for j := 1; j < len(v); j++ {
 		o := set.short[v[j]]
@@ -357,7 +412,7 @@ func (p *parsed) cluster(v string, set *optionSet, next func() (Word, bool)) boo
 }
 
 // exactShort reads one short option (-C DIR, -CDIR, -p) without clusters.
-func (p *parsed) exactShort(v string, set *optionSet, next func() (Word, bool)) (used, bool) {
+func (p *parsed) exactShort(v string, set *optionTable, next func() (Word, bool)) (used, bool) {
 	o := set.short[v[1]]
 	if o == nil || len(v) > 2 && o.arg == noArg {
 		p.unknown = append(p.unknown, v)
@@ -375,7 +430,7 @@ func (p *parsed) exactShort(v string, set *optionSet, next func() (Word, bool)) 
 
 // goFlag reads a flag as Go's flag package does: -name, --name,
 // -name=value, and -name value for flags that take one.
-func (p *parsed) goFlag(v string, set *optionSet, next func() (Word, bool)) (used, bool) {
+func (p *parsed) goFlag(v string, set *optionTable, next func() (Word, bool)) (used, bool) {
 	name, val, hasVal := strings.Cut(strings.TrimPrefix(v[1:], "-"), "=")
 	o := set.long[name]
 	if o == nil && len(name) == 1 {

@@ -40,7 +40,7 @@ func render(p *parsed) string {
 }
 
 func TestParseOptions(t *testing.T) {
-	sort := table["sort"].opts
+	sort := lookup("sort").opts
 	for _, c := range []struct {
 		set     *optionSet
 		st      style
@@ -56,21 +56,21 @@ func TestParseOptions(t *testing.T) {
 		{sort, gnu, true, `--output /etc/x data`, `-o=/etc/x | data`},
 		{sort, gnu, true, `--out=/etc/x data`, `-o=/etc/x | data`},
 		{sort, gnu, true, `--o /etc/x data`, `-o=/etc/x | data`},
-		{sort, gnu, true, `--s data`, `| data ?[--s]`},                                // ambiguous: --sort, --stable
-		{sort, gnu, true, `--compress=gzip data`, `--compress-program=gzip | data`},   // unique prefix
-		{sort, gnu, true, `data -o /etc/x`, `-o=/etc/x | data`},                       // options after operands
-		{sort, gnu, true, `-- -o /etc/x`, `| -o /etc/x`},                              // -- ends them
-		{sort, gnu, true, `-rnk2 data`, `-r -n -k=2 | data`},                          // a value ends the cluster
-		{sort, gnu, true, `-q data`, `| data ?[-q]`},                                  // unknown
-		{sort, gnu, true, `-uq data`, `-u | data ?[-q]`},                              // unknown inside a cluster
-		{sort, gnu, true, `--reverse=yes data`, `| data ?[--reverse=yes]`},            // a value it does not take
-		{sort, gnu, true, `-c --check=quiet`, `-c --check=quiet |`},                   // optional values
-		{sort, gnu, true, `-`, `| -`},                                                 // standard input
-		{table["head"].opts, gnu, true, `-20 f`, `| f`},                               // -NUM
-		{table["sed"].opts, gnu, true, `-i.bak -e s/a/b/ f`, `-i=.bak -e=s/a/b/ | f`}, // optional value attached
-		{table["sed"].opts, gnu, true, `-i -e s/a/b/ f`, `-i -e=s/a/b/ | f`},          // or not at all
-		{table["sed"].opts, gnu, true, `--in-place=.bak f`, `-i=.bak | f`},            // long alias of a short
-		{table["sed"].opts, gnu, true, `--in f`, `-i | f`},                            // the one name that starts so
+		{sort, gnu, true, `--s data`, `| data ?[--s]`},                                 // ambiguous: --sort, --stable
+		{sort, gnu, true, `--compress=gzip data`, `--compress-program=gzip | data`},    // unique prefix
+		{sort, gnu, true, `data -o /etc/x`, `-o=/etc/x | data`},                        // options after operands
+		{sort, gnu, true, `-- -o /etc/x`, `| -o /etc/x`},                               // -- ends them
+		{sort, gnu, true, `-rnk2 data`, `-r -n -k=2 | data`},                           // a value ends the cluster
+		{sort, gnu, true, `-q data`, `| data ?[-q]`},                                   // unknown
+		{sort, gnu, true, `-uq data`, `-u | data ?[-q]`},                               // unknown inside a cluster
+		{sort, gnu, true, `--reverse=yes data`, `| data ?[--reverse=yes]`},             // a value it does not take
+		{sort, gnu, true, `-c --check=quiet`, `-c --check=quiet |`},                    // optional values
+		{sort, gnu, true, `-`, `| -`},                                                  // standard input
+		{lookup("head").opts, gnu, true, `-20 f`, `| f`},                               // -NUM
+		{lookup("sed").opts, gnu, true, `-i.bak -e s/a/b/ f`, `-i=.bak -e=s/a/b/ | f`}, // optional value attached
+		{lookup("sed").opts, gnu, true, `-i -e s/a/b/ f`, `-i -e=s/a/b/ | f`},          // or not at all
+		{lookup("sed").opts, gnu, true, `--in-place=.bak f`, `-i=.bak | f`},            // long alias of a short
+		{lookup("sed").opts, gnu, true, `--in f`, `-i | f`},                            // the one name that starts so
 		{table["curl"].opts, gnu, true, `-sSLoFILE https://x`, `-s -S -L -o=FILE | https://x`},
 		{table["fd"].opts, gnu, true, `-H . -x rm -rf {}`, `-H -x | . rest3`},     // -x takes the rest
 		{envOptions, gnu, false, `-i A=1 ls -l`, `-i | A=1 ls -l`},                // strict: stops at the first operand
@@ -102,7 +102,7 @@ func TestParseOptions(t *testing.T) {
 
 func TestParseOptionsWordsNotStatic(t *testing.T) {
 	args := []Word{{Text: "$x"}, {Text: "*.txt"}, {Text: "src/*.go"}, {Text: `"$f"`}, {Text: "x$y"}}
-	p := parseOptions(args, table["sort"].opts, gnu, true)
+	p := parseOptions(args, lookup("sort").opts, gnu, true)
 	var may []string
 	for _, w := range p.maybeOption {
 		may = append(may, w.Text)
@@ -120,17 +120,39 @@ func TestOptionDeclarations(t *testing.T) {
 		func() {
 			defer func() {
 				if recover() == nil {
-					t.Errorf("options(%q) did not panic", bad)
+					t.Errorf("parseDecl(%q) did not panic", bad)
 				}
 			}()
-			options(bad)
+			parseDecl(bad)
 		}()
 	}
-	s := options(`o|output=:write c check[=] #`)
+	s := parseDecl(`o|output=:write c check[=] #`)
 	if s.short['o'] != s.long["output"] || s.short['o'].arg != reqArg || s.short['o'].fx != fxWrite || s.short['o'].name != "-o" {
 		t.Errorf("o|output=:write: %+v %+v", s.short['o'], s.long["output"])
 	}
 	if s.short['c'].arg != noArg || s.long["check"].arg != optArg || !s.numeric {
 		t.Errorf("c check[=] #: %+v %+v numeric %v", s.short['c'], s.long["check"], s.numeric)
+	}
+}
+
+// TestEveryDeclarationReads reads every option set the package declares,
+// which it otherwise does only when a command line needs one: a
+// malformed declaration panics here, not in a user's call.
+func TestEveryDeclarationReads(t *testing.T) {
+	loadTable()
+	if len(declared) < 100 {
+		t.Fatalf("%d option sets declared, want the table's hundreds", len(declared))
+	}
+	for _, s := range declared {
+		func() {
+			defer func() {
+				if v := recover(); v != nil {
+					t.Errorf("option set %q: %v", s.decl, v)
+				}
+			}()
+			if tb := s.table(); len(tb.short)+len(tb.long) == 0 && !tb.numeric && strings.TrimSpace(s.decl) != "" {
+				t.Errorf("option set %q read as empty", s.decl)
+			}
+		}()
 	}
 }

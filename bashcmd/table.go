@@ -1,6 +1,9 @@
 package bashcmd
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // The known-safe table, and what the other commands Classify knows do.
 // A row is a spec: a command on the known-safe table (reader) reads the
@@ -13,8 +16,16 @@ import "strings"
 // the catastrophic ones are found.
 
 // table holds the commands by name; familyTable by the prefix of their
-// names (mkfs.ext4, python3.12).
+// names (mkfs.ext4, python3.12). They are built by the first lookup
+// (loadTable), not at init: a program that reads no command line does
+// not pay for them.
 var table, familyTable map[string]*spec
+
+// loadTable builds the table once; safe for concurrent use. (Set by
+// init: the table's entries call lookup, which calls loadTable.)
+var loadTable func()
+
+func init() { loadTable = sync.OnceFunc(buildTable) }
 
 // gnuHelp are the options every GNU program has.
 const gnuHelp = " help version"
@@ -46,7 +57,7 @@ func (sp *spec) with(f func(*spec)) *spec {
 	return &c
 }
 
-func init() {
+func buildTable() {
 	table = map[string]*spec{}
 	familyTable = map[string]*spec{}
 	add := func(sp *spec, names ...string) {

@@ -12,7 +12,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/santhosh-tekuri/jsonschema/v5"
+	"github.com/agentsh/agentsh/internal/jsonschema"
 )
 
 // Schema is a compiled JSON Schema for a tool's arguments. It is safe for

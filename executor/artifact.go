@@ -163,7 +163,8 @@ func artifactID(data []byte) string {
 	return "art_" + hex.EncodeToString(sum[:8])
 }
 
-var artifactIDPattern = regexp.MustCompile(`^art_[0-9a-f]{16}$`)
+// artifactIDPattern is compiled on first use: most runs read no artifact.
+var artifactIDPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^art_[0-9a-f]{16}$`) })
 
 func unknownArtifact(id string) error {
 	return fmt.Errorf("unknown artifact %q: use the id from the offloaded output (art_ and 16 hex digits)", id)
@@ -258,7 +259,7 @@ func (s *FileStore) Put(_ context.Context, data []byte) (core.ArtifactRef, error
 
 // Read returns up to limit bytes from offset of Dir/ID.
 func (s *FileStore) Read(_ context.Context, id string, offset, limit int64) ([]byte, int64, error) {
-	if !artifactIDPattern.MatchString(id) {
+	if !artifactIDPattern().MatchString(id) {
 		return nil, 0, unknownArtifact(id) // also keeps the id from naming another path
 	}
 	f, err := os.Open(filepath.Join(s.Dir, id))

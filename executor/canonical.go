@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/internal/applypatch"
@@ -206,7 +207,7 @@ func patchEffects(dir *workpath.Dir, base, patch string, fx *core.Effects) error
 
 // urlPattern finds the URLs in text that holds more than a URL (a
 // prompt naming the pages to fetch).
-var urlPattern = regexp.MustCompile(`(?i)\b(?:https?|wss?|ftp)://[^\s"'<>]+`)
+var urlPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\b(?:https?|wss?|ftp)://[^\s"'<>]+`) })
 
 // hosts returns the hosts a URL argument reaches: the URL's, or those of
 // every URL in the text.
@@ -216,7 +217,7 @@ func hosts(v string) []string {
 	if u, err := url.Parse(v); err == nil && u.Hostname() != "" && !strings.ContainsAny(v, " \t\n") {
 		return []string{strings.ToLower(u.Hostname())}
 	}
-	for _, m := range urlPattern.FindAllString(v, -1) {
+	for _, m := range urlPattern().FindAllString(v, -1) {
 		if u, err := url.Parse(m); err == nil && u.Hostname() != "" {
 			out = append(out, strings.ToLower(u.Hostname()))
 		}

@@ -136,11 +136,13 @@ func (e *Executor) settleSandbox(call *core.Call, base core.Sandbox, c sandboxCh
 		profile, leaves = c.widest, true
 		why = fmt.Sprintf("leaves the %s sandbox to run %s (%s)", base, sandboxWhere(c.widest), c.widenBy)
 	}
-	if profile.Confined() {
+	if profile.Confined() && call.Origin == core.OriginHook {
+		// Another agent runs the command: which backend would confine it
+		// here does not matter, and finding out starts a process.
+		why = fmt.Sprintf("a policy allows this command only in the %s sandbox (%s), but the agent that asked runs it outside agentsh's sandbox", profile, c.narrowBy)
+		profile, leaves = core.SandboxOff, true
+	} else if profile.Confined() {
 		switch backend, err := e.Sandboxing().backend(); {
-		case call.Origin == core.OriginHook:
-			why = fmt.Sprintf("a policy allows this command only in the %s sandbox (%s), but the agent that asked runs it outside agentsh's sandbox", profile, c.narrowBy)
-			profile, leaves = core.SandboxOff, true
 		case err != nil:
 			why = fmt.Sprintf("no sandbox can confine commands here (%v), so it would run unconfined; install bubblewrap or use a kernel with Landlock, or choose --sandbox off", err)
 			profile, leaves = core.SandboxOff, true

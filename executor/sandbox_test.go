@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/agentsh/agentsh/core"
@@ -238,10 +239,20 @@ func TestSandboxUnavailable(t *testing.T) {
 		t.Errorf("a person's call: %s %q", r.Outcome, r.Reason)
 	}
 
-	hooked := newExec(t, []core.Tool{sh.tool()}, withBwrap,
+	// Which backend would confine it does not matter to another agent's
+	// call, so none is looked for (finding one starts a process).
+	var probes atomic.Int32
+	probed := executor.WithSandboxing(executor.Sandboxing{Backend: func() (string, error) { probes.Add(1); return "bwrap", nil }})
+	hooked := newExec(t, []core.Tool{sh.tool()}, probed,
 		executor.WithBeforeHooks(choose("confined", core.VerdictAllow, core.SandboxWorkspace)))
 	r := hooked.Decide(ctx, core.Call{Name: "sh", Origin: core.OriginHook})
 	if r.Outcome != core.VerdictAsk || !strings.Contains(r.Reason, "runs it outside agentsh's sandbox") {
 		t.Errorf("another agent's call allowed only confined: %s %q, want ask", r.Outcome, r.Reason)
+	}
+	if n := probes.Load(); n != 0 {
+		t.Errorf("deciding another agent's call looked for a sandbox backend %d times, want 0", n)
+	}
+	if r := hooked.Decide(ctx, core.Call{Name: "sh", Origin: core.OriginModel}); r.SandboxBackend != "bwrap" || probes.Load() == 0 {
+		t.Errorf("the model's call: backend %q after %d looks, want bwrap", r.SandboxBackend, probes.Load())
 	}
 }

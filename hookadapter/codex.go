@@ -5,6 +5,7 @@ import (
 	"io"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/agentsh/agentsh/core"
 )
@@ -99,7 +100,9 @@ func init() {
 // patchCommand is a shell command Codex applies as a patch: apply_patch
 // (or applypatch) with the patch as a here-document or an argument,
 // optionally after cd DIR &&.
-var patchCommand = regexp.MustCompile(`^\s*(?:cd\s+(\S+)\s*&&\s*)?(?:apply_patch|applypatch)\b`)
+var patchCommand = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\s*(?:cd\s+(\S+)\s*&&\s*)?(?:apply_patch|applypatch)\b`)
+})
 
 // codexPatchCommand reads a shell command that is an apply_patch
 // invocation as the patch, in the directory it cds to.
@@ -108,7 +111,7 @@ func codexPatchCommand(args map[string]json.RawMessage) (string, map[string]json
 	if json.Unmarshal(args["command"], &cmd) != nil {
 		return "", nil
 	}
-	m := patchCommand.FindStringSubmatch(cmd)
+	m := patchCommand().FindStringSubmatch(cmd)
 	if m == nil {
 		return "", nil
 	}

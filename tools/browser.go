@@ -3,12 +3,54 @@ package tools
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/tools/web"
 )
 
-func init() { toolBuilders["browser"] = (*Extension).browserTool }
+func init() {
+	toolBuilders["browser"] = (*Extension).browserTool
+	toolAvailable["browser"] = (*Extension).hasBrowser
+}
+
+// BrowserOpener returns the Browser the browser tool uses when
+// ExtensionConfig.Browser is nil, for the extension's FetchPolicy. It is
+// called on the tool's first call, not at Init; its error (Chromium is not
+// installed) is that call's, and should say what to install. A Browser
+// that has a Close method is closed with the extension.
+type BrowserOpener func(policy web.Policy) (Browser, error)
+
+// registeredBrowser is the default Browser registered, or nil.
+type registeredBrowser struct {
+	name string
+	open BrowserOpener
+}
+
+var defaultBrowser atomic.Pointer[registeredBrowser]
+
+// RegisterBrowser makes open the browser tool's default Browser, named
+// name in messages. Package tools/browser registers headless Chromium
+// ("chromium") when it is imported; without a registered Browser, or one
+// set in ExtensionConfig.Browser, the extension has no browser tool, and
+// a program that only uses the other tools does not link a browser's
+// driver. It panics if name is empty or a default is registered already:
+// one program has one. Register from init; it is safe to call
+// concurrently with NewExtension and the tools' calls.
+func RegisterBrowser(name string, open BrowserOpener) {
+	if name == "" || open == nil {
+		panic("tools: RegisterBrowser needs a name and an opener")
+	}
+	if !defaultBrowser.CompareAndSwap(nil, &registeredBrowser{name, open}) {
+		panic(fmt.Sprintf("tools: RegisterBrowser(%q): the default browser is %q already", name, defaultBrowser.Load().name))
+	}
+}
+
+// hasBrowser reports whether x has a browser tool: a Browser set in its
+// configuration or a registered default.
+func (x *Extension) hasBrowser() bool {
+	return x.cfg.Browser != nil || defaultBrowser.Load() != nil
+}
 
 type browserArgs struct {
 	URL    string `json:"url"`
@@ -25,18 +67,22 @@ func (x *Extension) browserTool() core.Tool {
 		safe, true, x.browse)
 }
 
-// browserOps returns the Browser, starting the default one (headless
-// Chromium under FetchPolicy) on first use; without Chromium it is an error
-// that says what to install.
+// browserOps returns the Browser, opening the registered default (headless
+// Chromium, from tools/browser) under FetchPolicy on first use; without
+// Chromium it is an error that says what to install.
 func (x *Extension) browserOps() (Browser, error) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.browser == nil {
-		cb, err := web.NewChromeBrowser(web.WithPolicy(x.cfg.FetchPolicy))
+		d := defaultBrowser.Load()
+		if d == nil {
+			return nil, fmt.Errorf("no browser is set up")
+		}
+		b, err := d.open(x.cfg.FetchPolicy)
 		if err != nil {
 			return nil, err
 		}
-		x.browser = cb
+		x.browser = b
 	}
 	return x.browser, nil
 }

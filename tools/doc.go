@@ -5,12 +5,17 @@
 //	ext := tools.NewExtension(tools.ExtensionConfig{WorkingDir: "/path/to/project"})
 //	err := exec.Install(ctx, ext)
 //
+// The browser tool needs a Browser: set ExtensionConfig.Browser, or
+// import package tools/browser, which registers headless Chromium
+// (RegisterBrowser). Without either the extension has no browser tool,
+// and the program does not link Chromium's driver.
+//
 // Every tool reaches the world through an interface a host can replace to
 // delegate to a remote machine or a sandbox: FileOps, ExecOps, Fetcher,
 // Browser, and the search package's Grepper and Globber. Nothing bypasses
 // them. The defaults are local: FileOps confined to WorkingDir with os.Root,
 // ExecOps as local processes (or Bubblewrap), an HTTP Fetcher with a
-// destination policy, Chromium through chromedp.
+// destination policy, Chromium through chromedp (from tools/browser).
 //
 // # Confinement
 //

@@ -26,7 +26,7 @@ type ExtensionConfig struct {
 	Files   FileOps        // default: LocalFiles (os.Root)
 	Exec    ExecOps        // default: process.LocalExec (Sandbox's off profile when set)
 	Fetcher Fetcher        // default: web.HTTPFetcher with FetchPolicy
-	Browser Browser        // default: headless Chromium, when installed
+	Browser Browser        // default: the registered one (RegisterBrowser), if any
 	Grep    search.Grepper // default: search.Native
 	Glob    search.Globber // default: search.Native
 
@@ -169,14 +169,22 @@ func (x *Extension) Close() error {
 func (x *Extension) WorkingDir() string { return x.root }
 
 // toolBuilders holds each built-in tool's constructor by name; each tool's
-// file adds its own.
-var toolBuilders = map[string]func(*Extension) core.Tool{}
+// file adds its own. toolAvailable holds, for a tool that an extension
+// may lack, whether it has it.
+var (
+	toolBuilders  = map[string]func(*Extension) core.Tool{}
+	toolAvailable = map[string]func(*Extension) bool{}
+)
 
-// Tools returns the built-in tools, sorted by name.
+// Tools returns the built-in tools, sorted by name: all of them but the
+// browser, which is there when a Browser is configured or registered
+// (RegisterBrowser; importing package tools/browser registers Chromium).
 func (x *Extension) Tools() []core.Tool {
 	names := make([]string, 0, len(toolBuilders))
 	for n := range toolBuilders {
-		names = append(names, n)
+		if has := toolAvailable[n]; has == nil || has(x) {
+			names = append(names, n)
+		}
 	}
 	sort.Strings(names)
 	out := make([]core.Tool, len(names))

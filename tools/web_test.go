@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/tools"
+	"github.com/agentsh/agentsh/tools/browser" // registers Chromium: the browser tool
 	"github.com/agentsh/agentsh/tools/web"
 )
 
@@ -81,7 +82,7 @@ func TestFetch(t *testing.T) {
 }
 
 func TestBrowser(t *testing.T) {
-	if _, err := web.FindChrome(); err != nil {
+	if _, err := browser.FindChrome(); err != nil {
 		t.Skipf("no Chromium: %v", err)
 	}
 	srv := webServer(t)

@@ -1,5 +1,6 @@
 package main
 
-// The script languages and the model adapters --model and provider("SPEC")
-// can reach register themselves when imported; the CLI offers every one.
+// The script languages, the model adapters --model and provider("SPEC")
+// can reach, and the browser tool's Chromium register themselves when
+// imported; the CLI offers every one.
 import _ "github.com/agentsh/agentsh/all"

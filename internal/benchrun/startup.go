@@ -105,7 +105,7 @@ func rowStartup(ctx context.Context, e *env) error {
 		return err
 	}
 	_, err := e.runCase(ctx, 9, "agentsh hook claude-code, PreToolUse Bash, shipped policies", hook, runs,
-		check{num: "new", metric: wallTime},
+		check{num: "new", metric: wallTime, target: &bound{v: 8, unit: " ms"}},
 		check{num: "new", den: "base", metric: wallTime})
 	return err
 }

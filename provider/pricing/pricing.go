@@ -82,6 +82,17 @@ type Table struct {
 	models map[string]Price
 	// prefixes are the keys ending in "*", without it, longest first.
 	prefixes []string
+	// read, when set, returns the table this one stands for: Builtin's,
+	// read on first use.
+	read func() *Table
+}
+
+// get returns the table t stands for.
+func (t *Table) get() *Table {
+	if t != nil && t.read != nil {
+		return t.read()
+	}
+	return t
 }
 
 // MaxFileSize bounds a price file.
@@ -98,8 +109,11 @@ var builtin = sync.OnceValue(func() *Table {
 	return t
 })
 
-// Builtin returns the built-in table.
-func Builtin() *Table { return builtin() }
+// Builtin returns the built-in table. It is read on its first use, not
+// when a program starts: most runs never price a call.
+func Builtin() *Table { return builtinTable }
+
+var builtinTable = &Table{read: builtin}
 
 // Load reads a price file and returns the built-in table with the file's
 // entries merged over it. Errors name the file and what is wrong in it;
@@ -323,10 +337,11 @@ func (t *Table) index() {
 }
 
 // AsOf is the date the table's prices are as of ("" when not given).
-func (t *Table) AsOf() string { return t.asOf }
+func (t *Table) AsOf() string { return t.get().asOf }
 
 // Models lists the table's keys, sorted.
 func (t *Table) Models() []string {
+	t = t.get()
 	out := make([]string, 0, len(t.models))
 	for k := range t.models {
 		out = append(out, k)
@@ -338,6 +353,7 @@ func (t *Table) Models() []string {
 // Merge returns a table with over's entries over t's: an entry of over
 // replaces t's entry of the same key; over's as_of wins when set.
 func (t *Table) Merge(over *Table) *Table {
+	t, over = t.get(), over.get()
 	m := &Table{asOf: t.asOf, models: make(map[string]Price, len(t.models)+len(over.models))}
 	for k, p := range t.models {
 		m.models[k] = p
@@ -355,6 +371,7 @@ func (t *Table) Merge(over *Table) *Table {
 // Lookup finds the price of model, named KIND:MODEL or MODEL, by the rules
 // of the package doc; key is the table entry that matched.
 func (t *Table) Lookup(model string) (p Price, key string, ok bool) {
+	t = t.get()
 	if t == nil || len(t.models) == 0 || model == "" {
 		return Price{}, "", false
 	}

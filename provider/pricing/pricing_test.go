@@ -22,7 +22,7 @@ func TestBuiltinParsesAndIsDated(t *testing.T) {
 		if strings.Contains(k, "*") {
 			t.Errorf("built-in key %q is a prefix; the built-in table matches exactly", k)
 		}
-		p := b.models[k]
+		p := b.get().models[k]
 		if p.Output <= 0 || p.Input <= 0 || p.CacheRead > p.Input {
 			t.Errorf("%s: implausible price %+v", k, p)
 		}

@@ -62,7 +62,7 @@ func NewHTTPFetcher(p Policy) *HTTPFetcher {
 	return newHTTPFetcher(p, nil)
 }
 
-func newHTTPFetcher(p Policy, lookup lookupFunc) *HTTPFetcher {
+func newHTTPFetcher(p Policy, lookup Resolver) *HTTPFetcher {
 	p = p.clone()
 	f := &HTTPFetcher{policy: p}
 	f.compiled, f.policyErr = p.compile()

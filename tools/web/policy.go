@@ -62,7 +62,7 @@ import (
 //
 // Not covered: ports (any port is allowed), and anything other than http and
 // https from the fetcher, or than what the browser sends through its proxy
-// (see ChromeBrowser). Proxy settings from the environment (HTTP_PROXY and
+// (see PolicyProxy). Proxy settings from the environment (HTTP_PROXY and
 // the like) are ignored: connections go directly to the checked address.
 //
 // A Policy is a value; its methods do not modify it and are safe for
@@ -501,8 +501,10 @@ func (c *compiled) checkAddr(host string, addr netip.Addr, underDial bool) error
 	return nil
 }
 
-// lookupFunc resolves a host name to addresses.
-type lookupFunc func(ctx context.Context, host string) ([]netip.Addr, error)
+// Resolver resolves a host name to the addresses a connection to it may
+// be made to; nil means the system's resolver (net.DefaultResolver). It
+// must be safe for concurrent use.
+type Resolver func(ctx context.Context, host string) ([]netip.Addr, error)
 
 func defaultLookup(ctx context.Context, host string) ([]netip.Addr, error) {
 	return net.DefaultResolver.LookupNetIP(ctx, "ip", host)
@@ -513,11 +515,11 @@ func defaultLookup(ctx context.Context, host string) ([]netip.Addr, error) {
 // once more in the dialer's Control hook.
 type policyDialer struct {
 	policy *compiled
-	lookup lookupFunc
+	lookup Resolver
 	dialer net.Dialer
 }
 
-func newPolicyDialer(c *compiled, lookup lookupFunc) *policyDialer {
+func newPolicyDialer(c *compiled, lookup Resolver) *policyDialer {
 	if lookup == nil {
 		lookup = defaultLookup
 	}

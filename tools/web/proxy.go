@@ -17,17 +17,19 @@ import (
 	"github.com/agentsh/agentsh/internal/tunnels"
 )
 
-// deniedHeader marks a response that the policy proxy made for a refused
-// request.
-const deniedHeader = "X-Agentsh-Policy"
+// DeniedHeader marks a response that a PolicyProxy made for a refused
+// request (its value is not empty).
+const DeniedHeader = "X-Agentsh-Policy"
 
-// policyProxy is a local HTTP proxy that forwards only what a policy allows.
-// The browser sends all its traffic through one: plain http requests are
-// forwarded by a reverse proxy whose dialer enforces the policy, https (and
-// wss) go through CONNECT tunnels that are dialled the same way. Redirects
-// are not followed here: the browser follows them with new requests, which
-// are checked again.
-type policyProxy struct {
+// PolicyProxy is a local HTTP proxy that forwards only what a Policy
+// allows. A browser sends all its traffic through one (see package
+// tools/browser): plain http requests are forwarded by a reverse proxy
+// whose dialer enforces the policy, https (and wss) go through CONNECT
+// tunnels that are dialled the same way. Redirects are not followed here:
+// the browser follows them with new requests, which are checked again. A
+// refused request is answered 403 with DeniedHeader set. Its methods are
+// safe for concurrent use.
+type PolicyProxy struct {
 	policy *compiled
 	dialer *policyDialer
 	ln     net.Listener
@@ -54,12 +56,23 @@ const maxDenials = 64
 
 var discardLog = log.New(io.Discard, "", 0)
 
-func newPolicyProxy(c *compiled, lookup lookupFunc) (*policyProxy, error) {
+// NewPolicyProxy starts a PolicyProxy for p on a loopback port, which
+// resolves names with r (nil: the system's resolver). A malformed p is an
+// error (see Policy.Validate). Close stops it.
+func NewPolicyProxy(p Policy, r Resolver) (*PolicyProxy, error) {
+	c, err := p.compile()
+	if err != nil {
+		return nil, err
+	}
+	return newPolicyProxy(c, r)
+}
+
+func newPolicyProxy(c *compiled, lookup Resolver) (*PolicyProxy, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("policy proxy: %w", err)
 	}
-	p := &policyProxy{
+	p := &PolicyProxy{
 		policy: c,
 		dialer: newPolicyDialer(c, lookup),
 		ln:     ln,
@@ -86,12 +99,12 @@ func newPolicyProxy(c *compiled, lookup lookupFunc) (*policyProxy, error) {
 }
 
 // URL is the proxy's address as a browser's proxy setting wants it.
-func (p *policyProxy) URL() string { return "http://" + p.ln.Addr().String() }
+func (p *PolicyProxy) URL() string { return "http://" + p.ln.Addr().String() }
 
-// denialFor returns the refusal of rawURL, else the last refusal of a
+// DenialFor returns the refusal of rawURL, else the last refusal of a
 // request to its host and port (an https request is refused as a CONNECT to
 // "host:port"), or nil.
-func (p *policyProxy) denialFor(rawURL string) error {
+func (p *PolicyProxy) DenialFor(rawURL string) error {
 	key := urlKey(rawURL)
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -109,7 +122,7 @@ func (p *policyProxy) denialFor(rawURL string) error {
 }
 
 // Denials returns the refusals so far (at most maxDenials).
-func (p *policyProxy) Denials() []error {
+func (p *PolicyProxy) Denials() []error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	errs := make([]error, len(p.denials))
@@ -139,7 +152,7 @@ func hostPortKey(host, port string) string {
 
 // deny answers a refused request. target is its URL, or "host:port" for a
 // CONNECT.
-func (p *policyProxy) deny(w http.ResponseWriter, target string, err error) {
+func (p *PolicyProxy) deny(w http.ResponseWriter, target string, err error) {
 	err = fmt.Errorf("%s: %w", target, err)
 	key := urlKey(target)
 	if key == "" {
@@ -152,14 +165,14 @@ func (p *policyProxy) deny(w http.ResponseWriter, target string, err error) {
 		p.denials = append(p.denials, denial{target, key, err})
 	}
 	p.mu.Unlock()
-	w.Header().Set(deniedHeader, "denied")
+	w.Header().Set(DeniedHeader, "denied")
 	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(http.StatusForbidden)
 	io.WriteString(w, "agentsh: "+err.Error()+"\n")
 }
 
-func (p *policyProxy) forwardError(w http.ResponseWriter, r *http.Request, err error) {
+func (p *PolicyProxy) forwardError(w http.ResponseWriter, r *http.Request, err error) {
 	if errors.Is(err, ErrDenied) {
 		p.deny(w, r.URL.String(), err)
 		return
@@ -169,7 +182,7 @@ func (p *policyProxy) forwardError(w http.ResponseWriter, r *http.Request, err e
 	io.WriteString(w, "agentsh proxy: "+r.URL.String()+": "+err.Error()+"\n")
 }
 
-func (p *policyProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (p *PolicyProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method == http.MethodConnect {
 		p.connect(w, r)
 		return
@@ -185,7 +198,7 @@ func (p *policyProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.rp.ServeHTTP(w, r)
 }
 
-func (p *policyProxy) connect(w http.ResponseWriter, r *http.Request) {
+func (p *PolicyProxy) connect(w http.ResponseWriter, r *http.Request) {
 	target := r.Host
 	host, _, err := net.SplitHostPort(target)
 	if err != nil {
@@ -241,7 +254,7 @@ func (p *policyProxy) connect(w http.ResponseWriter, r *http.Request) {
 
 // Close stops the proxy and every connection through it, and waits for its
 // goroutines.
-func (p *policyProxy) Close() error {
+func (p *PolicyProxy) Close() error {
 	if !p.tunnels.Close() {
 		return nil
 	}

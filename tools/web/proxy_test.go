@@ -32,11 +32,10 @@ func TestPolicyProxy(t *testing.T) {
 	secure.StartTLS()
 	defer secure.Close()
 
-	c, err := Policy{AllowPrivate: true, DenyHosts: []string{"localhost"}}.compile()
-	if err != nil {
-		t.Fatal(err)
+	if _, err := NewPolicyProxy(Policy{DenyHosts: []string{"a b"}}, nil); err == nil || !strings.Contains(err.Error(), "DenyHosts") {
+		t.Errorf("a malformed policy: got %v, want an error naming DenyHosts", err)
 	}
-	p, err := newPolicyProxy(c, testLookup)
+	p, err := NewPolicyProxy(Policy{AllowPrivate: true, DenyHosts: []string{"localhost"}}, testLookup)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,7 +59,7 @@ func TestPolicyProxy(t *testing.T) {
 		}
 		defer resp.Body.Close()
 		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b), resp.Header.Get(deniedHeader), nil
+		return resp.StatusCode, string(b), resp.Header.Get(DeniedHeader), nil
 	}
 
 	// Allowed, over http and through a CONNECT tunnel.
@@ -108,9 +107,9 @@ func TestPolicyProxy(t *testing.T) {
 		"https://example.com/":                        "",
 		"http://localhost:" + port(t, plain) + "/":    `http://localhost:` + port(t, plain) + `/: host localhost matches DenyHosts entry "localhost"`,
 	} {
-		d := p.denialFor(u)
+		d := p.DenialFor(u)
 		if want == "" && d != nil || want != "" && (d == nil || !strings.HasPrefix(d.Error(), want)) {
-			t.Errorf("denialFor(%s): got %v, want %q", u, d, want)
+			t.Errorf("DenialFor(%s): got %v, want %q", u, d, want)
 		}
 	}
 

@@ -1,7 +1,9 @@
 // Package web reaches the web for agentsh's fetch and browser tools: an
 // HTTP Fetcher under a destination policy (re-checked on every redirect and
-// at every dial), HTML to Markdown conversion, and a headless Chromium
-// Browser through chromedp.
+// at every dial), HTML to Markdown conversion, and the policy proxy a
+// browser sends its traffic through. The headless Chromium Browser is in
+// package tools/browser, so that a program without the browser tool does
+// not link its driver (chromedp).
 //
 //   - Policy (policy.go) says which destinations may be reached. Its zero
 //     value allows public http and https hosts only: no loopback, private,
@@ -10,8 +12,9 @@
 //   - HTTPFetcher (fetch.go) is the Fetcher: bounded GETs under a Policy.
 //   - Convert, ToMarkdown and ToText (convert.go) turn a fetched body into
 //     text in a Format: "markdown" (the default), "text" or "html".
-//   - ChromeBrowser (browser.go) is the Browser: it sends all of Chromium's
-//     traffic through a local proxy that enforces the Policy (proxy.go).
+//   - PolicyProxy (proxy.go) is a local HTTP proxy that forwards only what
+//     a Policy allows; tools/browser's ChromeBrowser sends all of
+//     Chromium's traffic through one.
 //
 // Errors are lowercase and start with the operation and the URL, e.g.
 // "fetch http://169.254.169.254/: address 169.254.169.254 is link-local

@@ -1,4 +1,4 @@
-package web
+package browser
 
 import (
 	"bytes"
@@ -19,6 +19,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"golang.org/x/net/websocket"
+
+	"github.com/agentsh/agentsh/tools/web"
 )
 
 func noChrome(string) (string, error) { return "", exec.ErrNotFound }
@@ -187,9 +189,8 @@ const bad = new WebSocket("ws://localhost:%s/ws");
 bad.onclose = () => { new WebSocket("ws://" + location.host + "/ws"); };
 </script></body></html>`, port(t, site))
 		case "/ws-wait.svg":
-			select {
+			select { // the WebSocket step's deadline bounds the wait
 			case <-wsGood:
-			case <-time.After(10 * time.Second):
 			case <-r.Context().Done():
 			}
 			w.Header().Set("Content-Type", "image/svg+xml")
@@ -212,14 +213,23 @@ bad.onclose = () => { new WebSocket("ws://" + location.host + "/ws"); };
 	// addresses are otherwise denied, so "other" (another loopback
 	// address) and localhost are refused, as is meta.rebind.test, which
 	// the test resolver maps to 169.254.169.254.
-	policy := Policy{AllowHosts: []string{"127.0.0.1", "meta.rebind.test", "localhost"}, DenyHosts: []string{"localhost"}}
+	policy := web.Policy{AllowHosts: []string{"127.0.0.1", "meta.rebind.test", "localhost"}, DenyHosts: []string{"localhost"}}
 	if otherHost == "127.0.0.1" {
 		policy.AllowPrivate = true
 	}
-	b := testBrowser(t, WithPolicy(policy), WithViewport(640, 400), func(c *chromeConfig) { c.lookup = testLookup })
-	ctx := watchdog(t)
+	// Each step has its own deadline, scaled for the machine's load; the
+	// browser's cold start is a step of its own, done before the others
+	// and waited for (the browser's context is its readiness), so that no
+	// page load is timed against it.
+	const stepTime = 20 * time.Second
+	b := testBrowser(t, WithPolicy(policy), WithViewport(640, 400), WithTimeout(scaled(60*time.Second)),
+		func(c *chromeConfig) { c.lookup = testLookup })
+	if _, err := b.browser(step(t, 60*time.Second)); err != nil {
+		t.Fatalf("starting the browser: %v", err)
+	}
 
 	t.Run("Text", func(t *testing.T) {
+		ctx := step(t, stepTime)
 		text, err := b.Text(ctx, site.URL+"/")
 		if err != nil {
 			t.Fatal(err)
@@ -240,6 +250,7 @@ bad.onclose = () => { new WebSocket("ws://" + location.host + "/ws"); };
 	})
 
 	t.Run("Screenshot", func(t *testing.T) {
+		ctx := step(t, stepTime)
 		img, err := b.Screenshot(ctx, site.URL+"/")
 		if err != nil {
 			t.Fatal(err)
@@ -254,6 +265,7 @@ bad.onclose = () => { new WebSocket("ws://" + location.host + "/ws"); };
 	})
 
 	t.Run("DeniedBeforeLoading", func(t *testing.T) {
+		ctx := step(t, stepTime)
 		for u, want := range map[string]string{
 			"http://169.254.169.254/":   "text http://169.254.169.254/: address 169.254.169.254 is link-local (cloud metadata); denied by policy",
 			"http://0xa9fea9fe/":        "text http://0xa9fea9fe/: address 169.254.169.254 is link-local (cloud metadata); denied by policy",
@@ -265,26 +277,27 @@ bad.onclose = () => { new WebSocket("ws://" + location.host + "/ws"); };
 			"view-source:http://x.com/": `text view-source:http://x.com/: scheme "view-source" is not http or https; denied by policy`,
 		} {
 			_, err := b.Text(ctx, u)
-			if err == nil || err.Error() != want || !errors.Is(err, ErrDenied) {
+			if err == nil || err.Error() != want || !errors.Is(err, web.ErrDenied) {
 				t.Errorf("Text(%s):\n got %v\nwant %s", u, err, want)
 			}
 		}
 	})
 
 	t.Run("RedirectDenied", func(t *testing.T) {
+		ctx := step(t, stepTime)
 		_, err := b.Text(ctx, site.URL+"/to-denied")
 		want := fmt.Sprintf(`text %s/to-denied: http://localhost:%s/: host localhost matches DenyHosts entry "localhost"; denied by policy`, site.URL, otherPort)
-		if err == nil || err.Error() != want || !errors.Is(err, ErrDenied) {
+		if err == nil || err.Error() != want || !errors.Is(err, web.ErrDenied) {
 			t.Errorf("got %v\nwant %s", err, want)
 		}
 		_, err = b.Text(ctx, site.URL+"/to-denied-https")
 		want = fmt.Sprintf(`text %s/to-denied-https: localhost:%s: host localhost matches DenyHosts entry "localhost"; denied by policy`, site.URL, otherPort)
-		if err == nil || err.Error() != want || !errors.Is(err, ErrDenied) {
+		if err == nil || err.Error() != want || !errors.Is(err, web.ErrDenied) {
 			t.Errorf("got %v\nwant %s", err, want)
 		}
 		_, err = b.Screenshot(ctx, site.URL+"/to-meta")
 		want = fmt.Sprintf(`screenshot %s/to-meta: http://169.254.169.254/latest/meta-data/: address 169.254.169.254 is link-local (cloud metadata); denied by policy`, site.URL)
-		if err == nil || err.Error() != want || !errors.Is(err, ErrDenied) {
+		if err == nil || err.Error() != want || !errors.Is(err, web.ErrDenied) {
 			t.Errorf("got %v\nwant %s", err, want)
 		}
 		if n := otherHits.Load(); n != 0 {
@@ -293,6 +306,7 @@ bad.onclose = () => { new WebSocket("ws://" + location.host + "/ws"); };
 	})
 
 	t.Run("WebSocket", func(t *testing.T) {
+		ctx := step(t, stepTime)
 		// Both go through the proxy: the one to a denied host is refused.
 		if _, err := b.Text(ctx, site.URL+"/ws-page"); err != nil {
 			t.Fatal(err)
@@ -308,6 +322,7 @@ bad.onclose = () => { new WebSocket("ws://" + location.host + "/ws"); };
 	})
 
 	t.Run("Timeout", func(t *testing.T) {
+		ctx := step(t, stepTime)
 		tctx, cancel := context.WithTimeout(ctx, 1500*time.Millisecond)
 		defer cancel()
 		_, err := b.Text(tctx, site.URL+"/hang")
@@ -321,6 +336,7 @@ bad.onclose = () => { new WebSocket("ws://" + location.host + "/ws"); };
 	})
 
 	t.Run("Download", func(t *testing.T) {
+		ctx := step(t, stepTime)
 		// A download is not a page; it must not be saved anywhere.
 		_, err := b.Text(ctx, site.URL+"/download")
 		if err == nil || !strings.Contains(err.Error(), "downloads are refused") {
@@ -329,6 +345,7 @@ bad.onclose = () => { new WebSocket("ws://" + location.host + "/ws"); };
 	})
 
 	t.Run("Concurrent", func(t *testing.T) {
+		ctx := step(t, stepTime)
 		var wg sync.WaitGroup
 		for range 3 {
 			wg.Go(func() {
@@ -342,6 +359,8 @@ bad.onclose = () => { new WebSocket("ws://" + location.host + "/ws"); };
 	})
 
 	t.Run("RestartAfterCrash", func(t *testing.T) {
+		// A second start of the browser: a step as long as the first.
+		ctx := step(t, 60*time.Second)
 		b.sem <- struct{}{}
 		bctx := b.bctx
 		<-b.sem
@@ -363,6 +382,7 @@ bad.onclose = () => { new WebSocket("ws://" + location.host + "/ws"); };
 	})
 
 	t.Run("Closed", func(t *testing.T) {
+		ctx := step(t, stepTime)
 		if err := b.Close(); err != nil {
 			t.Fatal(err)
 		}

@@ -1,4 +1,4 @@
-package web
+package browser
 
 import (
 	"bytes"
@@ -8,15 +8,18 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
-	"github.com/chromedp/cdproto/browser"
+	cdpbrowser "github.com/chromedp/cdproto/browser"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
+
+	"github.com/agentsh/agentsh/tools/web"
 )
 
 // Browser defaults.
@@ -102,14 +105,14 @@ type ChromeOption func(*chromeConfig)
 
 type chromeConfig struct {
 	path          string
-	policy        Policy
+	policy        web.Policy
 	width, height int
 	timeout       time.Duration
 
 	// for tests
 	getenv   func(string) string
 	lookPath func(string) (string, error)
-	lookup   lookupFunc
+	lookup   web.Resolver
 }
 
 // WithChromePath sets the browser executable (a path, or a name looked up in
@@ -119,8 +122,15 @@ func WithChromePath(path string) ChromeOption {
 }
 
 // WithPolicy sets the destination policy; the default is the zero Policy.
-func WithPolicy(p Policy) ChromeOption {
-	return func(c *chromeConfig) { c.policy = p.clone() }
+func WithPolicy(p web.Policy) ChromeOption {
+	return func(c *chromeConfig) { c.policy = clonePolicy(p) }
+}
+
+// clonePolicy copies p's lists, which the caller may change later.
+func clonePolicy(p web.Policy) web.Policy {
+	p.AllowHosts = slices.Clone(p.AllowHosts)
+	p.DenyHosts = slices.Clone(p.DenyHosts)
+	return p
 }
 
 // WithViewport sets the viewport in CSS pixels (at a device scale factor of
@@ -170,12 +180,11 @@ func WithTimeout(d time.Duration) ChromeOption {
 // other scheme is refused as the URL of a call.
 type ChromeBrowser struct {
 	path          string
-	policy        Policy
-	compiled      *compiled
-	policyErr     error
+	policy        web.Policy
+	policyErr     error // of a malformed policy, reported by every call
 	width, height int
 	timeout       time.Duration
-	lookup        lookupFunc
+	lookup        web.Resolver
 
 	// sem guards the fields below and serializes starting the browser.
 	sem    chan struct{}
@@ -184,7 +193,7 @@ type ChromeBrowser struct {
 	stop   func()          // stops the running browser and its proxy
 }
 
-var _ Browser = (*ChromeBrowser)(nil)
+var _ web.Browser = (*ChromeBrowser)(nil)
 
 // NewChromeBrowser returns a ChromeBrowser. It finds the browser executable
 // now (see FindChrome), so that a missing browser is reported at once with
@@ -219,7 +228,7 @@ func NewChromeBrowser(opts ...ChromeOption) (*ChromeBrowser, error) {
 	if b.timeout <= 0 {
 		b.timeout = DefaultBrowserTimeout
 	}
-	b.compiled, b.policyErr = b.policy.compile()
+	b.policyErr = b.policy.Validate()
 	return b, nil
 }
 
@@ -227,7 +236,7 @@ func NewChromeBrowser(opts ...ChromeOption) (*ChromeBrowser, error) {
 func (b *ChromeBrowser) Path() string { return b.path }
 
 // Policy returns (a copy of) the destination policy.
-func (b *ChromeBrowser) Policy() Policy { return b.policy.clone() }
+func (b *ChromeBrowser) Policy() web.Policy { return clonePolicy(b.policy) }
 
 // Viewport returns the viewport size, which is also the screenshot size.
 func (b *ChromeBrowser) Viewport() (width, height int) { return b.width, b.height }
@@ -305,7 +314,7 @@ func (b *ChromeBrowser) browser(ctx context.Context) (context.Context, error) {
 
 	// The browser-wide proxy covers anything that would not run in a
 	// call's own browser context.
-	proxy, err := newPolicyProxy(b.compiled, b.lookup)
+	proxy, err := web.NewPolicyProxy(b.policy, b.lookup)
 	if err != nil {
 		return nil, err
 	}
@@ -387,7 +396,7 @@ func (b *ChromeBrowser) run(ctx context.Context, op, url, doing string, act func
 	if b.policyErr != nil {
 		return fail(b.policyErr)
 	}
-	if _, err := b.compiled.checkURL(url); err != nil {
+	if err := b.policy.CheckURL(url); err != nil {
 		return fail(err)
 	}
 	if err := ctx.Err(); err != nil {
@@ -407,7 +416,7 @@ func (b *ChromeBrowser) run(ctx context.Context, op, url, doing string, act func
 		}
 		return fail(err)
 	}
-	proxy, err := newPolicyProxy(b.compiled, b.lookup)
+	proxy, err := web.NewPolicyProxy(b.policy, b.lookup)
 	if err != nil {
 		return fail(err)
 	}
@@ -438,8 +447,8 @@ func (b *ChromeBrowser) run(ctx context.Context, op, url, doing string, act func
 		return explain("opening a tab", err)
 	}
 	c := chromedp.FromContext(rctx)
-	if _, err := chromedp.CallBrowser(rctx, browser.SetDownloadBehavior, browser.SetDownloadBehaviorParams{
-		Behavior:         browser.SetDownloadBehaviorBehaviorDeny,
+	if _, err := chromedp.CallBrowser(rctx, cdpbrowser.SetDownloadBehavior, cdpbrowser.SetDownloadBehaviorParams{
+		Behavior:         cdpbrowser.SetDownloadBehaviorBehaviorDeny,
 		BrowserContextID: c.BrowserContextID,
 	}); err != nil {
 		return explain("denying downloads", err)
@@ -476,7 +485,7 @@ func (b *ChromeBrowser) run(ctx context.Context, op, url, doing string, act func
 	refused := func() error {
 		docMu.Lock()
 		defer docMu.Unlock()
-		return proxy.denialFor(docURL)
+		return proxy.DenialFor(docURL)
 	}
 
 	resp, err := chromedp.Run(rctx, chromedp.NavigateResponse(url))
@@ -491,10 +500,10 @@ func (b *ChromeBrowser) run(ctx context.Context, op, url, doing string, act func
 		return explain("loading the page", err)
 	}
 	if resp != nil && isDenied(resp.Headers) {
-		if d := proxy.denialFor(resp.URL); d != nil {
+		if d := proxy.DenialFor(resp.URL); d != nil {
 			return fail(d)
 		}
-		return fail(fmt.Errorf("%s: %w", resp.URL, ErrDenied))
+		return fail(fmt.Errorf("%s: %w", resp.URL, web.ErrDenied))
 	}
 	if err := act(rctx); err != nil {
 		return explain(doing, err)
@@ -504,7 +513,7 @@ func (b *ChromeBrowser) run(ctx context.Context, op, url, doing string, act func
 
 func isDenied(h map[string]any) bool {
 	for k, v := range h {
-		if strings.EqualFold(k, deniedHeader) {
+		if strings.EqualFold(k, web.DeniedHeader) {
 			s, _ := v.(string)
 			return s != ""
 		}

@@ -77,6 +77,14 @@ func (s *Shell) installAgent(main bool) error {
 		}
 		ac.Provider = p
 		ac.Record = cfg.Record
+		if cfg.RecordFile != "" {
+			rf, err := openRecord(cfg.RecordFile)
+			if err != nil {
+				return err
+			}
+			s.closers = append(s.closers, rf.Close)
+			ac.Record = rf
+		}
 		if cfg.SaveSessions {
 			ac.Sessions = &session.Store{Workdir: cfg.WorkDir}
 		}

@@ -103,8 +103,10 @@ type Config struct {
 	// the adapter's default.
 	ModelTimeout time.Duration
 	// Record receives every exchange with the model as JSON lines, for
-	// a replay:FILE provider.
-	Record io.Writer
+	// a replay:FILE provider; RecordFile writes them to a file instead,
+	// created at the first exchange.
+	Record     io.Writer
+	RecordFile string
 	// MaxTurns bounds the model turns of one ask; 0 is the agent's
 	// default.
 	MaxTurns int
@@ -216,6 +218,10 @@ func WithMCPServers(servers ...MCPServer) Option {
 	return func(c *Config) { c.MCPServers = append(c.MCPServers, servers...) }
 }
 
+// WithRecordFile writes every exchange with the model to a file, for a
+// replay:FILE provider.
+func WithRecordFile(path string) Option { return func(c *Config) { c.RecordFile = path } }
+
 // WithModelTimeout sets how long a model's server may send nothing.
 func WithModelTimeout(d time.Duration) Option { return func(c *Config) { c.ModelTimeout = d } }
 
@@ -262,3 +268,13 @@ func (c Config) check() error {
 func SearchBackends() (grep, glob string) {
 	return wording.OrList(search.GrepBackends()), wording.OrList(search.GlobBackends())
 }
+
+// WithGrepBackend chooses grep's backend by name ("native", "ripgrep").
+func WithGrepBackend(name string) Option { return func(c *Config) { c.GrepBackend = name } }
+
+// WithGlobBackend chooses glob's backend by name ("native", "ripgrep",
+// "fd").
+func WithGlobBackend(name string) Option { return func(c *Config) { c.GlobBackend = name } }
+
+// WithMaxTurns bounds the model turns of one ask.
+func WithMaxTurns(n int) Option { return func(c *Config) { c.MaxTurns = n } }

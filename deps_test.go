@@ -2,7 +2,9 @@ package agentsh_test
 
 import (
 	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -343,4 +345,47 @@ func TestRulesCatchViolations(t *testing.T) {
 			}
 		}
 	}
+}
+
+// The command is a thin client of this package: flags → Config → New,
+// and the terminal (REPL, prompts, display). These bounds keep it so.
+const (
+	maxCLIImports   = 8    // the module's packages cmd/agentsh imports
+	maxCLICodeLines = 2600 // its non-test Go lines, blank lines and comments aside
+)
+
+func TestCLIIsThin(t *testing.T) {
+	g := loadGraph(t)
+	var ours []string
+	for _, p := range g["/cmd/agentsh"].imports {
+		if strings.HasPrefix(p, "/") {
+			ours = append(ours, p)
+		}
+	}
+	if len(ours) > maxCLIImports {
+		t.Errorf("cmd/agentsh imports %d of the module's packages, want at most %d: %v; move what composes the shell into package agentsh", len(ours), maxCLIImports, ours)
+	}
+	files, err := filepath.Glob(filepath.Join("cmd", "agentsh", "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := 0
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(string(b), "\n") {
+			if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "//") {
+				lines++
+			}
+		}
+	}
+	if lines > maxCLICodeLines {
+		t.Errorf("cmd/agentsh holds %d lines of code, want at most %d; move what composes the shell into package agentsh", lines, maxCLICodeLines)
+	}
+	t.Logf("cmd/agentsh: %d lines of code, %d of the module's packages imported", lines, len(ours))
 }

@@ -107,3 +107,21 @@ func violationsLine(r *agent.Reply) string {
 	}
 	return b.String()
 }
+
+func (e Ending) String() string {
+	switch e {
+	case EndedOK:
+		return "ok"
+	case EndedError:
+		return "error"
+	case EndedMaxTurns:
+		return "max_turns"
+	case EndedBudget:
+		return "budget"
+	case EndedDiverged:
+		return "diverged"
+	case EndedDenied:
+		return "denied"
+	}
+	return fmt.Sprintf("Ending(%d)", int(e))
+}

@@ -2,17 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/agentsh/agentsh"
-	"github.com/agentsh/agentsh/internal/userfile"
 )
 
 // endGrace bounds the session_end hooks of a run a signal or --timeout
@@ -73,61 +66,4 @@ func (o *options) applyMCPReadOnly() error {
 		}
 	}
 	return nil
-}
-
-// recordFile is the --record file. It is created (or emptied) at the
-// first exchange it records, so a run that fails before it reaches the
-// model leaves an existing recording as it was. An error opening it is
-// the error of that exchange, and of every later one.
-type recordFile struct {
-	path string
-	mu   sync.Mutex
-	f    *os.File
-	err  error
-}
-
-func newRecordFile(path string) *recordFile { return &recordFile{path: path} }
-
-// checkRecordPath finds at start what would keep --record from writing
-// path, short of creating it (which would empty a recording kept there):
-// a directory that does not exist, or a path that is not a regular file.
-func checkRecordPath(path string) error {
-	dir := filepath.Dir(path)
-	switch fi, err := os.Stat(dir); {
-	case errors.Is(err, fs.ErrNotExist):
-		return usagef("--record %s: the directory %s does not exist; create it, or give a file in another with --record FILE", path, dir)
-	case err != nil:
-		return usagef("--record %s: %v; give a file in a directory that can be written with --record FILE", path, err)
-	case !fi.IsDir():
-		return usagef("--record %s: %s is %s, not a directory; give a file in a directory with --record FILE", path, dir, userfile.Kind(fi.Mode()))
-	}
-	if fi, err := os.Stat(path); err == nil && !fi.Mode().IsRegular() {
-		return usagef("--record %s is %s, not a regular file; give the path of a file to write with --record FILE", path, userfile.Kind(fi.Mode()))
-	}
-	return nil
-}
-
-func (r *recordFile) Write(p []byte) (int, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.f == nil && r.err == nil {
-		r.f, r.err = os.OpenFile(r.path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
-		if r.err != nil {
-			r.err = fmt.Errorf("--record %s: %w; give a file that can be written with --record FILE", r.path, errors.Unwrap(r.err))
-		}
-	}
-	if r.err != nil {
-		return 0, r.err
-	}
-	return r.f.Write(p)
-}
-
-// Close closes the file if an exchange opened it.
-func (r *recordFile) Close() error {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.f == nil {
-		return nil
-	}
-	return r.f.Close()
 }

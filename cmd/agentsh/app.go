@@ -21,15 +21,13 @@ type stdio struct {
 // app is one agentsh process: the shell (package agentsh) and what the
 // command line adds to it: the streams, the events, the run's context.
 type app struct {
-	opts *options
-	io   stdio
-	sh   *agentsh.Shell
-	exec *executor.Executor // sh's
-	host *script.Host       // sh's
-	argv []string           // what scripts see as argv
-	// record is the --record file; nil without --record.
-	record *recordFile
-	events *agentsh.Events // nil unless --json
+	opts   *options
+	io     stdio
+	sh     *agentsh.Shell
+	exec   *executor.Executor // sh's
+	host   *script.Host       // sh's
+	argv   []string           // what scripts see as argv
+	events *agentsh.Events    // nil unless --json
 	// eventsFile is --events FILE of mcp serve and hook.
 	eventsFile *os.File
 	// hookLog gathers the events of agentsh hook --events FILE.
@@ -79,13 +77,6 @@ func newApp(o *options, std stdio, argv []string) (*app, error) {
 		out = a.events.Printer()
 		extra = append(extra, a.events.Observe()...)
 	}
-	if o.record != "" {
-		if err := checkRecordPath(o.record); err != nil {
-			a.close()
-			return nil, err
-		}
-		a.record = newRecordFile(o.record)
-	}
 	cfg := a.config(out, extra)
 	sh, err := agentsh.New(agentsh.WithConfig(cfg))
 	if err != nil {
@@ -131,9 +122,7 @@ func (a *app) config(out io.Writer, extra []executor.Option) agentsh.Config {
 		SaveSessions: true,
 		MCPServers:   o.mcpServers,
 		PinsFile:     o.mcp.pins,
-	}
-	if a.record != nil {
-		cfg.Record = a.record
+		RecordFile:   o.record,
 	}
 	return cfg
 }
@@ -141,9 +130,6 @@ func (a *app) config(out io.Writer, extra []executor.Option) agentsh.Config {
 func (a *app) close() {
 	if a.sh != nil {
 		_ = a.sh.Close()
-	}
-	if a.record != nil {
-		_ = a.record.Close()
 	}
 	if a.eventsFile != nil {
 		_ = a.eventsFile.Close()

@@ -25,6 +25,7 @@ var flagOf = map[string]string{
 	"ServeOptions.Listen": "--listen",
 	"ServeOptions.Token":  "--token-file",
 	"HookInstall.Exe":     "--exe",
+	"WithRecordFile":      "--record",
 }
 
 // flagHint is what the CLI adds to the error of an option's value that
@@ -32,6 +33,7 @@ var flagOf = map[string]string{
 // get past it.
 var flagHint = map[string]string{
 	"WithSandboxBackend": "; choose --sandbox-backend auto, or --sandbox off",
+	"WithRecordFile":     " with --record FILE",
 }
 
 // flagError reports an *agentsh.OptionError by its flag, as a usage

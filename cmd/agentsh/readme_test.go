@@ -45,4 +45,17 @@ func TestREADME(t *testing.T) {
 	if goForm := strings.ReplaceAll(fn, "    ", "\t"); !strings.Contains(string(ex), goForm) {
 		t.Errorf("README.md's myPolicy is not the one in executor/example_test.go:\n%s", goForm)
 	}
+
+	// The root package's policy is the one its example runs.
+	pol := regexp.MustCompile("(?s)```python\n(def no_mallory.*?)```").FindStringSubmatch(readme)
+	if pol == nil {
+		t.Fatal("README.md has no no_mallory policy")
+	}
+	rootEx, err := os.ReadFile(filepath.Join(root, "example_test.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(rootEx), "const policy = `\n"+pol[1]+"`") {
+		t.Errorf("README.md's no_mallory policy is not the one example_test.go runs:\n%s", pol[1])
+	}
 }

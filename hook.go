@@ -17,6 +17,10 @@ type HookOptions struct {
 	// Events, when set, receives the hook event of the decision as Hook
 	// returns (docs/events.md).
 	Events *Events
+	// NoAfter says the agent's entries leave out the event after a tool
+	// call (HookChange.NoAfter): a call is blocked when the policies have
+	// gained an after hook since, which would never run.
+	NoAfter bool
 }
 
 // Hook answers one hook event of another agent ("claude-code", "gemini",
@@ -44,7 +48,8 @@ func (s *Shell) Hook(ctx context.Context, agent string, o HookOptions) int {
 			}
 			return nil
 		},
-		Prompt: s.agent.Agent().SubmitPrompt,
+		Prompt:  s.agent.Agent().SubmitPrompt,
+		NoAfter: o.NoAfter,
 	}
 	if o.Events != nil {
 		cfg.Audit = func(rec hookadapter.Record) { o.Events.Emit(HookEvent(rec)) }

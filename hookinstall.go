@@ -1,8 +1,10 @@
 package agentsh
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -32,8 +34,16 @@ type HookInstall struct {
 	// removes.
 	Exe          string
 	AllowTempExe bool
-	// Args follow "hook AGENT" in the entries (--load FILE, ...).
+	// Scripts are the policies the entries load, made absolute.
+	Scripts []string
+	// Args follow "hook AGENT" and the policies in the entries.
 	Args []string
+	// KeepAfter answers the event after a tool call even when the
+	// policies have no after hook (to log each call's result). Without
+	// it, InstallHook loads the policies, and when none has an after hook
+	// the entries leave that event out, so the agent starts agentsh once
+	// per call, not twice.
+	KeepAfter bool
 	// Timeout is how long the agent lets an entry run.
 	Timeout time.Duration
 }
@@ -54,6 +64,27 @@ type HookChange struct {
 	// Notes say when the agent will not run the entries at all, and the
 	// calls go ahead unchecked.
 	Notes []string
+	// NoAfter reports that the policies have no after hook, so the
+	// entries leave out the event after a tool call.
+	NoAfter bool
+}
+
+// noAfterHooks loads the policies as agentsh hook will and reports
+// whether none has an after hook. Policies that fail to load are an
+// error: installed, they would block every call.
+func noAfterHooks(o HookInstall) (bool, error) {
+	sh, err := New(WithWorkDir(o.WorkDir), WithOutput(io.Discard), WithValidateArguments(false),
+		func(c *Config) { c.Warn = func(string, string) {} })
+	if err != nil {
+		return false, err
+	}
+	defer sh.Close()
+	for _, f := range o.Scripts {
+		if err := sh.Load(context.Background(), f); err != nil {
+			return false, fmt.Errorf("the policies fail to load, and would block every call: %w", err)
+		}
+	}
+	return !sh.exec.HasAfterHooks(), nil
 }
 
 // hookSettings is the agent's settings file of o's scope.
@@ -80,12 +111,30 @@ func InstallHook(o HookInstall) (HookChange, error) {
 	if err != nil {
 		return HookChange{}, err
 	}
-	entry := hookadapter.Entry{Command: hookadapter.Command(exe, o.Agent, o.Args), Timeout: o.Timeout}
+	var args []string
+	for _, f := range o.Scripts {
+		abs, err := regularFile(f)
+		if err != nil {
+			return HookChange{}, &OptionError{Option: "HookInstall.Scripts", Value: f, Err: err}
+		}
+		args = append(args, "--load", abs)
+	}
+	entry := hookadapter.Entry{Timeout: o.Timeout}
+	if !o.KeepAfter {
+		if entry.NoAfter, err = noAfterHooks(o); err != nil {
+			return HookChange{}, err
+		}
+	}
+	args = append(args, o.Args...)
+	if entry.NoAfter {
+		args = append(args, "--no-after-hooks")
+	}
+	entry.Command = hookadapter.Command(exe, o.Agent, args)
 	c, err := hookadapter.Install(o.Agent, path, entry)
 	if err != nil {
 		return HookChange{}, err
 	}
-	hc := HookChange{Change: c, Events: hookadapter.Events(o.Agent), Command: entry.Command,
+	hc := HookChange{Change: c, Events: entry.Events(o.Agent), Command: entry.Command, NoAfter: entry.NoAfter,
 		Notes: trustNotes(o.Agent, !o.User, c.Wrote)}
 	dir, _ := filepath.Abs(cmpOr(o.WorkDir, "."))
 	other := o

@@ -181,6 +181,23 @@ func (e *Executor) AddBefore(hooks ...core.BeforeHook) error {
 	return nil
 }
 
+// HasAfterHooks reports whether any after hook would run on some call:
+// a global or tool-specific one, or a registered tool's own. A program
+// that observes calls run elsewhere (another agent's, through its hooks)
+// need not send their results when none would.
+func (e *Executor) HasAfterHooks() bool {
+	p := e.pipe.Load()
+	if len(p.afterGlobal) > 0 || len(p.afterTool) > 0 {
+		return true
+	}
+	for _, name := range e.reg.ToolNames() {
+		if t := e.reg.GetTool(name); t != nil && len(t.After) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // AddAfter registers after hooks; see AddBefore.
 func (e *Executor) AddAfter(hooks ...core.AfterHook) error {
 	for _, h := range hooks {

@@ -38,21 +38,25 @@ type installer struct {
 }
 
 // installEvent is an event agentsh answers, with the matcher of its
-// entry ("" for an event without tools).
-type installEvent struct{ name, matcher string }
+// entry ("" for an event without tools); after marks the event that
+// follows a tool call.
+type installEvent struct {
+	name, matcher string
+	after         bool
+}
 
 var installers = map[string]installer{
 	// code.claude.com/docs/en/settings, /hooks: matcher "*" is every tool.
 	"claude-code": {project: ".claude/settings.json", env: "CLAUDE_CONFIG_DIR", dir: ".claude", file: "settings.json",
-		events: []installEvent{{"PreToolUse", "*"}, {"PostToolUse", "*"}, {"UserPromptSubmit", ""}}, unit: time.Second},
+		events: []installEvent{{"PreToolUse", "*", false}, {"PostToolUse", "*", true}, {"UserPromptSubmit", "", false}}, unit: time.Second},
 	// docs/hooks/reference.md of @google/gemini-cli: the matcher is a
 	// regular expression, the timeout is in milliseconds.
 	"gemini": {project: ".gemini/settings.json", dir: ".gemini", file: "settings.json",
-		events: []installEvent{{"BeforeTool", ".*"}, {"AfterTool", ".*"}, {"BeforeAgent", ""}}, unit: time.Millisecond, name: "agentsh"},
+		events: []installEvent{{"BeforeTool", ".*", false}, {"AfterTool", ".*", true}, {"BeforeAgent", "", false}}, unit: time.Millisecond, name: "agentsh"},
 	// developers.openai.com/codex/hooks: hooks.json next to config.toml,
 	// in $CODEX_HOME (default ~/.codex) or the project's .codex.
 	"codex": {project: ".codex/hooks.json", env: "CODEX_HOME", dir: ".codex", file: "hooks.json",
-		events: []installEvent{{"PreToolUse", "*"}, {"PostToolUse", "*"}, {"UserPromptSubmit", ""}}, unit: time.Second},
+		events: []installEvent{{"PreToolUse", "*", false}, {"PostToolUse", "*", true}, {"UserPromptSubmit", "", false}}, unit: time.Second},
 }
 
 func installerOf(agent string) (installer, error) {
@@ -93,19 +97,31 @@ func SettingsPath(agent string, scope Scope, dir string) (string, error) {
 }
 
 // Events lists the events of agent that Install gives an entry, in order.
-func Events(agent string) []string {
-	var names []string
-	for _, e := range installers[agent].events {
-		names = append(names, e.name)
-	}
-	return names
-}
+func Events(agent string) []string { return Entry{}.Events(agent) }
 
 // Entry is the hook entry Install writes for every event: the command
-// (see Command) and how long the agent lets it run.
+// (see Command) and how long the agent lets it run. NoAfter leaves out
+// the event after a tool call (PostToolUse, AfterTool): policies without
+// after hooks have nothing to do there, and the agent need not start
+// agentsh a second time for every call. The command must then say so
+// (agentsh hook AGENT --no-after-hooks), so that policies that gain an
+// after hook block the call rather than miss it.
 type Entry struct {
 	Command string
 	Timeout time.Duration
+	NoAfter bool
+}
+
+// Events names the events e answers for agent, in the order Install
+// writes them.
+func (e Entry) Events(agent string) []string {
+	var names []string
+	for _, ev := range installers[agent].events {
+		if !ev.after || !e.NoAfter {
+			names = append(names, ev.name)
+		}
+	}
+	return names
 }
 
 // Change is what Install or Uninstall did to a settings file.
@@ -183,7 +199,7 @@ func edit(in installer, agent, path string, e *Entry) (Change, error) {
 	installs := map[string]bool{}
 	if e != nil {
 		for _, ev := range in.events {
-			installs[ev.name] = true
+			installs[ev.name] = !ev.after || !e.NoAfter
 		}
 	}
 	kept := object{}
@@ -204,6 +220,9 @@ func edit(in installer, agent, path string, e *Entry) (Change, error) {
 	hooks = kept
 	if e != nil {
 		for _, ev := range in.events {
+			if !installs[ev.name] {
+				continue
+			}
 			g, err := in.group(ev, *e)
 			if err != nil {
 				return c, err

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -531,5 +532,35 @@ func TestElsewhere(t *testing.T) {
 	os.WriteFile(local, []byte(`{"hooks":{"PreToolUse":[{"hooks":[{"type":"command","command":"agentsh hook claude-code"}]}]}}`), 0o644)
 	if got := Elsewhere("claude-code", project, filepath.Join(project, ".claude", "settings.json")); len(got) != 1 || got[0] != local {
 		t.Errorf("Elsewhere = %v, want %s", got, local)
+	}
+}
+
+// Entry.NoAfter leaves out exactly the event after a tool call, for
+// every agent; installing again with it takes out the old after entry.
+func TestInstallNoAfter(t *testing.T) {
+	after := map[string]string{"claude-code": "PostToolUse", "gemini": "AfterTool", "codex": "PostToolUse"}
+	for agent, ev := range after {
+		t.Run(agent, func(t *testing.T) {
+			path, _ := SettingsPath(agent, ScopeProject, t.TempDir())
+			cmd := Command("/bin/agentsh", agent, nil)
+			if _, err := Install(agent, path, Entry{Command: cmd, Timeout: time.Minute}); err != nil {
+				t.Fatal(err)
+			}
+			e := Entry{Command: cmd + " --no-after-hooks", Timeout: time.Minute, NoAfter: true}
+			c, err := Install(agent, path, e)
+			if err != nil || c.Removed != 3 {
+				t.Fatalf("Install: %+v, %v; want the 3 earlier entries replaced", c, err)
+			}
+			b, _ := os.ReadFile(path)
+			if strings.Contains(string(b), `"`+ev+`"`) {
+				t.Errorf("%s still holds %s:\n%s", path, ev, b)
+			}
+			if got := e.Events(agent); len(got) != 2 || slices.Contains(got, ev) {
+				t.Errorf("Events %v, want the two events besides %s", got, ev)
+			}
+			if len(Events(agent)) != 3 {
+				t.Errorf("Events(%s) %v, want all three", agent, Events(agent))
+			}
+		})
 	}
 }

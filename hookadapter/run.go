@@ -29,6 +29,10 @@ type Config struct {
 	StateDir string
 	// Audit, when set, receives the Record of the event as Run returns.
 	Audit func(Record)
+	// NoAfter says the agent's entries leave out the event after a tool
+	// call (Entry.NoAfter): a call is blocked when the policies have
+	// after hooks, which would never run.
+	NoAfter bool
 }
 
 // Run reads one event from stdin, answers it on stdout and returns the
@@ -124,6 +128,9 @@ func handle(ctx context.Context, cfg Config, ev *Event) (Answer, error) {
 	)
 	switch ev.Kind {
 	case KindPreTool:
+		if cfg.NoAfter && cfg.Exec.HasAfterHooks() {
+			return Answer{}, fmt.Errorf("the policies have after hooks, which %s's hook entries do not run (they were installed for policies without); run agentsh hook install %s again", cfg.Protocol.Name(), cfg.Protocol.Name())
+		}
 		a, kept, err = preTool(ctx, cfg, ev)
 	case KindPostTool:
 		a, err = postTool(ctx, cfg, ev)

@@ -364,6 +364,8 @@ func parseArgs(args []string) (*options, error) {
 			o.hookScope = name
 		case "allow-temp-exe":
 			o.hook.allowTempExe = true
+		case "no-after-hooks":
+			o.hook.noAfter = true
 		case "h", "help":
 			o.command = "help"
 		case "version":

@@ -26,6 +26,7 @@ var flagOf = map[string]string{
 	"ServeOptions.Token":  "--token-file",
 	"HookInstall.Exe":     "--exe",
 	"WithRecordFile":      "--record",
+	"HookInstall.Scripts": "--load",
 }
 
 // flagHint is what the CLI adds to the error of an option's value that

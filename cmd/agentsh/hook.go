@@ -27,6 +27,9 @@ const hookGrace = 30 * time.Second
 type hookOptions struct {
 	exe          string // --exe PATH: the agentsh the entries run
 	allowTempExe bool   // --allow-temp-exe: even from the Go build cache or a temp directory
+	// --no-after-hooks: the entries that run this leave out the event
+	// after a tool call (written by hook install).
+	noAfter bool
 }
 
 func init() {
@@ -48,6 +51,8 @@ func checkHookFlags(o *options) error {
 		return usagef("--exe names the agentsh that agentsh hook install writes into the entries")
 	case o.hook.allowTempExe && !install:
 		return usagef("--allow-temp-exe applies to agentsh hook install")
+	case o.hook.noAfter && (o.command != "hook" || o.hookSetup()):
+		return usagef("--no-after-hooks is written by agentsh hook install into entries that leave out the event after a call; it applies to agentsh hook AGENT")
 	case o.events != "" && o.command != "hook" && o.command != "mcp":
 		return usagef("--events FILE applies to agentsh mcp serve and agentsh hook; use --json for the events of %s", o.command)
 	}
@@ -75,7 +80,7 @@ func (a *app) hook(ctx context.Context) int {
 		ctx, cancel = context.WithTimeout(ctx, hookTimeout)
 		defer cancel()
 	}
-	ho := agentsh.HookOptions{In: a.io.in, Out: a.io.out, Err: a.io.err, Scripts: a.opts.loads}
+	ho := agentsh.HookOptions{In: a.io.in, Out: a.io.out, Err: a.io.err, Scripts: a.opts.loads, NoAfter: a.opts.hook.noAfter}
 	if a.hookLog != nil {
 		ho.Events = a.events
 	}
@@ -95,8 +100,8 @@ func (a *app) hook(ctx context.Context) int {
 // and says what changed.
 func (a *app) hookSetup(cmd, agent string) int {
 	o := a.opts
-	hi := agentsh.HookInstall{Agent: agent, User: o.hookScope == "user", WorkDir: o.workdir,
-		Exe: o.hook.exe, AllowTempExe: o.hook.allowTempExe, Timeout: hookTimeout + hookGrace}
+	hi := agentsh.HookInstall{Agent: agent, User: o.hookScope == "user", WorkDir: o.workdir, Scripts: o.loads,
+		Exe: o.hook.exe, AllowTempExe: o.hook.allowTempExe, Timeout: hookTimeout + hookGrace, KeepAfter: o.events != ""}
 	var (
 		c   agentsh.HookChange
 		err error
@@ -141,6 +146,9 @@ func (a *app) hookSetup(cmd, agent string) int {
 		fmt.Fprintf(out, "agentsh: added hook entries for %s to %s\n", events, c.Path)
 	}
 	fmt.Fprintf(out, "agentsh: each runs (for up to %s): %s\n", hi.Timeout, c.Command)
+	if c.NoAfter {
+		fmt.Fprintf(out, "agentsh: the policies have no after hook, so no entry runs after a call; install again when one gains an after hook (until then it blocks every call)\n")
+	}
 	for _, note := range c.Notes {
 		fmt.Fprintln(out, "agentsh: "+note)
 	}
@@ -162,13 +170,6 @@ func (a *app) hookSetup(cmd, agent string) int {
 func (a *app) hookArgs() ([]string, error) {
 	o := a.opts
 	var args []string
-	for _, f := range o.loads {
-		abs, err := agentsh.ExistingFile(f)
-		if err != nil {
-			return nil, fmt.Errorf("--load %w", err)
-		}
-		args = append(args, "--load", abs)
-	}
 	if p := o.permissions; p != "" {
 		args = append(args, "--permissions", p)
 	}

@@ -241,12 +241,15 @@ func TestHookInstallClaudeCode(t *testing.T) {
 	if got.Model != "opus" || len(got.Hooks["Stop"]) != 1 || got.Hooks["PreToolUse"][0].Hooks[0].Command != "mine.sh" {
 		t.Fatalf("lost existing settings: %s", b)
 	}
-	for _, ev := range []string{"PreToolUse", "PostToolUse", "UserPromptSubmit"} {
+	for _, ev := range []string{"PreToolUse", "UserPromptSubmit"} {
 		gs := got.Hooks[ev]
 		last := gs[len(gs)-1].Hooks[0]
-		if !strings.Contains(last.Command, " hook claude-code --load "+policy) || last.Timeout != 60 {
+		if !strings.Contains(last.Command, " hook claude-code --load "+policy+" --no-after-hooks") || last.Timeout != 60 {
 			t.Errorf("%s: %+v", ev, gs)
 		}
+	}
+	if gs, ok := got.Hooks["PostToolUse"]; ok {
+		t.Errorf("PostToolUse %+v, want no entry: the policy has no after hook", gs)
 	}
 	if st, _ := os.Stat(settings); st.Mode().Perm() != 0o600 {
 		t.Errorf("mode %v, want 0600 kept", st.Mode().Perm())
@@ -266,5 +269,68 @@ func TestHookInstallClaudeCode(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(settings); string(b) != `[1]` {
 		t.Errorf("bad settings were overwritten: %s", b)
+	}
+}
+
+// hook install leaves out the event after a call when no policy has an
+// after hook (the agent starts agentsh once per call, not twice), keeps
+// it for one that has (or with --events, which logs each result), and an
+// entry installed without it blocks every call once a policy gains an
+// after hook, rather than skip it.
+func TestHookInstallAfterEvent(t *testing.T) {
+	project := t.TempDir()
+	t.Setenv("HOME", t.TempDir())
+	settings := filepath.Join(project, ".claude", "settings.json")
+	plain := writePolicy(t, project, "plain.star", "")
+	audit := filepath.Join(project, "audit.star")
+	os.WriteFile(audit, []byte("after(lambda call, result: None)\n"), 0o644)
+	install := func(args ...string) (int, string, map[string]json.RawMessage) {
+		var out, errb strings.Builder
+		code := cli(append([]string{"hook", "install", "claude-code", "--workdir", project, "--allow-temp-exe"}, args...), stdio{in: strings.NewReader(""), out: &out, err: &errb})
+		var got struct{ Hooks map[string]json.RawMessage }
+		b, _ := os.ReadFile(settings)
+		json.Unmarshal(b, &got)
+		return code, out.String() + errb.String(), got.Hooks
+	}
+	for _, c := range []struct {
+		name      string
+		args      []string
+		wantAfter bool
+	}{
+		{"no after hook", []string{"--load", plain}, false},
+		{"an after hook", []string{"--load", plain, "--load", audit}, true},
+		{"--events", []string{"--load", plain, "--events", filepath.Join(project, "events.jsonl")}, true},
+	} {
+		code, msg, hooks := install(c.args...)
+		_, hasAfter := hooks["PostToolUse"]
+		switch {
+		case code != 0:
+			t.Errorf("%s: exit %d: %s", c.name, code, msg)
+		case hasAfter != c.wantAfter:
+			t.Errorf("%s: PostToolUse installed %v, want %v: %s", c.name, hasAfter, c.wantAfter, msg)
+		case strings.Contains(string(hooks["PreToolUse"]), "--no-after-hooks") == c.wantAfter:
+			t.Errorf("%s: the entry's command %s, want --no-after-hooks exactly when there is no after entry", c.name, hooks["PreToolUse"])
+		case !c.wantAfter && !strings.Contains(msg, "no entry runs after a call"):
+			t.Errorf("%s: install said %q, want it to say no entry runs after a call", c.name, msg)
+		}
+	}
+	// A policy that fails to load is refused at install: installed, it
+	// would block every call.
+	broken := filepath.Join(project, "broken.star")
+	os.WriteFile(broken, []byte("x = \n"), 0o644)
+	if code, msg, _ := install("--load", broken); code == 0 || !strings.Contains(msg, "broken.star:1") {
+		t.Errorf("a broken policy: exit %d: %s, want a failure naming it", code, msg)
+	}
+
+	state := t.TempDir()
+	ev := `{"session_id":"s","hook_event_name":"PreToolUse","tool_name":"Read","tool_input":{"file_path":"` + filepath.Join(project, "a.txt") + `"},"cwd":"` + project + `"}`
+	if code, _, errs := runHook(t, state, ev, "claude-code", "--load", plain, "--no-after-hooks"); code != 0 {
+		t.Errorf("--no-after-hooks with no after hook: exit %d: %s", code, errs)
+	}
+	if code, _, errs := runHook(t, state, ev, "claude-code", "--load", audit, "--no-after-hooks"); code != 2 || !strings.Contains(errs, "run agentsh hook install claude-code again") {
+		t.Errorf("--no-after-hooks with an after hook: exit %d: %s, want the call blocked and what to do", code, errs)
+	}
+	if code, _, _ := runAgentsh(t, "", "hook", "install", "claude-code", "--no-after-hooks"); code != 2 {
+		t.Errorf("hook install --no-after-hooks: exit %d, want a usage error", code)
 	}
 }

@@ -18,9 +18,9 @@ import (
 	"github.com/agentsh/agentsh/tools/mcp"
 )
 
-// SystemPrompt opens every conversation; project rules and skills
+// systemPrompt opens every conversation; project rules and skills
 // follow it.
-const SystemPrompt = "You are agentsh, an agent working in a shell through tools. " +
+const systemPrompt = "You are agentsh, an agent working in a shell through tools. " +
 	"Every tool call goes through the user's policies; a refused call says why."
 
 // installAgent adds the agent to the host: project rules and skills of
@@ -51,7 +51,7 @@ func (s *Shell) installAgent(main bool) error {
 		return err
 	}
 	ac := agentapi.Config{
-		SystemPrompt:  SystemPrompt,
+		SystemPrompt:  systemPrompt,
 		Extensions:    exts,
 		MaxTurns:      cfg.MaxTurns,
 		ContextWindow: cfg.ContextWindow,

@@ -134,7 +134,7 @@ func RulingJSON(r *executor.Ruling) map[string]any {
 	m := map[string]any{
 		"tool":      r.Tool,
 		"origin":    r.Origin.String(),
-		"args":      ArgsValue(r.Args),
+		"args":      argsValue(r.Args),
 		"outcome":   r.Outcome.String(),
 		"would_run": r.Outcome == core.VerdictAllow,
 		"reason":    r.Reason,
@@ -144,19 +144,19 @@ func RulingJSON(r *executor.Ruling) map[string]any {
 		"workdir":   r.WorkDir,
 		"effects":   script.EffectsValue(r.Effects),
 	}
-	if d, ok := SandboxDecision(r); ok {
+	if d, ok := sandboxDecision(r); ok {
 		m["sandbox"] = map[string]any{"profile": string(d.Sandbox), "backend": r.SandboxBackend, "reason": d.Reason}
 	}
 	if r.Err != nil {
 		m["error"] = r.Err.Error()
-		m["error_kind"] = string(ErrorKind(r.Err))
+		m["error_kind"] = string(errorKind(r.Err))
 	}
 	return m
 }
 
-// SandboxDecision is the ruling's sandbox stage: where a sandboxed tool
+// sandboxDecision is the ruling's sandbox stage: where a sandboxed tool
 // would run the call's commands, and why.
-func SandboxDecision(r *executor.Ruling) (core.Decision, bool) {
+func sandboxDecision(r *executor.Ruling) (core.Decision, bool) {
 	for _, d := range r.Decisions {
 		if d.Stage == core.StageSandbox {
 			return d, true
@@ -165,9 +165,9 @@ func SandboxDecision(r *executor.Ruling) (core.Decision, bool) {
 	return core.Decision{}, false
 }
 
-// ArgsValue is arguments as a JSON value, or as a string when they are
+// argsValue is arguments as a JSON value, or as a string when they are
 // not valid JSON.
-func ArgsValue(raw json.RawMessage) any {
+func argsValue(raw json.RawMessage) any {
 	if len(raw) == 0 {
 		return nil
 	}
@@ -240,8 +240,8 @@ func ResultEvent(outs []Outcome, code int) map[string]any {
 	return ev
 }
 
-// ErrorKind is the Kind of the *core.Error in err's chain, or "".
-func ErrorKind(err error) core.Kind {
+// errorKind is the Kind of the *core.Error in err's chain, or "".
+func errorKind(err error) core.Kind {
 	var e *core.Error
 	if errors.As(err, &e) {
 		return e.Kind

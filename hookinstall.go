@@ -205,15 +205,7 @@ func hookExe(o HookInstall) (string, error) {
 	return abs, nil
 }
 
-// ExistingFile is path made absolute, when it names a regular file.
-func ExistingFile(path string) (string, error) {
-	abs, err := regularFile(path)
-	if err != nil {
-		return "", fmt.Errorf("%s: %w", path, err)
-	}
-	return abs, nil
-}
-
+// regularFile is path made absolute, when it names a regular file.
 func regularFile(path string) (string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {

@@ -68,7 +68,7 @@ func HookEvent(rec hookadapter.Record) map[string]any {
 		}
 		if ev.Tool != "" {
 			m["tool_name"] = ev.Tool
-			m["tool_input"] = ArgsValue(ev.Input)
+			m["tool_input"] = argsValue(ev.Input)
 		}
 	}
 	if in := rec.Answer.Input; in != nil && json.Valid(in) {

@@ -51,7 +51,7 @@ func ExplainText(r *executor.Ruling) string {
 	if fx := effectsText(r.Effects); fx != "" {
 		fmt.Fprintf(&b, "effects: %s\n", fx)
 	}
-	if d, ok := SandboxDecision(r); ok {
+	if d, ok := sandboxDecision(r); ok {
 		fmt.Fprintf(&b, "sandbox: %s\n", oneLine(d.Reason))
 	}
 	fmt.Fprintf(&b, "%s\n", outcomeText(r))
@@ -100,7 +100,7 @@ func outcomeText(r *executor.Ruling) string {
 	case core.VerdictAsk:
 		return "would ask: " + oneLine(r.Reason)
 	}
-	switch k := ErrorKind(r.Err); k {
+	switch k := errorKind(r.Err); k {
 	case core.KindInvalidArguments, core.KindUnknownTool:
 		return fmt.Sprintf("would not run (%s): %s", k, oneLine(r.Err.Error()))
 	}

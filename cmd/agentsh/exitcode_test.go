@@ -63,3 +63,23 @@ func TestExitCodes(t *testing.T) {
 		})
 	}
 }
+
+// /dev/null is a character device but no terminal: a --load file that
+// fails with stdin from it fails the run, as with any other stdin that is
+// not a terminal, instead of starting a REPL that reads nothing and exits 0.
+func TestLoadFailsWithStdinFromDevNull(t *testing.T) {
+	null, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer null.Close()
+	cmd := agentshCmd(t, "--load", "missing.star")
+	cmd.Stdin = null
+	out, err := cmd.CombinedOutput()
+	if got := exitCode(t, err); got != 1 {
+		t.Errorf("agentsh --load missing.star < /dev/null: exit %d, want 1\noutput:\n%s", got, out)
+	}
+	if !strings.Contains(string(out), "missing.star") {
+		t.Errorf("output does not name the file that failed:\n%s", out)
+	}
+}

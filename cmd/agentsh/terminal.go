@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/agentsh/agentsh/internal/termsafe"
+	"golang.org/x/term"
 )
 
 // What agentsh shows on a person's terminal is spelled out first (package
@@ -13,6 +14,13 @@ import (
 // clipboard, conceal or reorder text, or hide characters. A pipe or a
 // file gets every byte as it is, so piped output stays byte for byte what
 // the tools returned.
+
+// isTerminal reports whether r is a terminal (by its line discipline: a
+// character device such as /dev/null is not one).
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(interface{ Fd() uintptr })
+	return ok && term.IsTerminal(int(f.Fd()))
+}
 
 // ttyWriter is a terminal behind a termsafe.Writer; the file stays at
 // hand for the terminal's width.

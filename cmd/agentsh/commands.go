@@ -126,7 +126,6 @@ func version() string {
 	return "devel"
 }
 
-
 // resultJSON is the --json form of a result.
 func resultJSON(r *core.Result) map[string]any {
 	info := (&script.ResultInfo{R: r}).Fields()

@@ -100,7 +100,47 @@ func usagef(format string, args ...any) error {
 	return &usageError{fmt.Sprintf(format, args...)}
 }
 
-var commands = map[string]bool{"run": true, "call": true, "explain": true, "tools": true, "test": true, "help": true, "version": true, "hook": true, "mcp": true, "ask": true, "sessions": true}
+// command is an entry of the command table.
+type command struct {
+	name   string
+	noArgs bool // the command takes no arguments: extra words are a usage error
+}
+
+// commands is the one table of agentsh's commands, in the order the
+// usage text and messages list them.
+var commands = []command{
+	{name: "run"}, {name: "call"}, {name: "explain"}, {name: "ask"},
+	{name: "tools", noArgs: true}, {name: "sessions", noArgs: true},
+	{name: "test"}, {name: "hook"}, {name: "mcp"},
+	{name: "help", noArgs: true}, {name: "version", noArgs: true},
+}
+
+// lookupCommand finds name in the command table.
+func lookupCommand(name string) (command, bool) {
+	i := slices.IndexFunc(commands, func(c command) bool { return c.name == name })
+	if i < 0 {
+		return command{}, false
+	}
+	return commands[i], true
+}
+
+func isCommand(name string) bool {
+	_, ok := lookupCommand(name)
+	return ok
+}
+
+// unknownCommand is the usage error for a word that is neither a command
+// nor a script, naming the nearest command.
+func unknownCommand(word string) error {
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
+	}
+	if near, ok := wording.Nearest(word, names); ok {
+		return usagef("unknown command %q: did you mean %q? want %s", word, near, wording.OrList(names))
+	}
+	return usagef("unknown command %q: want %s", word, wording.OrList(names))
+}
 
 // valueFlags are the flags that take a value (--flag V or --flag=V).
 var valueFlags = map[string]func(o *options, v string) error{
@@ -327,9 +367,9 @@ func parseArgs(args []string) (*options, error) {
 		}
 		if !strings.HasPrefix(a, "-") || a == "-" {
 			if o.command == "" && len(o.positional) == 0 && !o.hasCode {
-				if !commands[a] {
+				if !isCommand(a) {
 					if !isScriptFile(a) {
-						return nil, usagef("unknown command %q: want run, call, explain, tools, test, hook, mcp or help", a)
+						return nil, unknownCommand(a)
 					}
 					// agentsh FILE is agentsh run FILE, so that a script
 					// can start with #!/usr/bin/env agentsh.
@@ -350,7 +390,7 @@ func parseArgs(args []string) (*options, error) {
 			switch {
 			case hasValue:
 				o.resumeID = value
-			case i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") && !commands[args[i+1]] && !isScriptFile(args[i+1]):
+			case i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") && !isCommand(args[i+1]) && !isScriptFile(args[i+1]):
 				i++
 				o.resumeID = args[i]
 			}

@@ -38,7 +38,9 @@ func TestParseArgs(t *testing.T) {
 		want string
 	}{
 		{[]string{"--nope"}, "unknown flag --nope"},
-		{[]string{"nope"}, `unknown command "nope"`},
+		{[]string{"nope"}, `unknown command "nope": want run, call, explain, ask, tools, sessions, test, hook, mcp, help or version`},
+		{[]string{"tols"}, `unknown command "tols": did you mean "tools"? want run,`},
+		{[]string{"sesions"}, `did you mean "sessions"?`},
 		{[]string{"--load"}, "flag --load needs a value"},
 		{[]string{"--mode", "fast"}, "unknown execution mode"},
 		{[]string{"--concurrency=x"}, `--concurrency: got "x"`},

@@ -355,6 +355,7 @@ func init() {
 // "run", whose remaining arguments belong to the script.
 func parseArgs(args []string) (*options, error) {
 	o := &options{concurrency: -1, lang: defaultLang}
+	helpFlag := false // --help, -h or --version: whatever else the line says
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if o.command == "run" && len(o.positional) > 0 {
@@ -444,12 +445,15 @@ func parseArgs(args []string) (*options, error) {
 		case "allow-temp-exe":
 			o.hook.allowTempExe = true
 		case "h", "help":
-			o.command = "help"
+			o.command, helpFlag = "help", true
 		case "version":
-			o.command = "version"
+			o.command, helpFlag = "version", true
 		default:
 			return nil, usagef("unknown flag %s", a)
 		}
+	}
+	if c, _ := lookupCommand(o.command); c.noArgs && len(o.positional) > 0 && !helpFlag {
+		return nil, usagef("%s takes no arguments; got %s", o.command, quoteAll(o.positional))
 	}
 	if o.hasCode && o.command != "" {
 		return nil, usagef("-c runs a snippet and cannot be combined with %q", o.command)
@@ -482,6 +486,15 @@ func parseArgs(args []string) (*options, error) {
 		return nil, usagef("-run selects the tests of agentsh test: agentsh test -run REGEXP [PATHS...]")
 	}
 	return o, nil
+}
+
+// quoteAll quotes each word, separated by spaces.
+func quoteAll(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = strconv.Quote(w)
+	}
+	return strings.Join(q, " ")
 }
 
 // boolCount counts the true values.

@@ -46,6 +46,7 @@ func TestExitCodes(t *testing.T) {
 		{"run timed out", []string{"--timeout", "50ms", "-c", "while True: pass"}, 1},
 		{"unknown flag", []string{"--nope"}, 2},
 		{"unknown command", []string{"nope"}, 2},
+		{"extra argument", []string{"tools", "extra"}, 2},
 		{"run without file", []string{"run"}, 2},
 		{"bad mode", []string{"--mode", "x", "-c", "1"}, 2},
 		{"call without tool", []string{"call"}, 2},

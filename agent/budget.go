@@ -117,12 +117,10 @@ func (e *Exhaustion) Error() string {
 	b.WriteString("budget exhausted: ")
 	spent, limit, need := e.Amount(e.Spent), e.Amount(e.Limit), e.Amount(e.Need)
 	switch e.Budget {
-	case "tool_calls":
-		fmt.Fprintf(&b, "%s tool calls of %s made", spent, limit)
-	case "tool":
-		fmt.Fprintf(&b, "%s %s calls of %s made", spent, e.Tool, limit)
+	case "tool_calls", "tool":
+		fmt.Fprintf(&b, "%s of %s made", e.Counted(e.Spent), limit)
 	case "tokens":
-		fmt.Fprintf(&b, "%s tokens of %s spent, and the next request needs at least %s", spent, limit, need)
+		fmt.Fprintf(&b, "%s of %s spent, and the next request needs at least %s", e.Counted(e.Spent), limit, need)
 	case "cost":
 		fmt.Fprintf(&b, "%s of %s spent, and the next request costs at least %s", spent, limit, need)
 	case "wall":
@@ -164,6 +162,20 @@ func (e *Exhaustion) What() string {
 		return "US dollars"
 	}
 	return "seconds of wall time"
+}
+
+// Counted renders v with what the limit counts, singular for one: "1 tool
+// call", "3 bash calls", "900 tokens"; dollars and wall time as Amount.
+func (e *Exhaustion) Counted(v float64) string {
+	what := e.What()
+	switch e.Budget {
+	case "cost", "wall":
+		return e.Amount(v)
+	}
+	if v == 1 {
+		what = strings.TrimSuffix(what, "s")
+	}
+	return e.Amount(v) + " " + what
 }
 
 // Amount renders v, an amount of what the limit counts: dollars as $0.50,

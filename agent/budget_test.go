@@ -482,3 +482,23 @@ func TestBudgetBoundAfterReplace(t *testing.T) {
 		t.Errorf("stop %q after %d requests", r.Stop, len(s.seen))
 	}
 }
+
+// An exhausted count reads as English: one call, two calls.
+func TestExhaustionCounts(t *testing.T) {
+	for _, c := range []struct {
+		e    Exhaustion
+		want string
+	}{
+		{Exhaustion{Budget: "tool_calls", Limit: 1, Spent: 1, Need: 1}, "budget exhausted: 1 tool call of 1 made;"},
+		{Exhaustion{Budget: "tool_calls", Limit: 2, Spent: 2, Need: 1}, "budget exhausted: 2 tool calls of 2 made;"},
+		{Exhaustion{Budget: "tool_calls", Limit: 0, Spent: 0, Need: 1}, "budget exhausted: 0 tool calls of 0 made;"},
+		{Exhaustion{Budget: "tool", Tool: "bash", Limit: 1, Spent: 1, Need: 1}, "budget exhausted: 1 bash call of 1 made;"},
+		{Exhaustion{Budget: "tool", Tool: "bash", Limit: 3, Spent: 3, Need: 1}, "budget exhausted: 3 bash calls of 3 made;"},
+		{Exhaustion{Budget: "tokens", Limit: 1, Spent: 1, Need: 1}, "budget exhausted: 1 token of 1 spent, and the next request needs at least 1;"},
+		{Exhaustion{Budget: "tokens", Limit: 10, Spent: 9, Need: 2}, "budget exhausted: 9 tokens of 10 spent, and the next request needs at least 2;"},
+	} {
+		if got := c.e.Error(); !strings.HasPrefix(got, c.want) {
+			t.Errorf("got %q\nwant it to start %q", got, c.want)
+		}
+	}
+}

@@ -114,7 +114,7 @@ func TestBudgetPerTool(t *testing.T) {
 	if reply.Stop != StopBudget || len(reply.Denials) != 1 || reply.Denials[0].CallID != "c3" {
 		t.Fatalf("reply %+v", reply)
 	}
-	if r := reply.Denials[0].Reason; !strings.Contains(r, "1 bash calls of 1") || !strings.Contains(r, `config(budget = {"tools": {"bash": {"calls": N}}})`) {
+	if r := reply.Denials[0].Reason; !strings.Contains(r, "1 bash call of 1") || !strings.Contains(r, `config(budget = {"tools": {"bash": {"calls": N}}})`) {
 		t.Errorf("reason %q", r)
 	}
 	if sp := b.Spent(); sp.ToolCalls != 3 || sp.Tools["bash"] != 1 || sp.Tools["read"] != 2 {

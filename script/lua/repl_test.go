@@ -54,7 +54,7 @@ func TestREPL(t *testing.T) {
 		"s = [[long",
 		"string]]",
 		"s",
-		"1 +",   // an unfinished expression continues on the next line
+		"1 +", // an unfinished expression continues on the next line
 		"2",
 		"math.max(1,", // so does an open call
 		"  2)",

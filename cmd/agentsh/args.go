@@ -639,10 +639,10 @@ Exit codes: 0 ok, 1 script error, failed call or a call explain would not run,
 2 usage, 3 an ask stopped at its turn limit, 4 a budget was exhausted, 5 a
 replay left its recording, 6 a call was denied (with --fail-on-deny),
 128+N stopped by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP; agentsh
-exits within 2 s). For run, -c, piped stdin and ask every top-level ask()
-counts, handled by the script or not; the first that applies wins: 2,
-128+N, 5, 1 (an error, or an answer that never matched its schema), 4,
-3, 6, 0.
-REPL commands: :help, :tools, :load FILE, :star, :lua, :ask PROMPT, :model [SPEC],
-:new, :sessions, :resume ID, :compact, :quit (exit(), quit() and Ctrl-D also exit).
+exits within 2 s); a script's exit(code) exits with code. For run, -c,
+piped stdin and ask every top-level ask() counts, handled by the script or
+not; the first that applies wins: 2, 128+N, exit(code), 5, 1 (an error, or
+an answer that never matched its schema), 4, 3, 6, 0.
+REPL commands: :help [NAME], :tools, :load FILE, :star, :lua, :ask PROMPT, :model [SPEC],
+:new, :sessions, :resume ID, :compact, :quit (exit(code), quit() and Ctrl-D also exit).
 `

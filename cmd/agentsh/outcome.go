@@ -16,7 +16,8 @@ import (
 //
 // The exit code looks at the script's error and at every top-level ask()
 // of the run (agentsh ask has one), whether or not the script handled
-// its reply, in this order: a usage error 2; a stop signal 128+N; a replay
+// its reply, in this order: a usage error 2; a stop signal 128+N; the
+// script's exit(code), code (nothing is printed); a replay
 // that left its recording 5 (the script's error, or an ask's error it
 // caught); any other error 1, which includes an ask whose answer never
 // validated against its schema (stop "schema"); an ask stopped by a
@@ -81,7 +82,7 @@ func (a *app) finish(err error) int {
 		code = exitError
 	}
 	switch {
-	case err != nil:
+	case err != nil && !errors.As(err, new(*script.Exit)):
 		a.reportCode(err, stop, code)
 	case why != "" && a.events == nil:
 		fmt.Fprintf(a.io.err, "agentsh: %s\n", why)
@@ -123,12 +124,17 @@ func sessionEndErrors(err error) []error {
 // exitCodeOf chooses the exit code of a headless run (see the order above)
 // and, when the outcomes chose it, says why.
 func exitCodeOf(err error, stop *stopped, outs []agentapi.Outcome, failOnDeny bool) (int, string) {
-	var ue *usageError
+	var (
+		ue *usageError
+		ex *script.Exit
+	)
 	switch {
 	case errors.As(err, &ue):
 		return exitUsage, ""
 	case stop != nil:
 		return stop.exitCode(), ""
+	case errors.As(err, &ex):
+		return ex.Code, "" // the script chose its exit code
 	case errors.Is(err, provider.ErrDiverged):
 		return exitDiverged, ""
 	}

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/agentsh/agentsh/script"
 	"github.com/peterh/liner"
 )
 
@@ -44,6 +45,8 @@ type replSession struct {
 	mu     sync.Mutex
 	cancel context.CancelFunc // of the running evaluation; nil at the prompt
 	ending *stopped           // SIGTERM or SIGHUP: the session ends
+
+	exited *script.Exit // exit(code) was called: the session ends with code
 }
 
 // prompt is the primary prompt of the session's language.
@@ -90,7 +93,7 @@ func (a *app) repl() int {
 		s.lines = &plainReader{r: bufio.NewReader(a.io.in)}
 	}
 	defer s.lines.close()
-	if err := a.loadPolicies(context.Background()); err != nil {
+	if err := a.loadPolicies(context.Background()); err != nil && !s.exits(err) {
 		a.report(err, nil)
 	}
 	s.replaceTools()
@@ -120,6 +123,9 @@ func (s *replSession) loop() int {
 	for {
 		if stop := s.stopped(); stop != nil {
 			return stop.exitCode()
+		}
+		if s.exited != nil {
+			return s.exited.Code
 		}
 		// Commands start with ':' and take the whole line.
 		line, err := s.read(s.prompt())
@@ -163,7 +169,7 @@ func (s *replSession) loop() int {
 		switch strings.TrimSpace(string(chunk)) {
 		case "":
 			continue
-		case "exit()", "quit()":
+		case "quit()":
 			return 0
 		}
 		s.eval(chunk)
@@ -224,10 +230,29 @@ func (s *replSession) interruptible(fn func(ctx context.Context) (string, error)
 		// cancelled tool call: the user asked it to stop.
 		fmt.Fprintln(s.a.io.err, "interrupted")
 	case err != nil:
-		fmt.Fprintln(s.a.io.err, detail(err))
+		s.report(err)
 	default:
 		s.a.printValue(v)
 	}
+}
+
+// report prints err, unless it is a script's exit(code), which ends the
+// session with code instead.
+func (s *replSession) report(err error) {
+	if !s.exits(err) {
+		fmt.Fprintln(s.a.io.err, detail(err))
+	}
+}
+
+// exits reports whether err is a script's exit(code), and if so ends the
+// session with code once the running input is done.
+func (s *replSession) exits(err error) bool {
+	var ex *script.Exit
+	if errors.As(err, &ex) {
+		s.exited = ex
+		return true
+	}
+	return false
 }
 
 // stopped returns the signal that ends the session, or nil.
@@ -267,8 +292,9 @@ expression is printed and kept in _.
   :sessions    list the saved sessions of this workdir
   :resume ID   go on with a saved session
   :compact     compact the conversation now (a summary, with pinned text kept)
-  :help        this text
-  :quit        leave (exit(), quit() and Ctrl-D also leave)
+  :help [NAME] this text, or a script name's parameters and doc
+               (:help invoke_tool, :help json.encode; help("NAME") in scripts)
+  :quit        leave (exit(), exit(code), quit() and Ctrl-D also leave)
 Defining a tool again replaces it. Tab completes names, members after a
 dot (state.) and tool names in strings; at the start of a "... " line it
 indents.
@@ -279,10 +305,10 @@ call would change as the tool previews it (write_file and edit_file: the
 diff), or else the arguments; answer y (once),
 a (always for this tool in this session) or n (no; then an optional reason
 that the model sees). Ctrl-C at that prompt says no.
-Script API: tool, before, after, middleware, deny, rewrite, invoke_tool,
-invoke_all, tool_names, get_tool, unregister_tool, config, dual, silent,
-timeout, retry, model, provider, ask, on, mcp_server, session, pin, compact,
-spawn; modules json, re, time, math, state.
+Script API (help() lists it all): tool, before, after, middleware, deny,
+rewrite, invoke_tool, invoke_all, tool_names, get_tool, unregister_tool,
+config, dual, silent, timeout, retry, model, provider, ask, on, mcp_server,
+session, pin, compact, spawn, exit, help; modules json, re, time, math, state.
 `
 
 // command runs a ':' command and reports whether to quit.
@@ -293,7 +319,16 @@ func (s *replSession) command(line string) bool {
 	case ":quit", ":q", ":exit":
 		return true
 	case ":help", ":h":
-		io.WriteString(s.a.io.out, replHelp)
+		if arg == "" {
+			io.WriteString(s.a.io.out, replHelp)
+			return false
+		}
+		text, err := s.a.host.Help(arg)
+		if err != nil {
+			fmt.Fprintln(s.a.io.err, err)
+			return false
+		}
+		fmt.Fprintln(s.a.io.out, text)
 	case ":tools":
 		s.a.tools()
 	case ":load":
@@ -304,7 +339,7 @@ func (s *replSession) command(line string) bool {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		if err := s.a.interp(s.a.langOf(arg)).LoadFile(ctx, arg); err != nil {
-			fmt.Fprintln(s.a.io.err, detail(err))
+			s.report(err)
 		}
 	case ":ask":
 		if arg == "" {

@@ -233,6 +233,7 @@ func (a *app) printError(err error, stop *stopped, code int) {
 // detail renders an error for a terminal: script errors with their
 // backtrace.
 func detail(err error) string {
+	err = withFlagHint(err)
 	var se *script.Error
 	if errors.As(err, &se) {
 		return se.Detail()
@@ -285,7 +286,7 @@ func agentsh(args []string, std stdio) int {
 			}
 			return 2
 		}
-		fmt.Fprintf(std.err, "agentsh: %v\n", err)
+		fmt.Fprintf(std.err, "agentsh: %v\n", withFlagHint(err))
 		return 2
 	}
 	defer a.close()

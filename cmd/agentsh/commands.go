@@ -78,7 +78,7 @@ func (a *app) call(ctx context.Context) int {
 			return 1 // whoever read stdout has gone (| head): nothing to tell
 		}
 		if a.events == nil {
-			fmt.Fprintf(a.io.err, "error (%s): %s\n", res.Kind(), res.Err)
+			fmt.Fprintf(a.io.err, "error (%s): %s\n", res.Kind(), withFlagHint(res.Err))
 		}
 		return 1
 	}

@@ -73,6 +73,7 @@ func (e *events) toolEnd(call *core.Call, res *core.Result) {
 }
 
 func (e *events) error(err error, code int) {
+	err = withFlagHint(err)
 	ev := map[string]any{"event": "error", "message": err.Error(), "exit_code": code}
 	var se *script.Error
 	if errors.As(err, &se) {

@@ -158,11 +158,11 @@ func exitCodeOf(err error, stop *stopped, outs []agentapi.Outcome, failOnDeny bo
 	}
 	for _, o := range outs {
 		if o.Reply.Stop == agent.StopBudget {
-			why := o.Reply.Exhausted // which budget, and the flag that raises it
+			why := o.Reply.Exhausted // which budget, and its config() key
 			if why == "" {
-				why = "a budget was exhausted (raise --max-tool-calls, --max-tokens, --max-cost or --max-wall, or config(budget = ...))"
+				why = "a budget was exhausted (raise it with config(budget = ...))"
 			}
-			return exitBudget, "an ask stopped: " + why
+			return exitBudget, "an ask stopped: " + why + "; on the command line, --max-tool-calls, --max-tokens, --max-cost or --max-wall raises a budget"
 		}
 	}
 	for _, o := range outs {

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"errors"
+
+	"github.com/agentsh/agentsh/agent"
+	"github.com/agentsh/agentsh/agent/session"
+	"github.com/agentsh/agentsh/provider"
+	"github.com/agentsh/agentsh/provider/replay"
+	"github.com/agentsh/agentsh/script"
+)
+
+// The library packages say what fixes an error in their own terms — a
+// script name such as provider("...") or config(budget = ...), or a Go
+// option — never a flag of this command. Where the CLI reports an error it
+// adds the flag that fixes it, from this one table of the libraries'
+// error sentinels and types.
+
+// flagHint is the flag that fixes the errors hint matches.
+type flagHint struct {
+	match func(err error) bool
+	flag  func(err error) string
+}
+
+// is matches errors.Is(err, target).
+func is(target error) func(error) bool {
+	return func(err error) bool { return errors.Is(err, target) }
+}
+
+// says is a fixed hint.
+func says(hint string) func(error) string { return func(error) string { return hint } }
+
+var flagHints = []flagHint{
+	{is(agent.ErrNoProvider), says("--model PROVIDER:MODEL chooses the model")},
+	{is(script.ErrNoModel), says("--model PROVIDER:MODEL chooses the model")},
+	{is(provider.ErrUnknownModel), says("check the model name in --model PROVIDER:MODEL")},
+	{is(provider.ErrTimeout), says("--model-timeout D gives a slow server longer")},
+	{is(provider.ErrDiverged), says("--record FILE records the run again")},
+	{is(replay.ErrRecording), says("--record FILE records the run again")},
+	{is(session.ErrLocked), says("--session OTHER-NAME, or no --resume or --continue, starts a new session")},
+	{is(session.ErrExists), says("--resume ID resumes it")},
+	{is(session.ErrUnusable), says("--session OTHER-NAME starts one of another name")},
+	{func(err error) bool { return errors.As(err, new(*agent.CostUnknownError)) },
+		says("--prices FILE adds a price, or drop --max-cost")},
+	{func(err error) bool { return errors.As(err, new(*agent.Exhaustion)) }, func(err error) string {
+		var e *agent.Exhaustion
+		errors.As(err, &e)
+		return budgetFlag(e.Budget)
+	}},
+}
+
+// budgetFlag is the flag that raises a budget, or "" for one with none
+// (a single tool's).
+func budgetFlag(budget string) string {
+	switch budget {
+	case "tool_calls":
+		return "--max-tool-calls N raises it"
+	case "tokens":
+		return "--max-tokens N raises it"
+	case "cost":
+		return "--max-cost USD raises it"
+	case "wall":
+		return "--max-wall DURATION raises it"
+	}
+	return ""
+}
+
+// flagHintOf is the flag that fixes err, or "".
+func flagHintOf(err error) string {
+	if err == nil {
+		return ""
+	}
+	for _, h := range flagHints {
+		if h.match(err) {
+			return h.flag(err)
+		}
+	}
+	return ""
+}
+
+// withFlagHint returns err with the flag that fixes it at the end of its
+// message ("...; on the command line, --model PROVIDER:MODEL chooses the
+// model"); errors.Is and errors.As see what they saw in err. An error
+// that holds a script error is that *script.Error, with its position and
+// backtrace, for printing.
+func withFlagHint(err error) error {
+	hint := flagHintOf(err)
+	if hint == "" {
+		return err
+	}
+	hint = "; on the command line, " + hint
+	var se *script.Error
+	if errors.As(err, &se) {
+		c := *se
+		c.Msg += hint
+		return &c
+	}
+	return &hinted{err: err, hint: hint}
+}
+
+// hinted is an error with a hint after its message.
+type hinted struct {
+	err  error
+	hint string
+}
+
+func (h *hinted) Error() string { return h.err.Error() + h.hint }
+func (h *hinted) Unwrap() error { return h.err }

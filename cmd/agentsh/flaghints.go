@@ -40,6 +40,7 @@ var flagHints = []flagHint{
 	{is(session.ErrLocked), says("--session OTHER-NAME, or no --resume or --continue, starts a new session")},
 	{is(session.ErrExists), says("--resume ID resumes it")},
 	{is(session.ErrUnusable), says("--session OTHER-NAME starts one of another name")},
+	{func(err error) bool { return errors.As(err, new(*script.StepBudgetError)) }, says("--max-steps N raises it")},
 	{func(err error) bool { return errors.As(err, new(*agent.CostUnknownError)) },
 		says("--prices FILE adds a price, or drop --max-cost")},
 	{func(err error) bool { return errors.As(err, new(*agent.Exhaustion)) }, func(err error) string {

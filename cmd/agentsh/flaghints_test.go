@@ -35,6 +35,7 @@ func TestFlagHints(t *testing.T) {
 		{fmt.Errorf("open: %w", session.ErrLocked), "--session OTHER-NAME"},
 		{session.ErrExists, "--resume ID"},
 		{session.ErrUnusable, "--session OTHER-NAME"},
+		{&script.StepBudgetError{Max: 10}, "--max-steps N"},
 	} {
 		if c.err == nil {
 			t.Fatalf("no error to hint for %s", c.flag)

@@ -5,9 +5,14 @@ import (
 
 	"github.com/agentsh/agentsh/agent"
 	"github.com/agentsh/agentsh/agent/session"
+	"github.com/agentsh/agentsh/hookadapter"
 	"github.com/agentsh/agentsh/provider"
 	"github.com/agentsh/agentsh/provider/replay"
 	"github.com/agentsh/agentsh/script"
+	"github.com/agentsh/agentsh/tools"
+	"github.com/agentsh/agentsh/tools/mcp"
+	"github.com/agentsh/agentsh/tools/mcp/serve"
+	"github.com/agentsh/agentsh/tools/process"
 )
 
 // The library packages say what fixes an error in their own terms — a
@@ -41,6 +46,13 @@ var flagHints = []flagHint{
 	{is(session.ErrExists), says("--resume ID resumes it")},
 	{is(session.ErrUnusable), says("--session OTHER-NAME starts one of another name")},
 	{func(err error) bool { return errors.As(err, new(*script.StepBudgetError)) }, says("--max-steps N raises it")},
+	{is(tools.ErrNoSandbox), says("--sandbox off runs it unconfined")},
+	{is(process.ErrInsideSandbox), says("--sandbox off runs it unconfined")},
+	{is(process.ErrNoSandbox), says("--sandbox off runs it unconfined")},
+	{is(mcp.ErrPinsFile), says("--pins FILE uses another pins file")},
+	{is(serve.ErrNotLoopback), says("--token-file FILE makes clients send its token")},
+	{is(hookadapter.ErrNoHome), says("--project installs into the project's settings")},
+	{is(hookadapter.ErrTemporaryExe), says("--exe PATH names a lasting one (--allow-temp-exe installs this one anyway)")},
 	{func(err error) bool { return errors.As(err, new(*agent.CostUnknownError)) },
 		says("--prices FILE adds a price, or drop --max-cost")},
 	{func(err error) bool { return errors.As(err, new(*agent.Exhaustion)) }, func(err error) string {

@@ -3,14 +3,21 @@ package main
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/agentsh/agentsh/agent"
 	"github.com/agentsh/agentsh/agent/session"
+	"github.com/agentsh/agentsh/hookadapter"
 	"github.com/agentsh/agentsh/provider"
 	"github.com/agentsh/agentsh/provider/replay"
 	"github.com/agentsh/agentsh/script"
+	"github.com/agentsh/agentsh/tools"
+	"github.com/agentsh/agentsh/tools/mcp"
+	"github.com/agentsh/agentsh/tools/mcp/serve"
+	"github.com/agentsh/agentsh/tools/process"
 )
 
 // The CLI adds the flag that fixes a library error, wherever the error
@@ -36,6 +43,12 @@ func TestFlagHints(t *testing.T) {
 		{session.ErrExists, "--resume ID"},
 		{session.ErrUnusable, "--session OTHER-NAME"},
 		{&script.StepBudgetError{Max: 10}, "--max-steps N"},
+		{fmt.Errorf("bash: %w", tools.ErrNoSandbox), "--sandbox off"},
+		{fmt.Errorf("run: %w", process.ErrInsideSandbox), "--sandbox off"},
+		{fmt.Errorf("read pins: %w", mcp.ErrPinsFile), "--pins FILE"},
+		{serve.CheckListen("0.0.0.0:80", false), "--token-file FILE"},
+		{hookadapter.ErrNoHome, "--project"},
+		{hookadapter.CheckExecutable(filepath.Join(os.TempDir(), "agentsh")), "--exe PATH"},
 	} {
 		if c.err == nil {
 			t.Fatalf("no error to hint for %s", c.flag)

@@ -98,7 +98,7 @@ func (a *app) mcpServe(ctx context.Context) int {
 	}
 	if o.mcp.listen != "" {
 		if err := serve.CheckListen(o.mcp.listen, token != ""); err != nil {
-			return a.fail(usagef("%v", err))
+			return a.fail(usagef("%v", withFlagHint(err)))
 		}
 	} else if token != "" {
 		return a.fail(usagef("--token-file needs --listen ADDR: a token guards HTTP; stdio is private to the client that started agentsh"))

@@ -226,7 +226,7 @@ func TestComplete(t *testing.T) {
 	}{
 		{"starlark", "inv", false, []string{"invoke_all", "invoke_tool"}},
 		{"starlark", "x = tool", false, []string{"x = tool", "x = tool_names"}},
-		{"starlark", "hel", false, []string{"helper"}},
+		{"starlark", "hel", false, []string{"help", "helper"}},
 		{"starlark", "state.", false, []string{"state.delete", "state.get", "state.incr", "state.keys", "state.set"}},
 		{"starlark", "x = state.g", false, []string{"x = state.get"}},
 		{"starlark", "json.enc", false, []string{"json.encode", "json.encode_indent"}},

@@ -57,3 +57,14 @@ func TestHelp(t *testing.T) {
 		t.Errorf("unknown name: %v", err)
 	}
 }
+
+// ask(prompt) on a host without a model says so and names no flag of any
+// program. (Lua raises a builtin's error as text, as pcall expects, so
+// errors.Is does not find script.ErrNoModel here as it does in Starlark.)
+func TestAskWithoutModel(t *testing.T) {
+	e := newEnv(t, Options{})
+	err := e.runErr(`ask("hi")`)
+	if !strings.Contains(err.Error(), script.ErrNoModel.Error()) || strings.Contains(err.Error(), "--") {
+		t.Errorf("ask without a model: %v", err)
+	}
+}

@@ -57,3 +57,13 @@ func TestHelp(t *testing.T) {
 		t.Errorf("unknown name: %v", err)
 	}
 }
+
+// ask(prompt) on a host without a model is script.ErrNoModel, which names
+// no flag of any program.
+func TestAskWithoutModel(t *testing.T) {
+	e := newEnv(t, Options{})
+	err := e.runErr(`ask("hi")`)
+	if !errors.Is(err, script.ErrNoModel) || strings.Contains(err.Error(), "--") {
+		t.Errorf("ask without a model: %v", err)
+	}
+}

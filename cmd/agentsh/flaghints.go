@@ -27,34 +27,34 @@ type flagHint struct {
 	flag  func(err error) string
 }
 
-// is matches errors.Is(err, target).
-func is(target error) func(error) bool {
+// hintIs matches errors.Is(err, target).
+func hintIs(target error) func(error) bool {
 	return func(err error) bool { return errors.Is(err, target) }
 }
 
-// says is a fixed hint.
-func says(hint string) func(error) string { return func(error) string { return hint } }
+// hintSays is a fixed hint.
+func hintSays(hint string) func(error) string { return func(error) string { return hint } }
 
 var flagHints = []flagHint{
-	{is(agent.ErrNoProvider), says("--model PROVIDER:MODEL chooses the model")},
-	{is(script.ErrNoModel), says("--model PROVIDER:MODEL chooses the model")},
-	{is(provider.ErrUnknownModel), says("check the model name in --model PROVIDER:MODEL")},
-	{is(provider.ErrTimeout), says("--model-timeout D gives a slow server longer")},
-	{is(provider.ErrDiverged), says("--record FILE records the run again")},
-	{is(replay.ErrRecording), says("--record FILE records the run again")},
-	{is(session.ErrLocked), says("--session OTHER-NAME, or no --resume or --continue, starts a new session")},
-	{is(session.ErrExists), says("--resume ID resumes it")},
-	{is(session.ErrUnusable), says("--session OTHER-NAME starts one of another name")},
-	{func(err error) bool { return errors.As(err, new(*script.StepBudgetError)) }, says("--max-steps N raises it")},
-	{is(tools.ErrNoSandbox), says("--sandbox off runs it unconfined")},
-	{is(process.ErrInsideSandbox), says("--sandbox off runs it unconfined")},
-	{is(process.ErrNoSandbox), says("--sandbox off runs it unconfined")},
-	{is(mcp.ErrPinsFile), says("--pins FILE uses another pins file")},
-	{is(serve.ErrNotLoopback), says("--token-file FILE makes clients send its token")},
-	{is(hookadapter.ErrNoHome), says("--project installs into the project's settings")},
-	{is(hookadapter.ErrTemporaryExe), says("--exe PATH names a lasting one (--allow-temp-exe installs this one anyway)")},
+	{hintIs(agent.ErrNoProvider), hintSays("--model PROVIDER:MODEL chooses the model")},
+	{hintIs(script.ErrNoModel), hintSays("--model PROVIDER:MODEL chooses the model")},
+	{hintIs(provider.ErrUnknownModel), hintSays("check the model name in --model PROVIDER:MODEL")},
+	{hintIs(provider.ErrTimeout), hintSays("--model-timeout D gives a slow server longer")},
+	{hintIs(provider.ErrDiverged), hintSays("--record FILE records the run again")},
+	{hintIs(replay.ErrRecording), hintSays("--record FILE records the run again")},
+	{hintIs(session.ErrLocked), hintSays("--session OTHER-NAME, or no --resume or --continue, starts a new session")},
+	{hintIs(session.ErrExists), hintSays("--resume ID resumes it")},
+	{hintIs(session.ErrUnusable), hintSays("--session OTHER-NAME starts one of another name")},
+	{func(err error) bool { return errors.As(err, new(*script.StepBudgetError)) }, hintSays("--max-steps N raises it")},
+	{hintIs(tools.ErrNoSandbox), hintSays("--sandbox off runs it unconfined")},
+	{hintIs(process.ErrInsideSandbox), hintSays("--sandbox off runs it unconfined")},
+	{hintIs(process.ErrNoSandbox), hintSays("--sandbox off runs it unconfined")},
+	{hintIs(mcp.ErrPinsFile), hintSays("--pins FILE uses another pins file")},
+	{hintIs(serve.ErrNotLoopback), hintSays("--token-file FILE makes clients send its token")},
+	{hintIs(hookadapter.ErrNoHome), hintSays("--project installs into the project's settings")},
+	{hintIs(hookadapter.ErrTemporaryExe), hintSays("--exe PATH names a lasting one (--allow-temp-exe installs this one anyway)")},
 	{func(err error) bool { return errors.As(err, new(*agent.CostUnknownError)) },
-		says("--prices FILE adds a price, or drop --max-cost")},
+		hintSays("--prices FILE adds a price, or drop --max-cost")},
 	{func(err error) bool { return errors.As(err, new(*agent.Exhaustion)) }, func(err error) string {
 		var e *agent.Exhaustion
 		errors.As(err, &e)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/agentsh/agentsh/hookadapter"
@@ -36,14 +37,18 @@ type HookInstall struct {
 	AllowTempExe bool
 	// Scripts are the policies the entries load, made absolute.
 	Scripts []string
-	// Args follow "hook AGENT" and the policies in the entries.
-	Args []string
-	// KeepAfter answers the event after a tool call even when the
-	// policies have no after hook (to log each call's result). Without
-	// it, InstallHook loads the policies, and when none has an after hook
-	// the entries leave that event out, so the agent starts agentsh once
-	// per call, not twice.
-	KeepAfter bool
+	// Permissions, MaxSteps, Deadline and EventsFile are the entries'
+	// --permissions, --max-steps, --timeout and --events (made absolute);
+	// zero values leave them out.
+	//
+	// InstallHook loads the policies, and when none has an after hook
+	// (and there is no EventsFile, which logs each call's result) the
+	// entries leave out the event after a tool call, so the agent starts
+	// agentsh once per call, not twice.
+	Permissions string
+	MaxSteps    uint64
+	Deadline    time.Duration
+	EventsFile  string
 	// Timeout is how long the agent lets an entry run.
 	Timeout time.Duration
 }
@@ -70,8 +75,9 @@ type HookChange struct {
 }
 
 // noAfterHooks loads the policies as agentsh hook will and reports
-// whether none has an after hook. Policies that fail to load are an
-// error: installed, they would block every call.
+// whether none has an after hook. Policies that fail to load have the
+// error, and the entries keep every event: what the policies will hold
+// once fixed cannot be known.
 func noAfterHooks(o HookInstall) (bool, error) {
 	sh, err := New(WithWorkDir(o.WorkDir), WithOutput(io.Discard), WithValidateArguments(false),
 		func(c *Config) { c.Warn = func(string, string) {} })
@@ -81,7 +87,7 @@ func noAfterHooks(o HookInstall) (bool, error) {
 	defer sh.Close()
 	for _, f := range o.Scripts {
 		if err := sh.Load(context.Background(), f); err != nil {
-			return false, fmt.Errorf("the policies fail to load, and would block every call: %w", err)
+			return false, err
 		}
 	}
 	return !sh.exec.HasAfterHooks(), nil
@@ -120,12 +126,26 @@ func InstallHook(o HookInstall) (HookChange, error) {
 		args = append(args, "--load", abs)
 	}
 	entry := hookadapter.Entry{Timeout: o.Timeout}
-	if !o.KeepAfter {
-		if entry.NoAfter, err = noAfterHooks(o); err != nil {
+	var loadErr error
+	if o.EventsFile == "" {
+		entry.NoAfter, loadErr = noAfterHooks(o)
+	}
+	if o.Permissions != "" {
+		args = append(args, "--permissions", o.Permissions)
+	}
+	if o.MaxSteps > 0 {
+		args = append(args, "--max-steps", strconv.FormatUint(o.MaxSteps, 10))
+	}
+	if o.Deadline > 0 {
+		args = append(args, "--timeout", o.Deadline.String())
+	}
+	if o.EventsFile != "" {
+		abs, err := filepath.Abs(o.EventsFile)
+		if err != nil {
 			return HookChange{}, err
 		}
+		args = append(args, "--events", abs)
 	}
-	args = append(args, o.Args...)
 	if entry.NoAfter {
 		args = append(args, "--no-after-hooks")
 	}
@@ -136,6 +156,9 @@ func InstallHook(o HookInstall) (HookChange, error) {
 	}
 	hc := HookChange{Change: c, Events: entry.Events(o.Agent), Command: entry.Command, NoAfter: entry.NoAfter,
 		Notes: trustNotes(o.Agent, !o.User, c.Wrote)}
+	if loadErr != nil {
+		hc.Notes = append(hc.Notes, fmt.Sprintf("the policies fail to load, so the entries block every call until they do: %v", loadErr))
+	}
 	dir, _ := filepath.Abs(cmpOr(o.WorkDir, "."))
 	other := o
 	other.User = !o.User

@@ -58,7 +58,9 @@ func WithExtensions(exts ...core.Extension) Option {
 
 // WithExecutor runs tools through ex (and its registry, hooks and
 // middleware) instead of a new executor; a shell shares its scripts'
-// executor this way.
+// executor this way. The options that configure an executor
+// (WithValidateArguments, WithPermissions, WithApprover,
+// WithArtifactOffload) then change ex.
 func WithExecutor(ex *executor.Executor) Option { return func(c *config) { c.exec = ex } }
 
 // WithValidateArguments validates tool arguments against their schemas.
@@ -154,9 +156,15 @@ func New(opts ...Option) (*Agent, error) {
 			execOpts = append(execOpts, executor.WithArtifactOffload(c.offload.store, c.offload.threshold))
 		}
 		a.exec = executor.New(core.NewRegistry(), execOpts...)
-	} else if c.offload != nil {
-		if err := a.exec.SetArtifactOffload(c.offload.store, c.offload.threshold); err != nil {
-			return nil, fmt.Errorf("agent: %w", err)
+	} else {
+		// The options that configure an executor apply to the given one.
+		for _, o := range c.execOpts {
+			o(a.exec)
+		}
+		if c.offload != nil {
+			if err := a.exec.SetArtifactOffload(c.offload.store, c.offload.threshold); err != nil {
+				return nil, fmt.Errorf("agent: %w", err)
+			}
 		}
 	}
 	if err := a.install(context.Background(), c.extensions...); err != nil {

@@ -117,12 +117,10 @@ func (e *Exhaustion) Error() string {
 	b.WriteString("budget exhausted: ")
 	spent, limit, need := e.Amount(e.Spent), e.Amount(e.Limit), e.Amount(e.Need)
 	switch e.Budget {
-	case "tool_calls":
-		fmt.Fprintf(&b, "%s tool calls of %s made", spent, limit)
-	case "tool":
-		fmt.Fprintf(&b, "%s %s calls of %s made", spent, e.Tool, limit)
+	case "tool_calls", "tool":
+		fmt.Fprintf(&b, "%s of %s made", e.Counted(e.Spent), limit)
 	case "tokens":
-		fmt.Fprintf(&b, "%s tokens of %s spent, and the next request needs at least %s", spent, limit, need)
+		fmt.Fprintf(&b, "%s of %s spent, and the next request needs at least %s", e.Counted(e.Spent), limit, need)
 	case "cost":
 		fmt.Fprintf(&b, "%s of %s spent, and the next request costs at least %s", spent, limit, need)
 	case "wall":
@@ -133,19 +131,20 @@ func (e *Exhaustion) Error() string {
 	return b.String()
 }
 
-// Raise says how to raise the limit: its flag or config() key.
+// Raise says how to raise the limit: its config() key (in Go, the
+// Limits of NewBudget).
 func (e *Exhaustion) Raise() string {
 	switch e.Budget {
 	case "tool_calls":
-		return `raise it with --max-tool-calls N or config(budget = {"tool_calls": N})`
+		return `raise it with config(budget = {"tool_calls": N})`
 	case "tool":
 		return fmt.Sprintf(`raise it with config(budget = {"tools": {%q: {"calls": N}}})`, e.Tool)
 	case "tokens":
-		return `raise it with --max-tokens N or config(budget = {"tokens": N})`
+		return `raise it with config(budget = {"tokens": N})`
 	case "cost":
-		return `raise it with --max-cost USD or config(budget = {"cost": USD})`
+		return `raise it with config(budget = {"cost": USD})`
 	case "wall":
-		return `raise it with --max-wall DURATION or config(budget = {"wall": "DURATION"})`
+		return `raise it with config(budget = {"wall": "DURATION"})`
 	}
 	return "raise it in config(budget = {...})"
 }
@@ -164,6 +163,20 @@ func (e *Exhaustion) What() string {
 		return "US dollars"
 	}
 	return "seconds of wall time"
+}
+
+// Counted renders v with what the limit counts, singular for one: "1 tool
+// call", "3 bash calls", "900 tokens"; dollars and wall time as Amount.
+func (e *Exhaustion) Counted(v float64) string {
+	what := e.What()
+	switch e.Budget {
+	case "cost", "wall":
+		return e.Amount(v)
+	}
+	if v == 1 {
+		what = strings.TrimSuffix(what, "s")
+	}
+	return e.Amount(v) + " " + what
 }
 
 // Amount renders v, an amount of what the limit counts: dollars as $0.50,
@@ -402,15 +415,15 @@ func (b *Budget) toolCallLocked(tool string) *Exhaustion {
 	return nil
 }
 
-// errCostUnknown is the error of a request a cost limit cannot be kept
-// for: the model has no price.
-type errCostUnknown struct {
+// CostUnknownError is the error of a request a cost limit cannot be kept
+// for: the model has no price in the budget's Prices.
+type CostUnknownError struct {
 	model string
 	limit float64
 }
 
-func (e *errCostUnknown) Error() string {
-	return fmt.Sprintf("the cost budget ($%s) cannot be kept: the price table has no price for %s; add it with --prices FILE, or drop --max-cost / config(budget = {\"cost\": ...})", Dollars(e.limit), e.model)
+func (e *CostUnknownError) Error() string {
+	return fmt.Sprintf("the cost budget ($%s) cannot be kept: the price table has no price for %s; add its price to the price table, or drop the cost limit (config(budget = {\"cost\": ...}))", Dollars(e.limit), e.model)
 }
 
 // admitRequest admits a model request on model whose usage will be at
@@ -520,10 +533,10 @@ func (a *Agent) admitRequest(ctx context.Context, p provider.Provider, reply *Re
 	b := a.budget
 	if l := b.costLimit(); l > 0 {
 		if b.prices == nil {
-			return &errCostUnknown{model: model, limit: l}
+			return &CostUnknownError{model: model, limit: l}
 		}
 		if _, ok := b.prices.Cost(model, provider.Usage{}); !ok {
-			return &errCostUnknown{model: model, limit: l}
+			return &CostUnknownError{model: model, limit: l}
 		}
 	}
 	// The next request sends at least what the last one read and wrote.

@@ -81,7 +81,7 @@ func TestBudgetToolCallsExactLimit(t *testing.T) {
 	if len(reply.Denials) != 1 || reply.Denials[0].CallID != "c4" || reply.Denials[0].Hook != "budget" {
 		t.Fatalf("denials %+v, want c4 refused by budget", reply.Denials)
 	}
-	for _, want := range []string{"3 tool calls of 3", "--max-tool-calls N", `config(budget = {"tool_calls": N})`} {
+	for _, want := range []string{"3 tool calls of 3", `config(budget = {"tool_calls": N})`} {
 		if !strings.Contains(reply.Denials[0].Reason, want) || !strings.Contains(reply.Exhausted, want) {
 			t.Errorf("refusal %q / exhausted %q lacks %q", reply.Denials[0].Reason, reply.Exhausted, want)
 		}
@@ -114,7 +114,7 @@ func TestBudgetPerTool(t *testing.T) {
 	if reply.Stop != StopBudget || len(reply.Denials) != 1 || reply.Denials[0].CallID != "c3" {
 		t.Fatalf("reply %+v", reply)
 	}
-	if r := reply.Denials[0].Reason; !strings.Contains(r, "1 bash calls of 1") || !strings.Contains(r, `config(budget = {"tools": {"bash": {"calls": N}}})`) {
+	if r := reply.Denials[0].Reason; !strings.Contains(r, "1 bash call of 1") || !strings.Contains(r, `config(budget = {"tools": {"bash": {"calls": N}}})`) {
 		t.Errorf("reason %q", r)
 	}
 	if sp := b.Spent(); sp.ToolCalls != 3 || sp.Tools["bash"] != 1 || sp.Tools["read"] != 2 {
@@ -163,7 +163,7 @@ func TestBudgetTokensBeforeRequest(t *testing.T) {
 		}
 		if c.stop == StopBudget {
 			want := fmt.Sprintf("%d tokens of %d spent, and the next request needs at least 600", 600*c.requests, c.limit)
-			if !strings.Contains(reply.Exhausted, want) || !strings.Contains(reply.Exhausted, "--max-tokens N") {
+			if !strings.Contains(reply.Exhausted, want) || !strings.Contains(reply.Exhausted, `config(budget = {"tokens": N})`) || strings.Contains(reply.Exhausted, "--") {
 				t.Errorf("limit %d: exhausted %q, want %q", c.limit, reply.Exhausted, want)
 			}
 			if last := events[len(events)-1]; last.Type != "budget_exhausted" || last.Text != reply.Exhausted {
@@ -204,7 +204,7 @@ func TestBudgetCost(t *testing.T) {
 	if len(s.seen) != 3 || reply.Stop != StopBudget || reply.Turns != 0 {
 		t.Errorf("%d requests, stop %q turns %d; want the request refused", len(s.seen), reply.Stop, reply.Turns)
 	}
-	if !strings.Contains(reply.Exhausted, "$0.006 of $0.00475 spent, and the next request costs at least $0.00075") || !strings.Contains(reply.Exhausted, "--max-cost USD") {
+	if !strings.Contains(reply.Exhausted, "$0.006 of $0.00475 spent, and the next request costs at least $0.00075") || !strings.Contains(reply.Exhausted, `config(budget = {"cost": USD})`) || strings.Contains(reply.Exhausted, "--") {
 		t.Errorf("exhausted %q", reply.Exhausted)
 	}
 	if sp := b.Spent(); sp.Requests != 3 || !sp.CostKnown || sp.Tokens() != 4500 {
@@ -230,7 +230,7 @@ func TestBudgetCostUnknownModel(t *testing.T) {
 	s2 := &script{steps: []func(provider.Request) provider.Response{answer("never")}}
 	a2 := newAgent(t, s2, WithModel("other"), WithBudget(NewBudget(Limits{Cost: 1}, fakePrices{})))
 	_, err = a2.Run(context.Background(), "go")
-	if err == nil || !strings.Contains(err.Error(), "no price for test:other") || !strings.Contains(err.Error(), "--prices FILE") {
+	if err == nil || !strings.Contains(err.Error(), "no price for test:other") || !strings.Contains(err.Error(), "price table") || strings.Contains(err.Error(), "--") || !errors.As(err, new(*CostUnknownError)) {
 		t.Errorf("got %v", err)
 	}
 	if len(s2.seen) != 0 {
@@ -275,7 +275,7 @@ func TestBudgetWall(t *testing.T) {
 	if runs["x"].Load() != 2 || reply.Stop != StopBudget || len(reply.Denials) != 1 || reply.Denials[0].CallID != "c3" {
 		t.Fatalf("ran %d, reply %+v", runs["x"].Load(), reply)
 	}
-	if r := reply.Denials[0].Reason; !strings.Contains(r, "3m0s of 3m0s wall time used") || !strings.Contains(r, "--max-wall DURATION") {
+	if r := reply.Denials[0].Reason; !strings.Contains(r, "3m0s of 3m0s wall time used") || !strings.Contains(r, `config(budget = {"wall": "DURATION"})`) || strings.Contains(r, "--") {
 		t.Errorf("reason %q", r)
 	}
 }
@@ -480,5 +480,25 @@ func TestBudgetBoundAfterReplace(t *testing.T) {
 	// 1210 spent: refused.
 	if r, _ := a.Run(context.Background(), "four"); r.Stop != StopBudget || len(s.seen) != 3 {
 		t.Errorf("stop %q after %d requests", r.Stop, len(s.seen))
+	}
+}
+
+// An exhausted count reads as English: one call, two calls.
+func TestExhaustionCounts(t *testing.T) {
+	for _, c := range []struct {
+		e    Exhaustion
+		want string
+	}{
+		{Exhaustion{Budget: "tool_calls", Limit: 1, Spent: 1, Need: 1}, "budget exhausted: 1 tool call of 1 made;"},
+		{Exhaustion{Budget: "tool_calls", Limit: 2, Spent: 2, Need: 1}, "budget exhausted: 2 tool calls of 2 made;"},
+		{Exhaustion{Budget: "tool_calls", Limit: 0, Spent: 0, Need: 1}, "budget exhausted: 0 tool calls of 0 made;"},
+		{Exhaustion{Budget: "tool", Tool: "bash", Limit: 1, Spent: 1, Need: 1}, "budget exhausted: 1 bash call of 1 made;"},
+		{Exhaustion{Budget: "tool", Tool: "bash", Limit: 3, Spent: 3, Need: 1}, "budget exhausted: 3 bash calls of 3 made;"},
+		{Exhaustion{Budget: "tokens", Limit: 1, Spent: 1, Need: 1}, "budget exhausted: 1 token of 1 spent, and the next request needs at least 1;"},
+		{Exhaustion{Budget: "tokens", Limit: 10, Spent: 9, Need: 2}, "budget exhausted: 9 tokens of 10 spent, and the next request needs at least 2;"},
+	} {
+		if got := c.e.Error(); !strings.HasPrefix(got, c.want) {
+			t.Errorf("got %q\nwant it to start %q", got, c.want)
+		}
 	}
 }

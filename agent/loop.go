@@ -111,7 +111,7 @@ func WithoutTextEvents() RunOption { return func(c *runConfig) { c.quiet = true 
 var ErrNestedRun = errors.New("the agent is already answering a prompt: ask() from a tool, hook or model function would wait for itself; call it from the top level of the script")
 
 // ErrNoProvider is the error of Run on an agent without a provider.
-var ErrNoProvider = errors.New(`no model: choose one with --model PROVIDER:MODEL, or in a script with provider("PROVIDER:MODEL") or model(fn)`)
+var ErrNoProvider = errors.New(`no model: choose one with provider("PROVIDER:MODEL") or model(fn) in a script`)
 
 // Run sends prompt and loops until the model answers without tool calls,
 // the turn limit is reached, or ctx ends. Cancellation ends the run

@@ -82,7 +82,7 @@ func WithCompactThreshold(f float64) Option { return func(c *config) { c.compact
 
 func checkWindowConfig(c *config) error {
 	if c.contextWindow < 0 {
-		return fmt.Errorf("agent: context window got %d, want 0 (the known default) or more; set it with --context-window N", c.contextWindow)
+		return fmt.Errorf("agent: context window got %d, want 0 (the known default) or more; give WithContextWindow a count of tokens", c.contextWindow)
 	}
 	if c.compactThreshold < 0 || c.compactThreshold > 1 || c.compactThreshold != c.compactThreshold {
 		return fmt.Errorf("agent: compact threshold got %v, want more than 0 and at most 1", c.compactThreshold)

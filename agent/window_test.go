@@ -72,8 +72,8 @@ func TestContextWindowOption(t *testing.T) {
 		}
 		a.Close()
 	}
-	if _, err := New(WithContextWindow(-1)); err == nil || !strings.Contains(err.Error(), "got -1") || !strings.Contains(err.Error(), "--context-window") {
-		t.Errorf("New(WithContextWindow(-1)) = %v, want an error naming the value and the flag", err)
+	if _, err := New(WithContextWindow(-1)); err == nil || !strings.Contains(err.Error(), "got -1") || !strings.Contains(err.Error(), "WithContextWindow") || strings.Contains(err.Error(), "--") {
+		t.Errorf("New(WithContextWindow(-1)) = %v, want an error naming the value and the option, and no flag", err)
 	}
 	for _, f := range []float64{-0.1, 1.5} {
 		if _, err := New(WithCompactThreshold(f)); err == nil || !strings.Contains(err.Error(), "threshold") {

@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"sort"
 	"strings"
 
 	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/internal/wording"
 )
 
 func quoteName(name string) string {
@@ -54,43 +54,11 @@ func unknownToolMessage(name string, names []string) string {
 	if len(names) == 0 {
 		return msg + ": no tools are registered"
 	}
-	type cand struct {
-		name string
-		d    int
+	if near, ok := wording.Nearest(name, names); ok {
+		return fmt.Sprintf("%s; did you mean %q?", msg, near)
 	}
-	var cands []cand
-	for _, n := range names {
-		if d := distance(strings.ToLower(name), strings.ToLower(n)); d <= 2 || strings.HasPrefix(n, name) && name != "" {
-			cands = append(cands, cand{n, d})
-		}
-	}
-	sort.SliceStable(cands, func(i, j int) bool { return cands[i].d < cands[j].d })
-	switch {
-	case len(cands) > 0:
-		return fmt.Sprintf("%s; did you mean %q?", msg, cands[0].name)
-	case len(names) <= 8:
+	if len(names) <= 8 {
 		return fmt.Sprintf("%s; registered tools: %s", msg, strings.Join(names, ", "))
 	}
 	return fmt.Sprintf("%s; %d tools are registered: list them with agentsh tools, or tool_names() in a script", msg, len(names))
-}
-
-// distance is the Levenshtein distance between a and b.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

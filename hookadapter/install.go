@@ -15,6 +15,9 @@ import (
 	"github.com/agentsh/agentsh/bashcmd"
 )
 
+// ErrNoHome is the error of ScopeUser without a home directory.
+var ErrNoHome = errors.New("no home directory")
+
 // Scope chooses the settings file that Install and Uninstall change.
 type Scope int
 
@@ -91,7 +94,7 @@ func SettingsPath(agent string, scope Scope, dir string) (string, error) {
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
-		return "", fmt.Errorf("no home directory for the user's settings (%v); set HOME, or use --project", err)
+		return "", fmt.Errorf("%w for the user's settings (%v); set HOME, or install into the project's (ScopeProject)", ErrNoHome, err)
 	}
 	return filepath.Join(home, in.dir, in.file), nil
 }

@@ -1,6 +1,7 @@
 package hookadapter
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -40,10 +41,14 @@ func CheckExecutable(exe string) error {
 	return nil
 }
 
+// ErrTemporaryExe is the error of CheckExecutable for an executable in a
+// place that is cleaned up.
+var ErrTemporaryExe = errors.New("is cleaned up")
+
 func temporaryExe(exe, where string) error {
-	return fmt.Errorf("the agentsh executable %s is in %s, which is cleaned up, and then the hook entries would block every call; "+
+	return fmt.Errorf("the agentsh executable %s is in %s, which %w, and then the hook entries would block every call; "+
 		"install agentsh (go install ./cmd/agentsh puts it in $(go env GOPATH)/bin) and run that binary's hook install, "+
-		"or name a lasting one with --exe PATH (--allow-temp-exe installs this one anyway)", exe, where)
+		"or name a lasting one", exe, where, ErrTemporaryExe)
 }
 
 // within reports whether path is dir or below it, also through symbolic

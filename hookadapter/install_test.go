@@ -2,6 +2,7 @@ package hookadapter
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -137,8 +138,8 @@ func TestCheckExecutable(t *testing.T) {
 	for exe, where := range refused {
 		err := CheckExecutable(exe)
 		if err == nil || !strings.Contains(err.Error(), where) || !strings.Contains(err.Error(), "go install ./cmd/agentsh") ||
-			!strings.Contains(err.Error(), "--allow-temp-exe") || !strings.Contains(err.Error(), exe) {
-			t.Errorf("CheckExecutable(%q) = %v, want a refusal naming %s, go install and --allow-temp-exe", exe, err, where)
+			!errors.Is(err, ErrTemporaryExe) || !strings.Contains(err.Error(), exe) {
+			t.Errorf("CheckExecutable(%q) = %v, want an ErrTemporaryExe naming %s and go install", exe, err, where)
 		}
 	}
 	for _, exe := range []string{"/usr/local/bin/agentsh", "/home/u/go/bin/agentsh", "/opt/tmpfoo/agentsh"} {

@@ -69,11 +69,11 @@ func (k Kind) hint() string {
 	case ErrAuth:
 		return "check the provider's API key"
 	case ErrUnknownModel:
-		return "check the model name in --model PROVIDER:MODEL or provider(\"PROVIDER:MODEL\")"
+		return "check the model name in provider(\"PROVIDER:MODEL\")"
 	case ErrContextOverflow:
 		return "the conversation is too long for the model; start a new one or use a model with a larger context"
 	case ErrTimeout:
-		return "check that the model's server is up; a slow server may be given longer with --model-timeout"
+		return "check that the model's server is up; a slow server may be given longer (the adapter's IdleTimeout)"
 	case ErrTooLarge:
 		return "no answer needs that much; check the model's server"
 	}
@@ -105,3 +105,8 @@ func KindOf(err error) Kind {
 	}
 	return ""
 }
+
+// ErrRecording is the error of a recording a replaying provider cannot
+// replay: a corrupt line, an entry without a response, a request past its
+// end. A program that records (--record) can record the run again.
+var ErrRecording = errors.New("recording cannot be replayed")

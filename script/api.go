@@ -132,6 +132,10 @@ func (h *Host) coreAPI() []Builtin {
 				m, err := Retry(a["attempts"].(int), a["backoff"].(time.Duration))
 				return BuiltinMiddleware{M: m}, err
 			}},
+		{Name: "exit", Doc: "Ends the run; agentsh exits with code (0 to 255, default 0).",
+			Params: []Param{{Name: "code", Kind: Int, Optional: true, Default: 0}}, Fn: apiExit},
+		{Name: "help", Doc: "Prints a name's parameters and one-line doc (help(\"tool\"), help(\"json.encode\")); help() lists the names.",
+			Params: []Param{{Name: "name", Kind: String, Optional: true, Default: ""}}, Fn: h.apiHelp},
 	}
 }
 

@@ -214,7 +214,7 @@ func (h *Host) apiAsk(ctx context.Context, a Args) (any, error) {
 	ask := h.ask
 	h.cfgMu.Unlock()
 	if ask == nil {
-		return nil, fmt.Errorf("ask: no model is set up to ask; outside a before hook ask(prompt) asks the model (pass --model SPEC, or set one with model(fn) or provider(spec)), inside one ask(reason) asks for approval")
+		return nil, fmt.Errorf("ask: %w; outside a before hook ask(prompt) asks the model (set one with model(fn) or provider(spec)), inside one ask(reason) asks for approval", ErrNoModel)
 	}
 	n, _ := a["max_turns"].(int)
 	if turns && n < 1 {

@@ -78,8 +78,13 @@ before(tidy_names)
 -- --- 3. Middleware wraps execution: first registered is outermost. ---
 
 local function count_calls(call, next)
-  state.incr("executed." .. call.name)
-  return next(call)
+  -- next(call) checks the tool's name and arguments, then runs it: a
+  -- call refused there (an unknown tool, bad arguments) never ran.
+  local r = next(call)
+  if r.ok then
+    state.incr("executed." .. call.name)
+  end
+  return r
 end
 
 middleware(count_calls)

@@ -71,13 +71,17 @@ func (x *Extension) bash(ctx context.Context, a bashArgs) (any, error) {
 
 // execFor returns what runs the call's processes: the sandbox in the
 // call's profile, or Exec unconfined.
+// ErrNoSandbox is the error of a command that would run in a sandbox when
+// ExtensionConfig.Sandbox sets up none.
+var ErrNoSandbox = errors.New("not set up here")
+
 func (x *Extension) execFor(ctx context.Context) (ExecOps, error) {
 	p := core.SandboxOf(ctx)
 	if !p.Confined() {
 		return x.exec, nil
 	}
 	if x.cfg.Sandbox == nil {
-		return nil, fmt.Errorf("the %s sandbox is not set up here, so the command did not run; choose --sandbox off to run it unconfined", p)
+		return nil, fmt.Errorf("the %s sandbox is %w, so the command did not run; run it unconfined with config(sandbox = \"off\")", p, ErrNoSandbox)
 	}
 	return x.cfg.Sandbox.Ops(process.Profile(p)), nil
 }

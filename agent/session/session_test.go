@@ -245,7 +245,7 @@ func TestConcurrentWritersRefused(t *testing.T) {
 	other := &Store{Workdir: "/w"}
 	_, _, err = other.Open("busy")
 	want := fmt.Sprintf("session busy is open in another agentsh (pid %d)", os.Getpid())
-	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "--session") {
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "start a new session") || !errors.Is(err, ErrLocked) {
 		t.Fatalf("second Open: %v, want %q and what to do", err, want)
 	}
 	if _, err := other.Create("busy", "test"); err == nil || !strings.Contains(err.Error(), "exists already") {

@@ -3,6 +3,7 @@
 package session
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,7 +43,7 @@ func TestSpecialSessionFiles(t *testing.T) {
 			want := filepath.Join(dir, id+fileExt) + " is " + kind + ", not a regular file"
 			within(t, "Open", func() {
 				_, _, err := st.Open(id)
-				if err == nil || err.Error() != "session "+id+": "+want+"; remove it, or start a session of another name with --session NAME" {
+				if err == nil || err.Error() != "session "+id+": "+want+"; remove it, or start a session of another name" || !errors.Is(err, ErrUnusable) {
 					t.Errorf("Open(%s) = %v", id, err)
 				}
 			})

@@ -170,7 +170,7 @@ func (st *Store) Open(id string) (*Session, *Loaded, error) {
 		}
 		var nr *userfile.NotRegularError
 		if errors.As(err, &nr) {
-			return nil, nil, fmt.Errorf("session %s: %w; remove it, or start a session of another name with --session NAME", id, err)
+			return nil, nil, sessionErrorf(ErrUnusable, "session %s: %v; remove it, or start a session of another name", id, err)
 		}
 		return nil, nil, fmt.Errorf("session %s: %w (check the permissions of %s, or save sessions elsewhere with XDG_STATE_HOME)", id, err, filepath.Dir(path))
 	}
@@ -223,7 +223,7 @@ func lockedError(id, path string) error {
 	if l, err := Load(path); err == nil && l.pid != 0 {
 		holder = fmt.Sprintf("pid %d", l.pid)
 	}
-	return fmt.Errorf("session %s is open in another agentsh (%s); end that one first, or start a new session (without --resume or --continue, or with --session OTHER-NAME)", id, holder)
+	return sessionErrorf(ErrLocked, "session %s is open in another agentsh (%s); end that one first, or start a new session", id, holder)
 }
 
 // Info describes a saved session.
@@ -377,7 +377,7 @@ func (s *Session) create() error {
 	f, err := os.OpenFile(s.path, os.O_RDWR|os.O_APPEND|os.O_CREATE|os.O_EXCL, 0o600)
 	if err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("session %s exists already (%s); resume it with --resume %s, or choose another name", s.id, s.path, s.id)
+			return sessionErrorf(ErrExists, "session %s exists already (%s); resume it, or choose another name", s.id, s.path)
 		}
 		return fmt.Errorf("session %s: %w", s.id, err)
 	}

@@ -158,7 +158,7 @@ func (a *app) report(err error, stop *stopped) int {
 		code = stop.exitCode()
 	}
 	if a.events != nil {
-		a.events.Error(err, code)
+		a.events.Error(withFlagHint(err), code)
 		return code
 	}
 	a.printError(err, stop, code)
@@ -183,6 +183,7 @@ func (a *app) printError(err error, stop *stopped, code int) {
 // detail renders an error for a terminal: script errors with their
 // backtrace.
 func detail(err error) string {
+	err = withFlagHint(err)
 	var se *script.Error
 	if errors.As(err, &se) {
 		return se.Detail()
@@ -229,13 +230,13 @@ func cli(args []string, std stdio) int {
 	if err != nil {
 		if o.jsonOut {
 			ev := agentsh.NewEvents(std.out)
-			ev.Error(err, 2)
+			ev.Error(withFlagHint(err), 2)
 			if o.headlessCommand() {
 				ev.Result(nil, 2)
 			}
 			return 2
 		}
-		fmt.Fprintf(std.err, "agentsh: %v\n", err)
+		fmt.Fprintf(std.err, "agentsh: %v\n", withFlagHint(err))
 		return 2
 	}
 	defer a.close()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/agentsh/agentsh"
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/executor"
+	"github.com/agentsh/agentsh/internal/wording"
 	"github.com/agentsh/agentsh/script"
 )
 
@@ -96,7 +98,47 @@ func usagef(format string, args ...any) error {
 	return &usageError{fmt.Sprintf(format, args...)}
 }
 
-var commands = map[string]bool{"run": true, "call": true, "explain": true, "tools": true, "test": true, "help": true, "version": true, "hook": true, "mcp": true, "ask": true, "sessions": true}
+// command is an entry of the command table.
+type command struct {
+	name   string
+	noArgs bool // the command takes no arguments: extra words are a usage error
+}
+
+// commands is the one table of agentsh's commands, in the order the
+// usage text and messages list them.
+var commands = []command{
+	{name: "run"}, {name: "call"}, {name: "explain"}, {name: "ask"},
+	{name: "tools", noArgs: true}, {name: "sessions", noArgs: true},
+	{name: "test"}, {name: "hook"}, {name: "mcp"},
+	{name: "help", noArgs: true}, {name: "version", noArgs: true},
+}
+
+// lookupCommand finds name in the command table.
+func lookupCommand(name string) (command, bool) {
+	i := slices.IndexFunc(commands, func(c command) bool { return c.name == name })
+	if i < 0 {
+		return command{}, false
+	}
+	return commands[i], true
+}
+
+func isCommand(name string) bool {
+	_, ok := lookupCommand(name)
+	return ok
+}
+
+// unknownCommand is the usage error for a word that is neither a command
+// nor a script, naming the nearest command.
+func unknownCommand(word string) error {
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
+	}
+	if near, ok := wording.Nearest(word, names); ok {
+		return usagef("unknown command %q: did you mean %q? want %s", word, near, wording.OrList(names))
+	}
+	return usagef("unknown command %q: want %s", word, wording.OrList(names))
+}
 
 // valueFlags are the flags that take a value (--flag V or --flag=V).
 var valueFlags = map[string]func(o *options, v string) error{
@@ -121,14 +163,7 @@ var valueFlags = map[string]func(o *options, v string) error{
 		o.concurrency = n
 		return nil
 	},
-	"timeout": func(o *options, v string) error {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return usagef("--timeout: got %q, want a duration such as 30s or 5m", v)
-		}
-		o.timeout = d
-		return nil
-	},
+	"timeout": duration("--timeout", "30s or 5m", func(o *options, d time.Duration) { o.timeout = d }),
 	"workdir": str(func(o *options) *string { return &o.workdir }),
 	// Checked by agentsh.New, as are --sandbox-backend and --allow-host.
 	"grep-backend": str(func(o *options) *string { return &o.grepBackend }),
@@ -145,22 +180,8 @@ var valueFlags = map[string]func(o *options, v string) error{
 	"allow-host":      list(func(o *options) *[]string { return &o.allowHosts }),
 	"model":           str(func(o *options) *string { return &o.model }),
 	"record":          str(func(o *options) *string { return &o.record }),
-	"max-turns": func(o *options, v string) error {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return usagef("--max-turns: got %q, want a positive number", v)
-		}
-		o.maxTurns = n
-		return nil
-	},
-	"model-timeout": func(o *options, v string) error {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return usagef("--model-timeout: got %q, want a duration such as 30s or 20m", v)
-		}
-		o.modelWait = d
-		return nil
-	},
+	"max-turns":       positiveInt("--max-turns", func(o *options, n int) { o.maxTurns = n }),
+	"model-timeout":   duration("--model-timeout", "30s or 20m", func(o *options, d time.Duration) { o.modelWait = d }),
 	"mcp": func(o *options, v string) error {
 		s, err := parseMCPFlag(v)
 		if err != nil {
@@ -224,25 +245,11 @@ var valueFlags = map[string]func(o *options, v string) error{
 		o.maxCost = f
 		return nil
 	},
-	"max-wall": func(o *options, v string) error {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			return usagef("--max-wall: got %q, want a duration such as 10m or 1h", v)
-		}
-		o.maxWall = d
-		return nil
-	},
+	"max-wall":       duration("--max-wall", "10m or 1h", func(o *options, d time.Duration) { o.maxWall = d }),
 	"prices":         str(func(o *options) *string { return &o.prices }),
 	"context-window": positiveInt("--context-window", func(o *options, n int) { o.contextWindow = n }),
 	"output-schema":  str(func(o *options) *string { return &o.outputSchema }),
-	"max-steps": func(o *options, v string) error {
-		n, err := strconv.ParseUint(v, 10, 64)
-		if err != nil || n == 0 {
-			return usagef("--max-steps: got %q, want a positive number", v)
-		}
-		o.maxSteps = n
-		return nil
-	},
+	"max-steps":      positiveInt("--max-steps", func(o *options, n int) { o.maxSteps = uint64(n) }),
 }
 
 // str is a flag that sets a string field; list, one that adds to a list.
@@ -252,6 +259,18 @@ func str(field func(o *options) *string) func(o *options, v string) error {
 
 func list(field func(o *options) *[]string) func(o *options, v string) error {
 	return func(o *options, v string) error { *field(o) = append(*field(o), v); return nil }
+}
+
+// duration parses a flag whose value is a positive duration.
+func duration(flag, examples string, set func(o *options, d time.Duration)) func(o *options, v string) error {
+	return func(o *options, v string) error {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return usagef("%s: got %q, want a duration such as %s", flag, v, examples)
+		}
+		set(o, d)
+		return nil
+	}
 }
 
 // positiveInt parses a flag whose value is a count of 1 or more.
@@ -276,6 +295,7 @@ func init() {
 // "run", whose remaining arguments belong to the script.
 func parseArgs(args []string) (*options, error) {
 	o := &options{concurrency: -1, lang: agentsh.DefaultLang}
+	helpFlag := false // --help, -h or --version: whatever else the line says
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if o.command == "run" && len(o.positional) > 0 {
@@ -288,9 +308,9 @@ func parseArgs(args []string) (*options, error) {
 		}
 		if !strings.HasPrefix(a, "-") || a == "-" {
 			if o.command == "" && len(o.positional) == 0 && !o.hasCode {
-				if !commands[a] {
+				if !isCommand(a) {
 					if !isScriptFile(a) {
-						return nil, usagef("unknown command %q: want run, call, explain, tools, test, hook, mcp or help", a)
+						return nil, unknownCommand(a)
 					}
 					// agentsh FILE is agentsh run FILE, so that a script
 					// can start with #!/usr/bin/env agentsh.
@@ -311,7 +331,7 @@ func parseArgs(args []string) (*options, error) {
 			switch {
 			case hasValue:
 				o.resumeID = value
-			case i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") && !commands[args[i+1]] && !isScriptFile(args[i+1]):
+			case i+1 < len(args) && !strings.HasPrefix(args[i+1], "-") && !isCommand(args[i+1]) && !isScriptFile(args[i+1]):
 				i++
 				o.resumeID = args[i]
 			}
@@ -367,12 +387,15 @@ func parseArgs(args []string) (*options, error) {
 		case "no-after-hooks":
 			o.hook.noAfter = true
 		case "h", "help":
-			o.command = "help"
+			o.command, helpFlag = "help", true
 		case "version":
-			o.command = "version"
+			o.command, helpFlag = "version", true
 		default:
 			return nil, usagef("unknown flag %s", a)
 		}
+	}
+	if c, _ := lookupCommand(o.command); c.noArgs && len(o.positional) > 0 && !helpFlag {
+		return nil, usagef("%s takes no arguments; got %s", o.command, quoteAll(o.positional))
 	}
 	if o.hasCode && o.command != "" {
 		return nil, usagef("-c runs a snippet and cannot be combined with %q", o.command)
@@ -405,6 +428,15 @@ func parseArgs(args []string) (*options, error) {
 		return nil, usagef("-run selects the tests of agentsh test: agentsh test -run REGEXP [PATHS...]")
 	}
 	return o, nil
+}
+
+// quoteAll quotes each word, separated by spaces.
+func quoteAll(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = strconv.Quote(w)
+	}
+	return strings.Join(q, " ")
 }
 
 // boolCount counts the true values.

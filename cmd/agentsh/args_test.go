@@ -22,6 +22,8 @@ func TestParseArgs(t *testing.T) {
 		{[]string{"-h"}, options{command: "help", concurrency: -1, lang: "starlark"}},
 		{[]string{"--lang", "lua", "-c", "return 1"}, options{code: "return 1", hasCode: true, concurrency: -1, lang: "lua"}},
 		{[]string{"--lang=starlark"}, options{concurrency: -1, lang: "starlark"}},
+		// --help and -h ask for help whatever else the line says.
+		{[]string{"call", "greet", "--help"}, options{command: "help", positional: []string{"greet"}, concurrency: -1, lang: "starlark"}},
 	}
 	for _, tt := range tests {
 		got, err := parseArgs(tt.args)
@@ -38,7 +40,13 @@ func TestParseArgs(t *testing.T) {
 		want string
 	}{
 		{[]string{"--nope"}, "unknown flag --nope"},
-		{[]string{"nope"}, `unknown command "nope"`},
+		{[]string{"nope"}, `unknown command "nope": want run, call, explain, ask, tools, sessions, test, hook, mcp, help or version`},
+		{[]string{"tols"}, `unknown command "tols": did you mean "tools"? want run,`},
+		{[]string{"sesions"}, `did you mean "sessions"?`},
+		{[]string{"tools", "extra"}, `tools takes no arguments; got "extra"`},
+		{[]string{"sessions", "a", "b"}, `sessions takes no arguments; got "a" "b"`},
+		{[]string{"version", "now"}, `version takes no arguments; got "now"`},
+		{[]string{"help", "me"}, `help takes no arguments; got "me"`},
 		{[]string{"--load"}, "flag --load needs a value"},
 		{[]string{"--mode", "fast"}, "unknown execution mode"},
 		{[]string{"--concurrency=x"}, `--concurrency: got "x"`},

@@ -52,7 +52,7 @@ func extendAtPrompt(ctx context.Context, mu *sync.Mutex, ask func(string) (strin
 
 // extendPrompt is the question of an exhausted budget.
 func extendPrompt(e *agent.Exhaustion) string {
-	spent := fmt.Sprintf("%s %s of %s", e.Amount(e.Spent), e.What(), e.Amount(e.Limit))
+	spent := fmt.Sprintf("%s of %s", e.Counted(e.Spent), e.Amount(e.Limit))
 	switch e.Budget {
 	case "cost":
 		spent = fmt.Sprintf("%s of %s spent", e.Amount(e.Spent), e.Amount(e.Limit))

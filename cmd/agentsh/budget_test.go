@@ -21,7 +21,10 @@ func TestExtendPrompt(t *testing.T) {
 		want string
 	}{
 		{agent.Exhaustion{Budget: "tool_calls", Limit: 3, Spent: 3, Need: 1, Extend: 3}, "budget exhausted: 3 tool calls of 3; extend by 3? [y/N] "},
+		{agent.Exhaustion{Budget: "tool_calls", Limit: 1, Spent: 1, Need: 1, Extend: 1}, "budget exhausted: 1 tool call of 1; extend by 1? [y/N] "},
 		{agent.Exhaustion{Budget: "tool", Tool: "bash", Limit: 2, Spent: 2, Need: 1, Extend: 2}, "budget exhausted: 2 bash calls of 2; extend by 2? [y/N] "},
+		{agent.Exhaustion{Budget: "tool", Tool: "bash", Limit: 1, Spent: 1, Need: 1, Extend: 1}, "budget exhausted: 1 bash call of 1; extend by 1? [y/N] "},
+		{agent.Exhaustion{Budget: "tokens", Limit: 1, Spent: 1, Need: 1, Extend: 1}, "budget exhausted: 1 token of 1; extend by 1? [y/N] "},
 		{agent.Exhaustion{Budget: "tokens", Limit: 1000, Spent: 900, Need: 600, Extend: 1000}, "budget exhausted: 900 tokens of 1000; extend by 1000? [y/N] "},
 		{agent.Exhaustion{Budget: "cost", Limit: 0.5, Spent: 0.48, Need: 0.05, Extend: 0.5}, "budget exhausted: $0.48 of $0.50 spent; extend by $0.50? [y/N] "},
 		{agent.Exhaustion{Budget: "wall", Limit: 600, Spent: 601, Extend: 600}, "budget exhausted: 10m1s of 10m0s wall time used; extend by 10m0s? [y/N] "},

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -79,7 +78,7 @@ func (a *app) call(ctx context.Context) int {
 			return 1 // whoever read stdout has gone (| head): nothing to tell
 		}
 		if a.events == nil {
-			fmt.Fprintf(a.io.err, "error (%s): %s\n", res.Kind(), res.Err)
+			fmt.Fprintf(a.io.err, "error (%s): %s\n", res.Kind(), withFlagHint(res.Err))
 		}
 		return 1
 	}
@@ -125,13 +124,4 @@ func version() string {
 		return bi.Main.Version
 	}
 	return "devel"
-}
-
-func isTerminal(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -97,4 +99,47 @@ func TestExamples(t *testing.T) {
 func isScript(path string) bool {
 	ext := filepath.Ext(path)
 	return ext == ".star" || ext == ".lua"
+}
+
+// The quickstart's count of executed calls is true: only tools the script
+// defines appear, and each count is what the tools themselves did —
+// save_note numbers its notes, greet says "Hello, " once per run. A
+// middleware runs for a call the innermost step then refuses (an unknown
+// name, arguments that fail the schema), so counting before next(call)
+// would count calls that never ran.
+func TestQuickstartCountsOnlyExecutedCalls(t *testing.T) {
+	root := repoRoot(t)
+	for _, f := range []string{"quickstart.star", "quickstart.lua"} {
+		t.Run(f, func(t *testing.T) {
+			path := filepath.Join(root, "scripts", f)
+			src, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defined := map[string]bool{}
+			for _, m := range regexp.MustCompile(`tool[({]\s*name = "(\w+)"`).FindAllStringSubmatch(string(src), -1) {
+				defined[m[1]] = true
+			}
+			out, errOut, code := runInProcess(t, "", "--workdir", t.TempDir(), "run", path)
+			if code != 0 {
+				t.Fatalf("exit %d\nstderr:\n%s", code, errOut)
+			}
+			counts := map[string]int{}
+			for _, m := range regexp.MustCompile(`(?m)^(executed\.\w+|notes) (\d+)$`).FindAllStringSubmatch(out, -1) {
+				n, _ := strconv.Atoi(m[2])
+				counts[m[1]] = n
+			}
+			for key := range counts {
+				if name, ok := strings.CutPrefix(key, "executed."); ok && !defined[name] {
+					t.Errorf("%s counts executions of %q, which the script never defines (tools: %v)", f, name, defined)
+				}
+			}
+			if got, want := counts["executed.greet"], strings.Count(out, "Hello, "); got != want {
+				t.Errorf("executed.greet %d, but greet greeted %d times", got, want)
+			}
+			if got, want := counts["executed.save_note"], counts["notes"]; got != want || want == 0 {
+				t.Errorf("executed.save_note %d, but save_note saved %d notes", got, want)
+			}
+		})
+	}
 }

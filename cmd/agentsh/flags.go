@@ -63,5 +63,9 @@ func flagText(err error) (string, bool) {
 		flag += " " + oe.Value
 		hint = flagHint[oe.Option]
 	}
-	return fmt.Sprintf("%s: %v%s", flag, oe.Err, hint), true
+	text := fmt.Sprintf("%s: %v%s", flag, oe.Err, hint)
+	if fix := flagHintOf(oe.Err); fix != "" {
+		text += "; on the command line, " + fix
+	}
+	return text, true
 }

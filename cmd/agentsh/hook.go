@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -101,7 +100,7 @@ func (a *app) hook(ctx context.Context) int {
 func (a *app) hookSetup(cmd, agent string) int {
 	o := a.opts
 	hi := agentsh.HookInstall{Agent: agent, User: o.hookScope == "user", WorkDir: o.workdir, Scripts: o.loads,
-		Exe: o.hook.exe, AllowTempExe: o.hook.allowTempExe, Timeout: hookTimeout + hookGrace, KeepAfter: o.events != ""}
+		Exe: o.hook.exe, AllowTempExe: o.hook.allowTempExe, Timeout: hookTimeout + hookGrace}
 	var (
 		c   agentsh.HookChange
 		err error
@@ -109,9 +108,7 @@ func (a *app) hookSetup(cmd, agent string) int {
 	if cmd == "uninstall" {
 		c, err = agentsh.UninstallHook(hi)
 	} else {
-		if hi.Args, err = a.hookArgs(); err != nil {
-			return a.fail(fmt.Errorf("hook install: %w", err))
-		}
+		hi.Permissions, hi.MaxSteps, hi.Deadline, hi.EventsFile = o.permissions, o.maxSteps, o.timeout, o.events
 		if t := o.timeout; t > 0 {
 			hi.Timeout = t + hookGrace
 		}
@@ -164,29 +161,6 @@ func (a *app) hookSetup(cmd, agent string) int {
 		fmt.Fprintf(out, "agentsh: %s also runs agentsh hook %s, so the agent asks agentsh twice for every event; %s\n", other, agent, how)
 	}
 	return 0
-}
-
-// hookArgs are the flags the installed entries pass to agentsh hook.
-func (a *app) hookArgs() ([]string, error) {
-	o := a.opts
-	var args []string
-	if p := o.permissions; p != "" {
-		args = append(args, "--permissions", p)
-	}
-	if n := o.maxSteps; n > 0 {
-		args = append(args, "--max-steps", strconv.FormatUint(n, 10))
-	}
-	if t := o.timeout; t > 0 {
-		args = append(args, "--timeout", t.String())
-	}
-	if f := o.events; f != "" {
-		abs, err := filepath.Abs(f)
-		if err != nil {
-			return nil, err
-		}
-		args = append(args, "--events", abs)
-	}
-	return args, nil
 }
 
 func hookEntries(n int) string {

@@ -304,7 +304,7 @@ func TestPinsCorruptCLI(t *testing.T) {
 	}
 	_, errOut, err := agentshOut(t, "--no-builtins", "--pins", pins, "--mcp", upstream(t, dir, "Echoes."), "tools")
 	want := "agentsh: --mcp up: mcp server up: pins file " + pins + ` is corrupt: the entry of "mcp__up__echo" has no sha256 digest; ` +
-		"fix it, or move it away so that every upstream tool is pinned again at first sight (or give another file with --pins FILE)\n"
+		"fix it, or move it away so that every upstream tool is pinned again at first sight (or use another pins file); on the command line, --pins FILE uses another pins file\n"
 	if err == nil || errOut != want {
 		t.Fatalf("got %q %v, want %q", errOut, err, want)
 	}

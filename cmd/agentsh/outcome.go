@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/agentsh/agentsh"
-	"github.com/agentsh/agentsh/agent"
 	"github.com/agentsh/agentsh/script"
 )
 
@@ -15,7 +14,8 @@ import (
 //
 // The exit code looks at the script's error and at every top-level ask()
 // of the run (agentsh ask has one), whether or not the script handled
-// its reply, in this order: a usage error 2; a stop signal 128+N; a replay
+// its reply, in this order: a usage error 2; a stop signal 128+N; the
+// script's exit(code), code (nothing is printed); a replay
 // that left its recording 5 (the script's error, or an ask's error it
 // caught); any other error 1, which includes an ask whose answer never
 // validated against its schema (stop "schema"); an ask stopped by a
@@ -80,12 +80,12 @@ func (a *app) finish(err error) int {
 		code = exitError
 	}
 	switch {
-	case err != nil:
+	case err != nil && !errors.As(err, new(*script.Exit)):
 		a.reportCode(err, stop, code)
 	case why != "" && a.events == nil:
 		fmt.Fprintf(a.io.err, "agentsh: %s\n", why)
 	}
-	for _, e := range sessionEndErrors(endErr) {
+	for _, e := range agentsh.EndErrors(endErr) {
 		a.reportCode(e, stop, code)
 	}
 	if a.events != nil {
@@ -94,40 +94,20 @@ func (a *app) finish(err error) int {
 	return code
 }
 
-// sessionEndErrors splits the error of a session's end into the errors
-// of its hooks (and its session file), each to be reported on its own. A
-// hook's script error keeps its position and backtrace and says which
-// hook it was.
-func sessionEndErrors(err error) []error {
-	if err == nil {
-		return nil
-	}
-	if j, ok := err.(interface{ Unwrap() []error }); ok {
-		var out []error
-		for _, e := range j.Unwrap() {
-			out = append(out, sessionEndErrors(e)...)
-		}
-		return out
-	}
-	var he *agent.HookError
-	var se *script.Error
-	if errors.As(err, &he) && errors.As(he.Err, &se) {
-		named := *se
-		named.Msg = fmt.Sprintf("%s hook %q failed: %s", he.Event, he.Hook, se.Msg)
-		return []error{&named}
-	}
-	return []error{err}
-}
-
 // exitCodeOf chooses the exit code of a headless run (see the order above)
 // and, when the outcomes chose it, says why.
 func exitCodeOf(err error, stop *stopped, outs []agentsh.Outcome, failOnDeny bool) (int, string) {
-	var ue *usageError
+	var (
+		ue *usageError
+		ex *script.Exit
+	)
 	switch {
 	case errors.As(err, &ue):
 		return exitUsage, ""
 	case stop != nil:
 		return stop.exitCode(), ""
+	case errors.As(err, &ex):
+		return ex.Code, "" // the script chose its exit code
 	}
 	e, why := agentsh.Ended(err, outs, failOnDeny)
 	switch e {
@@ -136,7 +116,7 @@ func exitCodeOf(err error, stop *stopped, outs []agentsh.Outcome, failOnDeny boo
 	case agentsh.EndedMaxTurns:
 		return exitMaxTurns, why + " (raise it with --max-turns N or ask(..., max_turns = N))"
 	case agentsh.EndedBudget:
-		return exitBudget, why
+		return exitBudget, why + "; on the command line, --max-tool-calls, --max-tokens, --max-cost or --max-wall raises a budget"
 	case agentsh.EndedDiverged:
 		return exitDiverged, why
 	case agentsh.EndedDenied:
@@ -149,7 +129,7 @@ func exitCodeOf(err error, stop *stopped, outs []agentsh.Outcome, failOnDeny boo
 // exit code the run ends with.
 func (a *app) reportCode(err error, stop *stopped, code int) {
 	if a.events != nil {
-		a.events.Error(err, code)
+		a.events.Error(withFlagHint(err), code)
 		return
 	}
 	a.printError(err, stop, code)

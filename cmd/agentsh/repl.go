@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	_ "embed"
 	"errors"
 	"fmt"
 	"io"
@@ -15,6 +16,9 @@ import (
 	"syscall"
 
 	"github.com/peterh/liner"
+
+	"github.com/agentsh/agentsh"
+	"github.com/agentsh/agentsh/script"
 )
 
 const (
@@ -44,6 +48,8 @@ type replSession struct {
 	mu     sync.Mutex
 	cancel context.CancelFunc // of the running evaluation; nil at the prompt
 	ending *stopped           // SIGTERM or SIGHUP: the session ends
+
+	exited *script.Exit // exit(code) was called: the session ends with code
 }
 
 // prompt is the primary prompt of the session's language.
@@ -90,7 +96,7 @@ func (a *app) repl() int {
 		s.lines = &plainReader{r: bufio.NewReader(a.io.in)}
 	}
 	defer s.lines.close()
-	if err := a.loadPolicies(context.Background()); err != nil {
+	if err := a.loadPolicies(context.Background()); err != nil && !s.exits(err) {
 		a.report(err, nil)
 	}
 	s.replaceTools()
@@ -98,7 +104,7 @@ func (a *app) repl() int {
 	// The conversation ends here, not when the process closes, so that a
 	// session_end hook's error is shown and counts.
 	if a.sh != nil {
-		for _, err := range sessionEndErrors(a.endSession(context.Background())) {
+		for _, err := range agentsh.EndErrors(a.endSession(context.Background())) {
 			a.report(err, nil)
 			if code == exitOK {
 				code = exitError
@@ -120,6 +126,9 @@ func (s *replSession) loop() int {
 	for {
 		if stop := s.stopped(); stop != nil {
 			return stop.exitCode()
+		}
+		if s.exited != nil {
+			return s.exited.Code
 		}
 		// Commands start with ':' and take the whole line.
 		line, err := s.read(s.prompt())
@@ -163,7 +172,7 @@ func (s *replSession) loop() int {
 		switch strings.TrimSpace(string(chunk)) {
 		case "":
 			continue
-		case "exit()", "quit()":
+		case "quit()":
 			return 0
 		}
 		s.eval(chunk)
@@ -224,10 +233,29 @@ func (s *replSession) interruptible(fn func(ctx context.Context) (string, error)
 		// cancelled tool call: the user asked it to stop.
 		fmt.Fprintln(s.a.io.err, "interrupted")
 	case err != nil:
-		fmt.Fprintln(s.a.io.err, detail(err))
+		s.report(err)
 	default:
 		s.a.printValue(v)
 	}
+}
+
+// report prints err, unless it is a script's exit(code), which ends the
+// session with code instead.
+func (s *replSession) report(err error) {
+	if !s.exits(err) {
+		fmt.Fprintln(s.a.io.err, detail(err))
+	}
+}
+
+// exits reports whether err is a script's exit(code), and if so ends the
+// session with code once the running input is done.
+func (s *replSession) exits(err error) bool {
+	var ex *script.Exit
+	if errors.As(err, &ex) {
+		s.exited = ex
+		return true
+	}
+	return false
 }
 
 // stopped returns the signal that ends the session, or nil.
@@ -254,36 +282,8 @@ func (s *replSession) end(cause error) {
 	s.exit(s.ending.exitCode())
 }
 
-const replHelp = `Type Starlark (>>>) or Lua (lua>) statements; blocks continue with "... "
-until they are complete (Starlark: until a blank line). The value of an
-expression is printed and kept in _.
-  :star, :lua  switch the language of what you type (both share the tools)
-  :ask PROMPT  ask the model (it works with the tools, under your policies)
-  :model [SPEC] show or set the model: openai:MODEL, anthropic:MODEL, ollama:MODEL,
-               replay:FILE
-  :tools       list the registered tools
-  :load FILE   run FILE (.star or .lua) and keep its globals
-  :new         start a new conversation with the model (a new session)
-  :sessions    list the saved sessions of this workdir
-  :resume ID   go on with a saved session
-  :compact     compact the conversation now (a summary, with pinned text kept)
-  :help        this text
-  :quit        leave (exit(), quit() and Ctrl-D also leave)
-Defining a tool again replaces it. Tab completes names, members after a
-dot (state.) and tool names in strings; at the start of a "... " line it
-indents.
-Ctrl-C cancels a running evaluation and its tool calls.
-A call that needs approval (by a policy's ask, or the model's call of a
-tool that is not read-only) shows the tool, who asks and why, and what the
-call would change as the tool previews it (write_file and edit_file: the
-diff), or else the arguments; answer y (once),
-a (always for this tool in this session) or n (no; then an optional reason
-that the model sees). Ctrl-C at that prompt says no.
-Script API: tool, before, after, middleware, deny, rewrite, invoke_tool,
-invoke_all, tool_names, get_tool, unregister_tool, config, dual, silent,
-timeout, retry, model, provider, ask, on, mcp_server, session, pin, compact,
-spawn; modules json, re, time, math, state.
-`
+//go:embed replhelp.txt
+var replHelp string
 
 // command runs a ':' command and reports whether to quit.
 func (s *replSession) command(line string) bool {
@@ -293,7 +293,16 @@ func (s *replSession) command(line string) bool {
 	case ":quit", ":q", ":exit":
 		return true
 	case ":help", ":h":
-		io.WriteString(s.a.io.out, replHelp)
+		if arg == "" {
+			io.WriteString(s.a.io.out, replHelp)
+			return false
+		}
+		text, err := s.a.host.Help(arg)
+		if err != nil {
+			fmt.Fprintln(s.a.io.err, err)
+			return false
+		}
+		fmt.Fprintln(s.a.io.out, text)
 	case ":tools":
 		s.a.tools()
 	case ":load":
@@ -304,7 +313,7 @@ func (s *replSession) command(line string) bool {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		if err := s.a.sh.Load(ctx, arg); err != nil {
-			fmt.Fprintln(s.a.io.err, detail(err))
+			s.report(err)
 		}
 	case ":ask":
 		if arg == "" {

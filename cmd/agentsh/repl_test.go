@@ -226,7 +226,7 @@ func TestComplete(t *testing.T) {
 	}{
 		{"starlark", "inv", false, []string{"invoke_all", "invoke_tool"}},
 		{"starlark", "x = tool", false, []string{"x = tool", "x = tool_names"}},
-		{"starlark", "hel", false, []string{"helper"}},
+		{"starlark", "hel", false, []string{"help", "helper"}},
 		{"starlark", "state.", false, []string{"state.delete", "state.get", "state.incr", "state.keys", "state.set"}},
 		{"starlark", "x = state.g", false, []string{"x = state.get"}},
 		{"starlark", "json.enc", false, []string{"json.encode", "json.encode_indent"}},
@@ -301,5 +301,49 @@ func TestREPLLuaInput(t *testing.T) {
 	}
 	if errb.String() != "<stdin>:1: syntax error near '='\nnow Starlark\nnow Lua\n" {
 		t.Errorf("stderr %q; want the syntax error's position and the switches", errb.String())
+	}
+}
+
+// promptRecorder is a lineReader that keeps the prompts it was shown.
+type promptRecorder struct {
+	lines   []string
+	prompts []string
+}
+
+func (p *promptRecorder) prompt(s string) (string, error) {
+	p.prompts = append(p.prompts, s)
+	if len(p.lines) == 0 {
+		return "", io.EOF
+	}
+	l := p.lines[0]
+	p.lines = p.lines[1:]
+	return l, nil
+}
+
+func (p *promptRecorder) close() {}
+
+// An unfinished expression continues on a "... " line, as a block does:
+// in Lua any expression (as lua.c does), in Starlark one in brackets (as
+// Python does).
+func TestREPLContinuesExpression(t *testing.T) {
+	for lang, lines := range map[string][]string{
+		"lua":      {"1 +", "2", ""},
+		"starlark": {"(1 +", "2)", ""},
+	} {
+		t.Run(lang, func(t *testing.T) {
+			s, _, _, out, errb := newTestREPL(t, "")
+			s.lang = lang
+			rec := &promptRecorder{lines: lines}
+			s.lines = rec
+			if code := runLoop(t, s); code != 0 {
+				t.Fatalf("exit %d, want 0; stderr %q", code, errb.String())
+			}
+			if out.String() != "3\n" {
+				t.Errorf("stdout %q, want 3; stderr %q", out.String(), errb.String())
+			}
+			if len(rec.prompts) < 2 || rec.prompts[1] != contPrompt {
+				t.Errorf("prompts %q; want %q after the unfinished line", rec.prompts, contPrompt)
+			}
+		})
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"io"
 	"os"
 
+	"golang.org/x/term"
+
 	"github.com/agentsh/agentsh/internal/termsafe"
 )
 
@@ -13,6 +15,13 @@ import (
 // clipboard, conceal or reorder text, or hide characters. A pipe or a
 // file gets every byte as it is, so piped output stays byte for byte what
 // the tools returned.
+
+// isTerminal reports whether r is a terminal (by its line discipline: a
+// character device such as /dev/null is not one).
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(interface{ Fd() uintptr })
+	return ok && term.IsTerminal(int(f.Fd()))
+}
 
 // ttyWriter is a terminal behind a termsafe.Writer; the file stays at
 // hand for the terminal's width.

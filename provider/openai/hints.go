@@ -11,9 +11,9 @@ func hint(kind string, model string, k provider.Kind) string {
 	case kind == "openai" && k == provider.ErrAuth:
 		return "set OPENAI_API_KEY, or OPENAI_BASE_URL for a server that needs no key"
 	case kind == "ollama" && k == provider.ErrAuth:
-		return "ollama:MODEL sends no key; for a server that wants one, use --model openai:MODEL with OPENAI_BASE_URL and OPENAI_API_KEY"
+		return "ollama:MODEL sends no key; for a server that wants one, use the model openai:MODEL with OPENAI_BASE_URL and OPENAI_API_KEY"
 	case kind == "ollama" && k == provider.ErrUnknownModel && model != "":
-		return "fetch it with `ollama pull " + model + "`, or check the name in --model ollama:MODEL"
+		return "fetch it with `ollama pull " + model + "`, or check the name in ollama:MODEL"
 	}
 	return ""
 }

@@ -681,8 +681,8 @@ func TestOllamaAuthHint(t *testing.T) {
 	if !errors.Is(err, provider.ErrAuth) {
 		t.Fatalf("got %v, want an auth error", err)
 	}
-	if msg := err.Error(); !strings.Contains(msg, "--model openai:MODEL") || !strings.Contains(msg, "sends no key") || strings.Contains(msg, "ANTHROPIC") {
-		t.Errorf("got %q, want a hint saying ollama sends no key and naming --model openai:MODEL", msg)
+	if msg := err.Error(); !strings.Contains(msg, "openai:MODEL") || !strings.Contains(msg, "sends no key") || strings.Contains(msg, "ANTHROPIC") {
+		t.Errorf("got %q, want a hint saying ollama sends no key and naming openai:MODEL", msg)
 	}
 }
 

@@ -106,7 +106,24 @@ func Open(path string) (*Player, error) {
 }
 
 // recordAgain ends the messages of a recording that cannot be replayed.
-const recordAgain = "record the run again with --record FILE"
+const recordAgain = "record the run again"
+
+// ErrRecording is the error of a recording that cannot be replayed: a
+// corrupt line, an entry without a response, a request past its end. It
+// is provider.ErrRecording, which a program checks without naming this
+// adapter.
+var ErrRecording = provider.ErrRecording
+
+// recordingError is an error of a recording, with its own message, that
+// errors.Is matches to ErrRecording.
+type recordingError struct{ msg string }
+
+func recordingErrorf(format string, args ...any) error {
+	return &recordingError{fmt.Sprintf(format, args...)}
+}
+
+func (e *recordingError) Error() string        { return e.msg }
+func (e *recordingError) Is(target error) bool { return target == ErrRecording }
 
 // Load reads a recording; name identifies it in messages. A last line
 // cut short (no newline, not JSON: the recording ended while it was
@@ -139,16 +156,16 @@ func Load(r io.Reader, name string) (*Player, error) {
 				p.torn = n // the recorder writes a line and its newline at once
 				break
 			}
-			return nil, fmt.Errorf("replay %s:%d: a corrupt line (%v); correct or remove it, or %s", name, n, jerr, recordAgain)
+			return nil, recordingErrorf("replay %s:%d: a corrupt line (%v); correct or remove it, or %s", name, n, jerr, recordAgain)
 		}
 		if e.Response == nil && e.Error == nil {
-			return nil, fmt.Errorf("replay %s:%d: an entry without a response or an error; correct or remove it, or %s", name, n, recordAgain)
+			return nil, recordingErrorf("replay %s:%d: an entry without a response or an error; correct or remove it, or %s", name, n, recordAgain)
 		}
 		if e.Response != nil {
 			// A count out of bounds would price an answer below nothing,
 			// or overflow a budget's sum past its limit.
 			if err := e.Response.Usage.Check(); err != nil {
-				return nil, fmt.Errorf("replay %s:%d: response %v; correct the line or %s", name, n, err, recordAgain)
+				return nil, recordingErrorf("replay %s:%d: response %v; correct the line or %s", name, n, err, recordAgain)
 			}
 		}
 		p.entries = append(p.entries, e)
@@ -224,7 +241,7 @@ func (p *Player) Complete(ctx context.Context, req provider.Request, stream func
 		// The recorded message holds the original hint; the general one
 		// for the kind (check the key, the server) does not apply offline.
 		return provider.Response{}, &provider.Error{Kind: kind, Provider: p.Name(), Message: "recorded error: " + e.Error.Message,
-			Hint: "replayed from the recording; record the run again with --record once the cause is fixed"}
+			Hint: "replayed from the recording; record the run again once the cause is fixed"}
 	}
 	if stream != nil && e.Response.Content != "" {
 		stream(e.Response.Content)
@@ -234,7 +251,7 @@ func (p *Player) Complete(ctx context.Context, req provider.Request, stream func
 
 func (p *Player) diverged(msg string) error {
 	return &provider.Error{Kind: provider.ErrDiverged, Provider: p.Name(),
-		Message: msg + "; the conversation has left the recording (record it again with --record)"}
+		Message: msg + "; the conversation has left the recording (record it again)"}
 }
 
 // against explains a request that left the recording by the recorded

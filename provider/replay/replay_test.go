@@ -119,7 +119,7 @@ func TestReplayDivergence(t *testing.T) {
 		}
 		tc.edit(&reqs[1])
 		_, err = p.Complete(context.Background(), reqs[1], nil)
-		if !errors.Is(err, provider.ErrDiverged) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "--record") {
+		if !errors.Is(err, provider.ErrDiverged) || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "record it again") {
 			t.Errorf("%s: err %v, want one containing %q", tc.name, err, tc.want)
 		}
 	}
@@ -155,7 +155,7 @@ func TestLoadRefusesImpossibleUsage(t *testing.T) {
 	} {
 		_, err := Load(strings.NewReader(good+entry(tc.usage)), "run.jsonl")
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "from 0 to 1125899906842624") ||
-			!strings.Contains(err.Error(), "--record FILE") {
+			!strings.Contains(err.Error(), "record the run again") || !errors.Is(err, ErrRecording) {
 			t.Errorf("usage %s: %v, want an error containing %q, the bound and how to record again", tc.usage, err, tc.want)
 		}
 	}
@@ -208,7 +208,7 @@ func TestTornRecording(t *testing.T) {
 	}
 	w := p.Warnings()
 	if len(w) != 1 || !strings.Contains(w[0], "run.jsonl:3: the last line was cut short") || !strings.Contains(w[0], "holds 2 requests") ||
-		!strings.Contains(w[0], "--record FILE") {
+		!strings.Contains(w[0], "record the run again") {
 		t.Errorf("warnings %q, want one naming the file and line 3, the requests kept and how to record again", w)
 	}
 	for _, req := range reqs[:2] {
@@ -231,7 +231,7 @@ func TestTornRecording(t *testing.T) {
 
 	mid := lines[0] + lines[1][:len(lines[1])/2] + "\n" + lines[2]
 	if _, err := Load(strings.NewReader(mid), "run.jsonl"); err == nil || !strings.Contains(err.Error(), "replay run.jsonl:2: a corrupt line") ||
-		!strings.Contains(err.Error(), "--record FILE") {
+		!strings.Contains(err.Error(), "record the run again") {
 		t.Errorf("a corrupt line 2 of 3: %v, want an error naming the file and line and how to record again", err)
 	}
 }
@@ -272,7 +272,7 @@ func TestReplayedAuthErrorKeepsItsHint(t *testing.T) {
 		t.Fatalf("got %v, want the recorded auth error", err)
 	}
 	msg := err.Error()
-	if strings.Count(msg, "set MYCO_KEY") != 1 || strings.Contains(msg, "check the provider's API key") || !strings.Contains(msg, "--record") {
+	if strings.Count(msg, "set MYCO_KEY") != 1 || strings.Contains(msg, "check the provider's API key") || !strings.Contains(msg, "record the run again") {
 		t.Errorf("got %q, want the recorded hint once, no general key advice, and how to record again", msg)
 	}
 }

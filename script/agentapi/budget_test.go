@@ -154,7 +154,7 @@ print(b.tool_calls, b.wall, n)
 			}
 			wantLines(t, e.lines(),
 				row(lang, "budget", "3", "1", "budget", "call_1_2"),
-				`budget exhausted: 1 t calls of 1 made; raise it with config(budget = {"tools": {"t": {"calls": N}}})`,
+				`budget exhausted: 1 t call of 1 made; raise it with config(budget = {"tools": {"t": {"calls": N}}})`,
 				row(lang, "5", nothing, nothing, "1h0m0s", "1"),
 				row(lang, "2", "1", "1", "1", "15", nothing),
 				row(lang, "5", nothing, "0"))

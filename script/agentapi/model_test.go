@@ -254,9 +254,9 @@ print(r.text, r.turns, r.tool_calls, r.stop)
 	t.Run("no model", func(t *testing.T) {
 		e := newEnv(t, agentapi.Config{})
 		err := e.execStar(context.Background(), `ask("hi")`)
-		wantErr(t, "starlark", err, "ask: no model", "--model", "model(fn)")
+		wantErr(t, "starlark", err, "ask: no model", `provider("PROVIDER:MODEL")`, "model(fn)")
 		err = e.execLua(context.Background(), `ask("hi")`)
-		wantErr(t, "lua", err, "ask: no model", "--model", "model(fn)")
+		wantErr(t, "lua", err, "ask: no model", `provider("PROVIDER:MODEL")`, "model(fn)")
 		if got := e.sess.ProviderName(); got != "" {
 			t.Errorf("ProviderName() = %q, want none", got)
 		}

@@ -138,7 +138,7 @@ func TestProviderReplayDiverges(t *testing.T) {
 	e := newEnv(t, agentapi.Config{SystemPrompt: "sys"})
 	e.runStar(replayTools["star"] + `provider("` + spec + `")`)
 	err := e.execStar(context.Background(), `ask("echo three times")`)
-	wantErr(t, "prompt", err, `request 1 differs from the recording at messages[0].content: at byte 6: got "echo three times", recorded "echo twice"`, "left the recording", "--record")
+	wantErr(t, "prompt", err, `request 1 differs from the recording at messages[0].content: at byte 6: got "echo three times", recorded "echo twice"`, "left the recording", "record it again")
 	// From Go, the error is a provider error of kind diverged.
 	_, err = e.sess.Ask(context.Background(), "something else", 0)
 	if !errors.Is(err, provider.ErrDiverged) {

@@ -2,9 +2,9 @@ package lua
 
 import (
 	"context"
-	"fmt"
 	"sync/atomic"
 
+	"github.com/agentsh/agentsh/script"
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -65,7 +65,7 @@ func (b *budget) Charge(n int) { b.steps.Add(uint64(n)) }
 
 func (b *budget) Err() error {
 	if b.steps.Load() > b.max {
-		return fmt.Errorf("step budget of %d exceeded (raise it with --max-steps)", b.max)
+		return &script.StepBudgetError{Max: b.max}
 	}
 	return b.Context.Err()
 }

@@ -88,9 +88,12 @@ func (in *Interp) newFunction(L *lua.LState, b script.Builtin, self lua.LValue, 
 			in.unlocked(L, func() { out, err = b.Call(ctx, positional, named) })
 		}
 		if err != nil {
-			var skipped *script.Skipped
-			if errors.As(err, &skipped) {
-				in.raise(L, err) // the test runner finds it with errors.As
+			var (
+				skipped *script.Skipped
+				exit    *script.Exit
+			)
+			if errors.As(err, &skipped) || errors.As(err, &exit) {
+				in.raise(L, err) // the test runner and the CLI find it with errors.As
 			}
 			L.RaiseError("%v", err)
 		}

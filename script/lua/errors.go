@@ -52,6 +52,9 @@ func wrapError(err error) error {
 		msg = msg[len(m[0]):]
 	}
 	e.Msg = msg
+	if sb := script.StepBudgetIn(msg, err); sb != nil {
+		e.Err = sb // gopher-lua raises the context's error as text
+	}
 	return e
 }
 

@@ -90,7 +90,7 @@ func TestBadCallsSayTheSame(t *testing.T) {
 		{`allow(true)`, `allow(True)`, "allow: reason got a bool, want a string"},
 		{`allow("ok", {args = 3})`, `allow("ok", args = 3)`, "allow: args got an int, want a dict"},
 		{`ask({})`, `ask({})`, "ask: prompt got a dict, want a string"},
-		{`ask("hi")`, `ask("hi")`, "ask: no model is set up to ask; outside a before hook ask(prompt) asks the model (pass --model SPEC, or set one with model(fn) or provider(spec)), inside one ask(reason) asks for approval"},
+		{`ask("hi")`, `ask("hi")`, "ask: no model is set up to ask; outside a before hook ask(prompt) asks the model (set one with model(fn) or provider(spec)), inside one ask(reason) asks for approval"},
 		{`decide(1)`, `decide(1)`, "decide: name got an int, want a string"},
 		{`decide("t", {}, {origin = "robot"})`, `decide("t", {}, origin = "robot")`, `decide: unknown origin "robot": want person, model, mcp or hook`},
 	} {

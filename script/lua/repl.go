@@ -66,10 +66,16 @@ func parseChunk(filename, src string) (*Chunk, error) {
 	if strings.TrimSpace(src) == "" {
 		return &Chunk{name: filename, src: src}, nil
 	}
-	if _, err := parse.Parse(strings.NewReader("return "+src), filename); err == nil {
+	_, exprErr := parse.Parse(strings.NewReader("return "+src), filename)
+	if exprErr == nil {
 		return &Chunk{name: filename, src: "return " + src, expr: true}, nil
 	}
 	if _, err := parse.Parse(strings.NewReader(src), filename); err != nil {
+		if incomplete(exprErr) {
+			// An unfinished expression ("1 +") is no statement at all;
+			// it goes on on the next line, as an open block does.
+			return nil, syntaxError(exprErr)
+		}
 		return nil, syntaxError(err)
 	}
 	return &Chunk{name: filename, src: src}, nil

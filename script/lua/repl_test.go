@@ -54,6 +54,10 @@ func TestREPL(t *testing.T) {
 		"s = [[long",
 		"string]]",
 		"s",
+		"1 +", // an unfinished expression continues on the next line
+		"2",
+		"math.max(1,", // so does an open call
+		"  2)",
 		"x = 'unterminated",
 	)
 	var values []string
@@ -87,6 +91,8 @@ func TestREPL(t *testing.T) {
 		"", "", // local y does not persist
 		"", // the long string's two lines
 		"long\nstring",
+		"3",
+		"2",
 		`error: <stdin>:2: unterminated string near 'unterminated'`,
 	}
 	if !slices.Equal(values, want) {

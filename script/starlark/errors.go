@@ -24,6 +24,9 @@ func wrapError(err error) error {
 	var ee *star.EvalError
 	if errors.As(err, &ee) {
 		e := &script.Error{Msg: ee.Msg, Err: err}
+		if sb := script.StepBudgetIn(ee.Msg, err); sb != nil {
+			e.Err = sb // the thread's cancel reason is text (see onMaxSteps)
+		}
 		for i := 0; i < len(ee.CallStack); i++ { // innermost script frame
 			fr := ee.CallStack.At(i)
 			if fr.Pos.Filename() != "<builtin>" && fr.Pos.IsValid() {

@@ -120,7 +120,7 @@ type threadHooks struct {
 func (in *Interp) print(_ *star.Thread, msg string) { in.host.Print(msg) }
 
 func (in *Interp) onMaxSteps(t *star.Thread) {
-	t.Cancel(fmt.Sprintf("step budget of %d exceeded (raise it with --max-steps)", in.opts.MaxSteps))
+	t.Cancel((&script.StepBudgetError{Max: in.opts.MaxSteps}).Error())
 }
 
 func cancelReason(ctx context.Context) string {

@@ -84,7 +84,7 @@ FAIL testdata/run/c_fail_test.star test_error
 FAIL testdata/run/c_fail_test.star test_forever
     Traceback (most recent call last):
       testdata/run/c_fail_test.star:14:1: in test_forever
-    testdata/run/c_fail_test.star:14:1: Starlark computation cancelled: step budget of 100000 exceeded (raise it with --max-steps)
+    testdata/run/c_fail_test.star:14:1: Starlark computation cancelled: step budget of 100000 exceeded
 FAIL testdata/run/c_fail_test.star test_no_error
     Traceback (most recent call last):
       testdata/run/c_fail_test.star:19:17: in test_no_error

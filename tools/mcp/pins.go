@@ -282,9 +282,28 @@ func (p *Pins) List() ([]PinnedTool, error) {
 	return out, nil
 }
 
+// ErrPinsFile is the error of a pins file that cannot be read, written or
+// used; errors.Is finds it. Another path for NewPins avoids it.
+var ErrPinsFile = errors.New("pins file unusable")
+
+// pinsFileError is an error of a pins file, with its own message, that
+// errors.Is matches to ErrPinsFile and that unwraps to its cause.
+type pinsFileError struct {
+	msg   string
+	cause error
+}
+
+func pinsFileErrorf(cause error, format string, args ...any) error {
+	return &pinsFileError{fmt.Sprintf(format, args...), cause}
+}
+
+func (e *pinsFileError) Error() string        { return e.msg }
+func (e *pinsFileError) Is(target error) bool { return target == ErrPinsFile }
+func (e *pinsFileError) Unwrap() error        { return e.cause }
+
 // corrupt is the error of a pins file that cannot be used.
 func corrupt(path, what string) error {
-	return fmt.Errorf("pins file %s is corrupt: %s; fix it, or move it away so that every upstream tool is pinned again at first sight (or give another file with --pins FILE)", path, what)
+	return pinsFileErrorf(nil, "pins file %s is corrupt: %s; fix it, or move it away so that every upstream tool is pinned again at first sight (or use another pins file)", path, what)
 }
 
 func readPins(path string) (*pinFile, error) {
@@ -293,7 +312,7 @@ func readPins(path string) (*pinFile, error) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 	case err != nil:
-		return nil, fmt.Errorf("read pins file: %w; give another file with --pins FILE", err)
+		return nil, pinsFileErrorf(err, "read pins file: %v; use another pins file", err)
 	default:
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.DisallowUnknownFields()
@@ -364,11 +383,11 @@ func writePins(path string, f *pinFile) error {
 	}
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("write pins file: %w; give another file with --pins FILE", err)
+		return pinsFileErrorf(err, "write pins file: %v; use another pins file", err)
 	}
 	tmp, err := os.CreateTemp(dir, ".pins-*")
 	if err != nil {
-		return fmt.Errorf("write pins file: %w; give another file with --pins FILE", err)
+		return pinsFileErrorf(err, "write pins file: %v; use another pins file", err)
 	}
 	defer os.Remove(tmp.Name())
 	if _, err := tmp.Write(buf.Bytes()); err != nil {

@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -297,7 +298,7 @@ func TestPinsCorruptFile(t *testing.T) {
 			}
 			msg := err.Error()
 			for _, want := range []string{"mcp server d: pins file " + path + " is corrupt: ", tc.want,
-				"fix it, or move it away so that every upstream tool is pinned again at first sight (or give another file with --pins FILE)"} {
+				"fix it, or move it away so that every upstream tool is pinned again at first sight (or use another pins file)"} {
 				if !strings.Contains(msg, want) {
 					t.Errorf("error %q does not say %q", msg, want)
 				}
@@ -322,7 +323,7 @@ func TestPinsUnwritable(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := pinnedRun(t, filepath.Join(blocker, "pins.json"), echoTool("Echoes.", echoSchema))
-	if err == nil || !strings.Contains(err.Error(), "pins file") || !strings.Contains(err.Error(), "not a directory; give another file with --pins FILE") {
+	if err == nil || !strings.Contains(err.Error(), "pins file") || !strings.Contains(err.Error(), "not a directory; use another pins file") || !errors.Is(err, ErrPinsFile) {
 		t.Fatalf("got %v", err)
 	}
 }

@@ -131,7 +131,7 @@ func checkGroupCookie() error {
 			break
 		}
 	}
-	return fmt.Errorf("a seccomp filter around agentsh kills a command that makes its own process group (%v): agentsh runs inside another sandbox; run it outside, or with --sandbox off", ws.Signal())
+	return fmt.Errorf("a seccomp filter around agentsh kills a command that makes its own process group (%v): agentsh %w; run it outside, or unconfined (sandbox off)", ws.Signal(), ErrInsideSandbox)
 }
 
 func (c *landlockConfiner) run(ctx context.Context, pl *plan, req ExecRequest, cfg runConfig) (ExecResult, error) {

@@ -124,6 +124,11 @@ type confiner interface {
 // can confine here.
 var ErrNoSandbox = errors.New("no sandbox can confine commands here")
 
+// ErrInsideSandbox is the error of a confined command that agentsh cannot
+// start because agentsh itself runs inside another sandbox, one whose
+// seccomp filter kills a new process group.
+var ErrInsideSandbox = errors.New("runs inside another sandbox")
+
 // NewSandbox returns a Sandbox for directories below root. It fails
 // only for a malformed configuration or root; which backend confines is
 // found on first need (Backend, Unavailable, Exec), since finding out

@@ -3,6 +3,7 @@ package serve
 import (
 	"crypto/sha256"
 	"crypto/subtle"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -133,18 +134,22 @@ func bearer(token string, next http.Handler) http.Handler {
 	})
 }
 
+// ErrNotLoopback is the error of CheckListen for an address that is not a
+// loopback address, without a token.
+var ErrNotLoopback = errors.New("not a loopback address, and no token guards it")
+
 // CheckListen returns an error when addr (host:port) is not a loopback
 // address and there is no token: anyone who can reach the port could
 // run the tools.
 func CheckListen(addr string, hasToken bool) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return fmt.Errorf("--listen: got %q, want HOST:PORT such as 127.0.0.1:8377", addr)
+		return fmt.Errorf("listen address: got %q, want HOST:PORT such as 127.0.0.1:8377", addr)
 	}
 	if hasToken || isLoopback(host) {
 		return nil
 	}
-	return fmt.Errorf("--listen %s is not a loopback address: pass --token-file FILE so that clients must send its token, or listen on 127.0.0.1", addr)
+	return fmt.Errorf("listen address %s: %w; give Server.Handler a token that clients must send, or listen on 127.0.0.1", addr, ErrNotLoopback)
 }
 
 func isLoopback(host string) bool {

@@ -24,14 +24,15 @@ type TestOptions struct {
 
 // Test runs the *_test.star and *_test.lua files under paths (default:
 // "." recursively, without testdata). Every test gets a fresh host
-// composed from the shell's Config, without its model, record, sessions
-// and MCP servers, with Scripts loaded on it. It returns how many tests
-// failed.
+// composed from the shell's Config, without its model, record, sessions,
+// MCP servers and call observers (Config.ExecutorOptions), with Scripts
+// loaded on it. It returns how many tests failed.
 func (s *Shell) Test(ctx context.Context, o TestOptions, paths ...string) (failed int, err error) {
 	opts := testrunner.Options{
 		NewHost: func(out io.Writer) (*script.Host, func(), error) {
 			cfg := s.cfg
-			cfg.Output, cfg.Scripts = out, nil
+			// The test's own output; no observers of the shell's calls.
+			cfg.Output, cfg.Scripts, cfg.ExecutorOptions = out, nil, nil
 			sh, err := newShell(cfg, s)
 			if err != nil {
 				return nil, nil, err

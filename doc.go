@@ -38,23 +38,44 @@
 // tools are deterministic: the same output on every search backend and in
 // every execution mode.
 //
-// The packages below compose into the shell, and a program may use them
-// directly:
+// The packages it composes, each usable on its own:
 //
-//	core              the vocabulary: Tool, Call, Result, errors, Registry, Extension
-//	executor          the pipeline, execution modes, the middleware library
-//	agent             the model loop, lifecycle hooks, budgets, prompt caching
-//	agent/session     conversations saved as sessions
-//	provider          the conversation vocabulary; adapters register by spec prefix
-//	tools             the built-in tools; tools/search: backends registered by name
-//	tools/process     the sandbox of bash and run_code (Bubblewrap, Landlock)
-//	tools/mcp         upstream MCP servers, and (serve) the registry as one
-//	script            the language-neutral script API, declared once as data
-//	script/starlark   the Starlark binding; script/lua, the Lua binding
-//	stdlib            modules for scripts (json, re, time, state, ...)
-//	bashcmd           reads a Bash command line without running it
-//	hookadapter       other agents' hook events (Claude Code, Gemini CLI, Codex)
-//	cmd/agentsh       the command: flags → Config → New, and the terminal
+//	core                   the vocabulary: Tool, Call, Result, errors, Registry, Extension
+//	executor               the pipeline, execution modes, the middleware library
+//	agent                  the model loop, lifecycle hooks, budgets, prompt caching
+//	agent/rules            project rules (AGENTS.md, ...) as a prompt section
+//	agent/skills           skills: SKILL.md files the model loads on demand
+//	agent/session          conversations saved as sessions
+//	provider               the conversation vocabulary; adapters register by spec prefix
+//	provider/openai        OpenAI's API and ollama; provider/anthropic, Anthropic's
+//	provider/replay        a recorded run replayed, offline
+//	provider/pricing       the price table of the budgets
+//	provider/all           registers every adapter
+//	tools                  the built-in tools: files, bash, grep, glob, fetch, run_code, task
+//	tools/builtins         the built-in tools declared as data (read-only or not, effects)
+//	tools/search           grep and glob backends registered by name (native, ripgrep, fd)
+//	tools/search/searchtest  the conformance suite every search backend passes
+//	tools/process          the sandbox of bash and run_code (Bubblewrap, Landlock)
+//	tools/process/policytest the commands the shell policies must refuse or allow
+//	tools/web              fetch under a destination policy, HTML to Markdown
+//	tools/browser          headless Chromium for the browser tool; registers itself
+//	tools/mcp              upstream MCP servers' tools, pinned
+//	tools/mcp/serve        the registry as an MCP server
+//	script                 the language-neutral script API, declared once as data
+//	script/starlark        the Starlark binding; script/lua, the Lua binding
+//	script/lua/pattern     Lua 5.1 patterns
+//	script/agentapi        model, provider, ask, on and mcp_server for scripts
+//	script/sandbox         run_code's Starlark and Lua in a child process
+//	script/testrunner      agentsh test: *_test.star and *_test.lua files
+//	script/scripttest      the conformance suite of a script language
+//	stdlib                 modules for scripts (json, re, time, state, ...)
+//	bashcmd                reads a Bash command line without running it
+//	bashcmd/bashcmdtest    the corpus of command lines the shell policies are tested on
+//	hookadapter            other agents' hook events (Claude Code, Gemini CLI, Codex)
+//	workpath               the paths tools take and print
+//	scripts/policies       the shipped policies' tests
+//	all                    registers the languages, the adapters and the browser
+//	cmd/agentsh            the command: flags → Config → New, and the terminal
 //
 // A Shell is safe for concurrent use; see its methods.
 package agentsh

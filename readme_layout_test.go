@@ -3,6 +3,7 @@ package agentsh_test
 import (
 	"io/fs"
 	"os"
+	"os/exec"
 	"path"
 	"path/filepath"
 	"regexp"
@@ -119,4 +120,29 @@ func readREADME(t *testing.T) string {
 		t.Fatal(err)
 	}
 	return string(b)
+}
+
+// TestDocListsPackages: the package doc names every package a program
+// can import (internal ones aside).
+func TestDocListsPackages(t *testing.T) {
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("the go command is not on PATH; it lists the packages")
+	}
+	out, err := exec.Command("go", "list", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	doc, err := os.ReadFile("doc.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range strings.Fields(string(out)) {
+		rel := strings.TrimPrefix(strings.TrimPrefix(p, module), "/")
+		if rel == "" || strings.Contains(rel, "internal") {
+			continue
+		}
+		if !regexp.MustCompile(`(?m)^//\t` + regexp.QuoteMeta(rel) + `\s|[ ,]` + regexp.QuoteMeta(rel) + `[, ]`).Match(doc) {
+			t.Errorf("doc.go does not name package %s", rel)
+		}
+	}
 }

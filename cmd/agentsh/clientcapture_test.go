@@ -290,7 +290,7 @@ func runClient(t *testing.T, client string, calls func(project string) []clientC
 		cmd = exec.CommandContext(ctx, bin, "-p", "do the task", "--output-format", "stream-json",
 			"--model", "gemini-2.5-flash", "--skip-trust", "--approval-mode", "yolo")
 		env = append(env, "PATH="+os.Getenv("PATH"), "GEMINI_CLI_SYSTEM_SETTINGS_PATH="+filepath.Join(root, "system-settings.json"),
-			"GOOGLE_GEMINI_BASE_URL="+srv.URL, "GEMINI_API_KEY=test-dummy")
+			"GOOGLE_GEMINI_BASE_URL="+srv.URL, "GEMINI_API_KEY=test-dummy", geminiNoRelaunch)
 	case "codex":
 		srv := httptest.NewServer(codexEndpoint{run.model})
 		defer srv.Close()

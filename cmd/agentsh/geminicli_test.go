@@ -21,6 +21,11 @@ import (
 var geminiClient = npmClient{env: "AGENTSH_GEMINI_CLI_DIR", pkg: "@google/gemini-cli", node: true, version: ".",
 	bins: []string{"node_modules/.bin/gemini"}}
 
+// geminiNoRelaunch keeps Gemini CLI in the process the test started: by
+// default it starts Node.js a second time only to raise its heap limit,
+// which doubles its start-up and changes nothing the tests look at.
+const geminiNoRelaunch = "GEMINI_CLI_NO_RELAUNCH=true"
+
 // scriptedGemini is a Gemini API endpoint (generateContent and
 // streamGenerateContent) that asks for one run_shell_command call per
 // turn, in order (the next one after as many functionResponses as the
@@ -140,6 +145,7 @@ func runGeminiCLI(t *testing.T, gemini, policySrc string) *geminiRun {
 		"GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + filepath.Join(root, "system-settings.json"),
 		"GOOGLE_GEMINI_BASE_URL=" + srv.URL,
 		"GEMINI_API_KEY=test-dummy",
+		geminiNoRelaunch,
 	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr

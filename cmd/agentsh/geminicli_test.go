@@ -183,6 +183,7 @@ func runGeminiCLI(t *testing.T, gemini, policySrc string) *geminiRun {
 // which of the model's run_shell_command calls ran.
 func TestGeminiCLIRealCLI(t *testing.T) {
 	gemini := geminiClient.find(t)
+	t.Parallel() // the runs wait on the client and the model
 	cases := []struct {
 		name     string
 		policy   string
@@ -207,6 +208,7 @@ func TestGeminiCLIRealCLI(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			run := runGeminiCLI(t, gemini, c.policy)
 			ms, _ := filepath.Glob(filepath.Join(run.project, "*.marker"))
 			for i := range ms {

@@ -129,6 +129,7 @@ var hookClients = []hookClient{
 // then with the entries agentsh hook install writes, which must block
 // the call in every case. docs/hooks.md has the table.
 func TestHookFailureRealClients(t *testing.T) {
+	t.Parallel() // the real clients' runs wait on them, the model and the hooks
 	for _, c := range hookClients {
 		t.Run(c.name, func(t *testing.T) {
 			bin := c.client.find(t)
@@ -173,6 +174,7 @@ func TestHookFailureRealClients(t *testing.T) {
 				{"installed, policy hangs", timeoutCall, hangingPolicy, "no decision in time", []string{"--timeout", "1s", "--max-steps", "1000000000000000"}},
 			} {
 				t.Run(f.name, func(t *testing.T) {
+					t.Parallel()
 					root := hookRoot(t)
 					exe := filepath.Join(root, "bin", "agentsh")
 					switch f.call {
@@ -213,6 +215,7 @@ const denyAll = `before(lambda call: deny("no calls today"))` + "\n"
 // in a trusted project. Until then the calls go ahead. agentsh hook
 // install says so; docs/hooks.md has the table.
 func TestHookTrustRealClients(t *testing.T) {
+	t.Parallel() // the real clients' runs wait on them and on the model
 	t.Run("gemini", func(t *testing.T) {
 		gemini := geminiClient.find(t)
 		t.Parallel()
@@ -225,6 +228,7 @@ func TestHookTrustRealClients(t *testing.T) {
 			{"trusted folder", []string{"GEMINI_CLI_TRUST_WORKSPACE=true"}, ""},
 		} {
 			t.Run(c.name, func(t *testing.T) {
+				t.Parallel()
 				root := hookRoot(t)
 				exe := filepath.Join(root, "bin", "agentsh")
 				writeAgentshShim(t, exe, root)
@@ -256,6 +260,7 @@ func TestHookTrustRealClients(t *testing.T) {
 			{"project trusted", true, "\n[projects.%q]\ntrust_level = \"trusted\"\n", []string{"--dangerously-bypass-hook-trust"}, "", "Command blocked by PreToolUse hook: no calls today"},
 		} {
 			t.Run(c.name, func(t *testing.T) {
+				t.Parallel()
 				root := hookRoot(t)
 				exe := filepath.Join(root, "bin", "agentsh")
 				writeAgentshShim(t, exe, root)

@@ -162,6 +162,7 @@ func TestStopSignals(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts agentsh processes; skipped with -short")
 	}
+	t.Parallel() // most cases wait out agentsh's grace before a kill
 	sigs := []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
 	for _, c := range signalCases {
 		for _, sig := range sigs {

@@ -146,14 +146,19 @@ func (c *raceCounts) add(st *swapTree, out []string, err error) {
 // symbolic link to a directory outside the root keep trading places:
 // nothing from outside may ever show, neither a line nor a name.
 func TestSymlinkSwapRace(t *testing.T) {
-	n := 1000 // searches per backend, half from the root, half with Path
+	// Searches per backend, half from the root, half with Path. A search
+	// by rg or fd starts a process, which costs what a hundred native
+	// searches cost: they get fewer rounds, each of which still races the
+	// flips many times (the counts in the log).
+	n, nProcess := 1000, 400
 	if testing.Short() {
-		n = 200
+		n, nProcess = 200, 200
 	}
 	st := newSwapTree(t)
 	type backend struct {
-		name string
-		run  func(ctx context.Context, path string) ([]string, error)
+		name    string
+		run     func(ctx context.Context, path string) ([]string, error)
+		process bool // starts a process per search
 	}
 	grep := func(g search.Grepper) func(context.Context, string) ([]string, error) {
 		return func(ctx context.Context, path string) ([]string, error) {
@@ -178,16 +183,16 @@ func TestSymlinkSwapRace(t *testing.T) {
 		}
 	}
 	backends := []backend{
-		{"grep/native", grep(search.NewNative(st.root))},
-		{"glob/native", glob(search.NewNative(st.root))},
+		{"grep/native", grep(search.NewNative(st.root)), false},
+		{"glob/native", glob(search.NewNative(st.root)), false},
 	}
 	if rg, err := search.NewRipgrep(st.root); err == nil {
-		backends = append(backends, backend{"grep/ripgrep", grep(rg)}, backend{"glob/ripgrep", glob(rg)})
+		backends = append(backends, backend{"grep/ripgrep", grep(rg), true}, backend{"glob/ripgrep", glob(rg), true})
 	} else {
 		t.Log("ripgrep (rg) not found, its backend is not tried; apt-get install ripgrep")
 	}
 	if fd, err := search.NewFd(st.root); err == nil {
-		backends = append(backends, backend{"glob/fd", glob(fd)})
+		backends = append(backends, backend{"glob/fd", glob(fd), true})
 	} else {
 		t.Log("fd not found (looked for fd and fdfind), its backend is not tried; apt-get install fd-find")
 	}
@@ -212,6 +217,10 @@ func TestSymlinkSwapRace(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				before := st.flips.Load()
+				n := n
+				if b.process {
+					n = nProcess
+				}
 				for k := w; k < n; k += workers {
 					j := k / workers % len(starts)
 					out, err := b.run(ctx, starts[j])

@@ -280,7 +280,7 @@ func runClient(t *testing.T, client string, calls func(project string) []clientC
 		srv := httptest.NewServer(geminiEndpoint{run.model})
 		defer srv.Close()
 		settings := filepath.Join(run.home, ".gemini", "settings.json")
-		writeJSON(t, settings, map[string]any{"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}}})
+		writeJSON(t, settings, geminiQuiet(map[string]any{"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}}}))
 		entry = func(hook string) {
 			editJSON(t, settings, func(m map[string]any) {
 				m["hooks"] = map[string]any{"BeforeTool": []any{map[string]any{"matcher": ".*",

@@ -26,6 +26,15 @@ var geminiClient = npmClient{env: "AGENTSH_GEMINI_CLI_DIR", pkg: "@google/gemini
 // which doubles its start-up and changes nothing the tests look at.
 const geminiNoRelaunch = "GEMINI_CLI_NO_RELAUNCH=true"
 
+// geminiQuiet adds to Gemini CLI's settings what keeps a run to itself:
+// no usage statistics, whose sending costs a second of CPU and holds up
+// the exit, and no update check. Neither changes what the hooks see.
+func geminiQuiet(settings map[string]any) map[string]any {
+	settings["privacy"] = map[string]any{"usageStatisticsEnabled": false}
+	settings["general"] = map[string]any{"enableAutoUpdate": false, "enableAutoUpdateNotification": false}
+	return settings
+}
+
 // scriptedGemini is a Gemini API endpoint (generateContent and
 // streamGenerateContent) that asks for one run_shell_command call per
 // turn, in order (the next one after as many functionResponses as the
@@ -116,11 +125,11 @@ func runGeminiCLI(t *testing.T, gemini, policySrc string) *geminiRun {
 	// binary needs to act as agentsh goes on the command line.
 	hook := "AGENTSH_MAIN=1 GORACE=atexit_sleep_ms=0 XDG_STATE_HOME=" + hookadapter.ShellQuote(filepath.Join(root, "state")) + " " +
 		hookadapter.ShellQuote(os.Args[0]) + " hook gemini --load " + hookadapter.ShellQuote(policy)
-	settings := map[string]any{
+	settings := geminiQuiet(map[string]any{
 		"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},
 		"hooks": map[string]any{"BeforeTool": []any{map[string]any{"matcher": ".*",
 			"hooks": []any{map[string]any{"name": "agentsh", "type": "command", "command": hook, "timeout": 60000}}}}},
-	}
+	})
 	b, _ := json.Marshal(settings)
 	if err := os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), b, 0o644); err != nil {
 		t.Fatal(err)

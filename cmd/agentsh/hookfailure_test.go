@@ -101,14 +101,14 @@ var hookClients = []hookClient{
 		}},
 	{name: "gemini", client: geminiClient,
 		entry: func(t *testing.T, root, command string, timeout time.Duration) {
-			writeJSON(t, filepath.Join(root, "home", ".gemini", "settings.json"), map[string]any{
+			writeJSON(t, filepath.Join(root, "home", ".gemini", "settings.json"), geminiQuiet(map[string]any{
 				"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},
 				"hooks": map[string]any{"BeforeTool": []any{map[string]any{"matcher": ".*",
-					"hooks": []any{map[string]any{"name": "mine", "type": "command", "command": command, "timeout": timeout.Milliseconds()}}}}}})
+					"hooks": []any{map[string]any{"name": "mine", "type": "command", "command": command, "timeout": timeout.Milliseconds()}}}}}}))
 		},
 		install: func(t *testing.T, root string, args ...string) {
-			writeJSON(t, filepath.Join(root, "home", ".gemini", "settings.json"), map[string]any{
-				"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}}})
+			writeJSON(t, filepath.Join(root, "home", ".gemini", "settings.json"), geminiQuiet(map[string]any{
+				"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}}}))
 			installHook(t, []string{"HOME=" + filepath.Join(root, "home")}, append([]string{"gemini", "--user"}, args...)...)
 		},
 		run: runGeminiHeadless},
@@ -232,8 +232,8 @@ func TestHookTrustRealClients(t *testing.T) {
 				root := hookRoot(t)
 				exe := filepath.Join(root, "bin", "agentsh")
 				writeAgentshShim(t, exe, root)
-				writeJSON(t, filepath.Join(root, "home", ".gemini", "settings.json"), map[string]any{
-					"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}}})
+				writeJSON(t, filepath.Join(root, "home", ".gemini", "settings.json"), geminiQuiet(map[string]any{
+					"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}}}))
 				installHook(t, nil, "gemini", "--project", "--workdir", filepath.Join(root, "project"),
 					"--exe", exe, "--allow-temp-exe", "--load", writePolicy(t, root, "policy.star", denyAll))
 				run := runGemini(t, gemini, root, []string{"touch denied.marker"}, c.env)

@@ -13,9 +13,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/agentsh/agentsh/internal/testwait"
 	"github.com/agentsh/agentsh/tools/search"
 )
 
@@ -209,6 +211,13 @@ func TestSymlinkSwapRace(t *testing.T) {
 	var wg sync.WaitGroup
 	const workers = 2 // per backend
 	var mu sync.Mutex
+	// sawInside reports whether backend i found the files inside from
+	// every start.
+	sawInside := func(i int) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return results[i][0].found > 0 && results[i][1].found > 0
+	}
 	for i, b := range backends {
 		for w := range workers {
 			// All at once: most of the time goes to starting rg and fd,
@@ -221,7 +230,12 @@ func TestSymlinkSwapRace(t *testing.T) {
 				if b.process {
 					n = nProcess
 				}
-				for k := w; k < n; k += workers {
+				// Past n rounds, a backend searches on until every start
+				// found the files inside at least once: on a busy
+				// machine the flipping thread, at the lowest priority,
+				// can leave flip/ a link for many rounds in a row.
+				deadline := time.Now().Add(testwait.Step)
+				for k := w; k < n || !sawInside(i) && time.Now().Before(deadline); k += workers {
 					j := k / workers % len(starts)
 					out, err := b.run(ctx, starts[j])
 					mu.Lock()

@@ -230,12 +230,14 @@ func TestSymlinkSwapRace(t *testing.T) {
 				if b.process {
 					n = nProcess
 				}
-				// Past n rounds, a backend searches on until every start
-				// found the files inside at least once: on a busy
-				// machine the flipping thread, at the lowest priority,
-				// can leave flip/ a link for many rounds in a row.
+				// Past n rounds, a worker searches on until the links
+				// flipped while it searched and every start found the
+				// files inside at least once: on a busy machine the
+				// flipping thread, at the lowest priority, can stand
+				// still for many rounds in a row.
+				raced := func() bool { return st.flips.Load() != before && sawInside(i) }
 				deadline := time.Now().Add(testwait.Step)
-				for k := w; k < n || !sawInside(i) && time.Now().Before(deadline); k += workers {
+				for k := w; k < n || !raced() && time.Now().Before(deadline); k += workers {
 					j := k / workers % len(starts)
 					out, err := b.run(ctx, starts[j])
 					mu.Lock()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/executor"
+	"github.com/agentsh/agentsh/internal/testwait"
 	"github.com/agentsh/agentsh/provider"
 )
 
@@ -224,7 +225,7 @@ func TestCancelKeepsConversationUsable(t *testing.T) {
 	}()
 	select {
 	case <-done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(testwait.Step):
 		t.Fatal("Run did not stop after cancellation")
 	}
 	if !errors.Is(err, context.Canceled) || reply.Stop != StopCanceled {
@@ -538,7 +539,7 @@ func TestRunsTakeTurns(t *testing.T) {
 			if err != nil {
 				t.Error(err)
 			}
-		case <-time.After(10 * time.Second):
+		case <-time.After(testwait.Step):
 			t.Fatal("a Run did not finish")
 		}
 	}

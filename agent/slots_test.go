@@ -7,13 +7,15 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/agentsh/agentsh/internal/testwait"
 )
 
 // waitFor polls cond, failing the test after a generous while; slots
 // hand over through goroutines the test cannot join otherwise.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); {
+	for deadline := time.Now().Add(testwait.Step); !cond(); {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting until %s", what)
 		}
@@ -204,7 +206,7 @@ func TestSlotsGrantedAsCancelled(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testwait.Step):
 		t.Fatal("the second waiter never got the slot the cancelled one was given")
 	}
 	if r, w := s.state(); r != 1 || w != 0 {

@@ -12,12 +12,13 @@ import (
 
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/executor"
+	"github.com/agentsh/agentsh/internal/testwait"
 )
 
 // watchdogTimeout bounds every wait in these tests. It is never used to
 // assert anything about speed: it only turns a hang (a deadlock, a lost
 // wake-up) into a test failure.
-const watchdogTimeout = 20 * time.Second
+const watchdogTimeout = testwait.Step
 
 // okTool returns a tool that answers "ok".
 func okTool(name string) core.Tool {

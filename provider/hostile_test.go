@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsh/agentsh/internal/testwait"
 	"github.com/agentsh/agentsh/provider"
 	"github.com/agentsh/agentsh/provider/anthropic"
 	"github.com/agentsh/agentsh/provider/internal/wire"
@@ -25,7 +26,7 @@ import (
 // streamed and not. Every case must end with a limit's error kind, after
 // one attempt, within a guard deadline far beyond the limits under test.
 
-const guardDeadline = 30 * time.Second
+const guardDeadline = testwait.Step
 
 // endlessGuard stops an "endless" server, so that a client without a size
 // limit ends too (with some other error) instead of hanging the test.

@@ -7,16 +7,16 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/executor"
+	"github.com/agentsh/agentsh/internal/testwait"
 	"github.com/agentsh/agentsh/tools"
 )
 
 // promptly is the failure guard for calls that must not block: a call
 // that has not returned by then hangs.
-const promptly = 30 * time.Second
+const promptly = testwait.Step
 
 // env is a working directory with the tools installed on an executor.
 type env struct {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsh/agentsh/internal/testwait"
 	"golang.org/x/sys/unix"
 )
 
@@ -66,7 +67,7 @@ func TestReadChecksTheOpenDescriptor(t *testing.T) {
 				if !errors.As(err, &nr) || nr.Mode != mode {
 					t.Errorf("%s (writer %v): %v, want a NotRegularError for %v", name, withWriter, err, mode)
 				}
-			case <-time.After(30 * time.Second):
+			case <-time.After(testwait.Step):
 				t.Fatalf("%s (writer %v): read blocked", name, withWriter)
 			}
 		}

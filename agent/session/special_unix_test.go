@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentsh/agentsh/internal/testwait"
 )
 
 // within fails the test if fn has not returned after a while: opening a
@@ -20,7 +22,7 @@ func within(t *testing.T, what string, fn func()) {
 	go func() { defer close(done); fn() }()
 	select {
 	case <-done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(testwait.Step):
 		t.Fatalf("%s did not return: it waits on a special file", what)
 	}
 }

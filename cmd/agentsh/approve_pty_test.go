@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsh/agentsh/internal/testwait"
 	"github.com/creack/pty"
 )
 
@@ -64,7 +65,7 @@ func startTerminal(t *testing.T, dir string, args ...string) *terminal {
 // expects consumed, and returns the output up to and including it.
 func (tm *terminal) expect(want string) string {
 	tm.t.Helper()
-	deadline := time.Now().Add(60 * time.Second) // a failure guard only
+	deadline := time.Now().Add(testwait.Step) // a failure guard only
 	for {
 		ended := false
 		select {
@@ -188,7 +189,7 @@ model(scripted)
 	tm.send("\x04") // Ctrl-D
 	select {
 	case <-tm.done:
-	case <-time.After(60 * time.Second):
+	case <-time.After(testwait.Step):
 		t.Fatal("agentsh did not exit on Ctrl-D")
 	}
 	err := tm.cmd.Wait()

@@ -228,6 +228,7 @@ func (r *claudeRun) denials() []string {
 // project, and by what the stream-json reports.
 func TestClaudeCodeRealCLI(t *testing.T) {
 	claude := claudeCodeClient.find(t)
+	t.Parallel() // the runs wait on the client and the model
 	const denyReason = "no denied markers (agentsh policy: decide at "
 	const broken = "def broken(:\n"
 	bypass := []string{"--permission-mode", "bypassPermissions"}
@@ -278,6 +279,7 @@ func TestClaudeCodeRealCLI(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			run := runClaudeCode(t, claude, c.policy, c.preToolOnly, c.flags...)
 			if got := run.markers(t); strings.Join(got, " ") != strings.Join(c.markers, " ") {
 				t.Errorf("markers %q, want %q", got, c.markers)

@@ -47,6 +47,7 @@ before(lambda call: allow("a marker") if call.args["path"].endswith(".marker") e
 // Code cannot answer headless, so it is refused.
 func TestClaudeCodeRealCLIMCPServe(t *testing.T) {
 	claude := claudeCodeClient.find(t)
+	t.Parallel() // the run waits on the client and the model
 	root := t.TempDir()
 	home, project := filepath.Join(root, "home"), filepath.Join(root, "project")
 	for _, d := range []string{home, project} {

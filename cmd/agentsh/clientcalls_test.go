@@ -300,6 +300,7 @@ func jsString(s string) string {
 // user, since they run a project's entries only in a trusted folder
 // (TestHookTrustRealClients).
 func TestClientCallsOnDisk(t *testing.T) {
+	t.Parallel() // the real clients' runs wait on them and on the model
 	denyPatterns, err := filepath.Abs("../../scripts/policies/deny_patterns.star")
 	if err != nil {
 		t.Fatal(err)

@@ -280,7 +280,7 @@ func runClient(t *testing.T, client string, calls func(project string) []clientC
 		srv := httptest.NewServer(geminiEndpoint{run.model})
 		defer srv.Close()
 		settings := filepath.Join(run.home, ".gemini", "settings.json")
-		writeJSON(t, settings, map[string]any{"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}}})
+		writeJSON(t, settings, geminiQuiet(map[string]any{"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}}}))
 		entry = func(hook string) {
 			editJSON(t, settings, func(m map[string]any) {
 				m["hooks"] = map[string]any{"BeforeTool": []any{map[string]any{"matcher": ".*",
@@ -290,7 +290,7 @@ func runClient(t *testing.T, client string, calls func(project string) []clientC
 		cmd = exec.CommandContext(ctx, bin, "-p", "do the task", "--output-format", "stream-json",
 			"--model", "gemini-2.5-flash", "--skip-trust", "--approval-mode", "yolo")
 		env = append(env, "PATH="+os.Getenv("PATH"), "GEMINI_CLI_SYSTEM_SETTINGS_PATH="+filepath.Join(root, "system-settings.json"),
-			"GOOGLE_GEMINI_BASE_URL="+srv.URL, "GEMINI_API_KEY=test-dummy")
+			"GOOGLE_GEMINI_BASE_URL="+srv.URL, "GEMINI_API_KEY=test-dummy", geminiNoRelaunch)
 	case "codex":
 		srv := httptest.NewServer(codexEndpoint{run.model})
 		defer srv.Close()

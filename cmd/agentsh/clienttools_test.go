@@ -328,6 +328,7 @@ func geminiBundleTools(dir string) ([]string, error) {
 // its own code is one its protocol knows. A tool the map lacks would
 // reach policies as tools agentsh does not map: asked about, or denied.
 func TestClientToolListsAreMapped(t *testing.T) {
+	t.Parallel() // the real clients' runs wait on them and on the model
 	none := func(string) []clientCall { return nil }
 	everything, missing := findEverything()
 	if missing != "" {

@@ -86,6 +86,7 @@ func (m *scriptedResponses) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // markers in the temp project, run unsandboxed.
 func TestCodexRealCLI(t *testing.T) {
 	codex := codexClient.find(t)
+	t.Parallel() // the run waits on the client and the model
 	root := t.TempDir()
 	home, project := filepath.Join(root, "home"), filepath.Join(root, "project")
 	for _, d := range []string{home, project} {

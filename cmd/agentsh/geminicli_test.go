@@ -21,6 +21,20 @@ import (
 var geminiClient = npmClient{env: "AGENTSH_GEMINI_CLI_DIR", pkg: "@google/gemini-cli", node: true, version: ".",
 	bins: []string{"node_modules/.bin/gemini"}}
 
+// geminiNoRelaunch keeps Gemini CLI in the process the test started: by
+// default it starts Node.js a second time only to raise its heap limit,
+// which doubles its start-up and changes nothing the tests look at.
+const geminiNoRelaunch = "GEMINI_CLI_NO_RELAUNCH=true"
+
+// geminiQuiet adds to Gemini CLI's settings what keeps a run to itself:
+// no usage statistics, whose sending costs a second of CPU and holds up
+// the exit, and no update check. Neither changes what the hooks see.
+func geminiQuiet(settings map[string]any) map[string]any {
+	settings["privacy"] = map[string]any{"usageStatisticsEnabled": false}
+	settings["general"] = map[string]any{"enableAutoUpdate": false, "enableAutoUpdateNotification": false}
+	return settings
+}
+
 // scriptedGemini is a Gemini API endpoint (generateContent and
 // streamGenerateContent) that asks for one run_shell_command call per
 // turn, in order (the next one after as many functionResponses as the
@@ -111,11 +125,11 @@ func runGeminiCLI(t *testing.T, gemini, policySrc string) *geminiRun {
 	// binary needs to act as agentsh goes on the command line.
 	hook := "AGENTSH_MAIN=1 GORACE=atexit_sleep_ms=0 XDG_STATE_HOME=" + hookadapter.ShellQuote(filepath.Join(root, "state")) + " " +
 		hookadapter.ShellQuote(os.Args[0]) + " hook gemini --load " + hookadapter.ShellQuote(policy)
-	settings := map[string]any{
+	settings := geminiQuiet(map[string]any{
 		"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},
 		"hooks": map[string]any{"BeforeTool": []any{map[string]any{"matcher": ".*",
 			"hooks": []any{map[string]any{"name": "agentsh", "type": "command", "command": hook, "timeout": 60000}}}}},
-	}
+	})
 	b, _ := json.Marshal(settings)
 	if err := os.WriteFile(filepath.Join(home, ".gemini", "settings.json"), b, 0o644); err != nil {
 		t.Fatal(err)
@@ -140,6 +154,7 @@ func runGeminiCLI(t *testing.T, gemini, policySrc string) *geminiRun {
 		"GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + filepath.Join(root, "system-settings.json"),
 		"GOOGLE_GEMINI_BASE_URL=" + srv.URL,
 		"GEMINI_API_KEY=test-dummy",
+		geminiNoRelaunch,
 	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -177,6 +192,7 @@ func runGeminiCLI(t *testing.T, gemini, policySrc string) *geminiRun {
 // which of the model's run_shell_command calls ran.
 func TestGeminiCLIRealCLI(t *testing.T) {
 	gemini := geminiClient.find(t)
+	t.Parallel() // the runs wait on the client and the model
 	cases := []struct {
 		name     string
 		policy   string
@@ -201,6 +217,7 @@ func TestGeminiCLIRealCLI(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			run := runGeminiCLI(t, gemini, c.policy)
 			ms, _ := filepath.Glob(filepath.Join(run.project, "*.marker"))
 			for i := range ms {

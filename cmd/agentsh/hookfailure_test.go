@@ -43,11 +43,14 @@ case "$input" in
 esac
 `
 
-// hookClientTimeout is the timeout of the hand-written entries: the
-// timeout case waits for it once per client, and the hooks that fail at
-// once (127, 137, exit 1) must answer well within it even when both
-// cores are busy, or the client would see a timeout instead.
-const hookClientTimeout = 10 * time.Second
+// The timeouts of the hand-written entries. The hooks that fail at once
+// (127, 137, exit 1) run under one they never meet, even when every core
+// is busy, or the client would see a timeout instead; the hook that
+// hangs runs alone, under one the client waits out in a moment.
+const (
+	hookClientTimeout  = 60 * time.Second
+	hookTimeoutTimeout = 1 * time.Second
+)
 
 // hookClient is one real client: how to write a hand-made pre-tool hook
 // entry for it, how agentsh hook install reaches its settings, and how to
@@ -58,8 +61,9 @@ const hookClientTimeout = 10 * time.Second
 type hookClient struct {
 	name   string
 	client npmClient
-	// entry writes a settings file whose pre-tool event runs command.
-	entry func(t *testing.T, root, command string)
+	// entry writes a settings file whose pre-tool event runs command,
+	// which the client stops after timeout.
+	entry func(t *testing.T, root, command string, timeout time.Duration)
 	// install runs agentsh hook install with args, as a person would.
 	install func(t *testing.T, root string, args ...string)
 	run     func(t *testing.T, bin, root string, commands []string) hookRun
@@ -79,9 +83,9 @@ type hookRun struct {
 
 var hookClients = []hookClient{
 	{name: "claude-code", client: claudeCodeClient,
-		entry: func(t *testing.T, root, command string) {
+		entry: func(t *testing.T, root, command string, timeout time.Duration) {
 			writeJSON(t, filepath.Join(root, "project", ".claude", "settings.json"), map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{
-				"matcher": "*", "hooks": []any{map[string]any{"type": "command", "command": command, "timeout": hookClientTimeout.Seconds()}}}}}})
+				"matcher": "*", "hooks": []any{map[string]any{"type": "command", "command": command, "timeout": timeout.Seconds()}}}}}})
 		},
 		install: func(t *testing.T, root string, args ...string) {
 			installHook(t, nil, append([]string{"claude-code", "--project", "--workdir", filepath.Join(root, "project")}, args...)...)
@@ -96,22 +100,22 @@ var hookClients = []hookClient{
 			return hookRun{run.markers(t), out.String(), run.turns}
 		}},
 	{name: "gemini", client: geminiClient,
-		entry: func(t *testing.T, root, command string) {
-			writeJSON(t, filepath.Join(root, "home", ".gemini", "settings.json"), map[string]any{
+		entry: func(t *testing.T, root, command string, timeout time.Duration) {
+			writeJSON(t, filepath.Join(root, "home", ".gemini", "settings.json"), geminiQuiet(map[string]any{
 				"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}},
 				"hooks": map[string]any{"BeforeTool": []any{map[string]any{"matcher": ".*",
-					"hooks": []any{map[string]any{"name": "mine", "type": "command", "command": command, "timeout": hookClientTimeout.Milliseconds()}}}}}})
+					"hooks": []any{map[string]any{"name": "mine", "type": "command", "command": command, "timeout": timeout.Milliseconds()}}}}}}))
 		},
 		install: func(t *testing.T, root string, args ...string) {
-			writeJSON(t, filepath.Join(root, "home", ".gemini", "settings.json"), map[string]any{
-				"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}}})
+			writeJSON(t, filepath.Join(root, "home", ".gemini", "settings.json"), geminiQuiet(map[string]any{
+				"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}}}))
 			installHook(t, []string{"HOME=" + filepath.Join(root, "home")}, append([]string{"gemini", "--user"}, args...)...)
 		},
 		run: runGeminiHeadless},
 	{name: "codex", client: codexClient,
-		entry: func(t *testing.T, root, command string) {
+		entry: func(t *testing.T, root, command string, timeout time.Duration) {
 			writeJSON(t, filepath.Join(root, "home", "hooks.json"), map[string]any{"hooks": map[string]any{"PreToolUse": []any{map[string]any{
-				"matcher": "*", "hooks": []any{map[string]any{"type": "command", "command": command, "timeout": hookClientTimeout.Seconds()}}}}}})
+				"matcher": "*", "hooks": []any{map[string]any{"type": "command", "command": command, "timeout": timeout.Seconds()}}}}}})
 		},
 		install: func(t *testing.T, root string, args ...string) {
 			installHook(t, []string{"CODEX_HOME=" + filepath.Join(root, "home")}, append([]string{"codex", "--user"}, args...)...)
@@ -125,24 +129,38 @@ var hookClients = []hookClient{
 // then with the entries agentsh hook install writes, which must block
 // the call in every case. docs/hooks.md has the table.
 func TestHookFailureRealClients(t *testing.T) {
+	t.Parallel() // the real clients' runs wait on them, the model and the hooks
 	for _, c := range hookClients {
 		t.Run(c.name, func(t *testing.T) {
 			bin := c.client.find(t)
 			t.Parallel()
 			t.Run("hand-written entry", func(t *testing.T) {
-				root := hookRoot(t)
-				hook := writeExecutable(t, filepath.Join(root, "bin", "failing-hook"), failingHook)
-				releaseWhenDone(t, filepath.Join(root, "bin", "release"))
-				c.entry(t, root, hookadapter.ShellQuote(hook)+" hook "+c.name)
-				run := c.run(t, bin, root, []string{missingCall, killedCall, timeoutCall, failedCall})
 				// As measured: only Gemini CLI blocks on exit 127; exit 1,
 				// a signal or a timeout lets the call go ahead everywhere.
-				want := "failed.marker killed.marker missing.marker timeout.marker"
-				if c.name == "gemini" {
-					want = "failed.marker killed.marker timeout.marker"
-				}
-				if got := strings.Join(run.markers, " "); got != want {
-					t.Errorf("calls that went ahead: %q, want %q (as measured); the client said:\n%s", got, want, run.out)
+				for _, r := range []struct {
+					name    string
+					calls   []string
+					timeout time.Duration
+					want    string
+				}{
+					{"fails at once", []string{missingCall, killedCall, failedCall}, hookClientTimeout, "failed.marker killed.marker missing.marker"},
+					{"hangs", []string{timeoutCall}, hookTimeoutTimeout, "timeout.marker"},
+				} {
+					t.Run(r.name, func(t *testing.T) {
+						t.Parallel()
+						root := hookRoot(t)
+						hook := writeExecutable(t, filepath.Join(root, "bin", "failing-hook"), failingHook)
+						releaseWhenDone(t, filepath.Join(root, "bin", "release"))
+						c.entry(t, root, hookadapter.ShellQuote(hook)+" hook "+c.name, r.timeout)
+						run := c.run(t, bin, root, r.calls)
+						want := r.want
+						if c.name == "gemini" {
+							want = strings.TrimSpace(strings.ReplaceAll(want, "missing.marker", ""))
+						}
+						if got := strings.Join(run.markers, " "); got != want {
+							t.Errorf("calls that went ahead: %q, want %q (as measured); the client said:\n%s", got, want, run.out)
+						}
+					})
 				}
 			})
 			for _, f := range []struct {
@@ -156,6 +174,7 @@ func TestHookFailureRealClients(t *testing.T) {
 				{"installed, policy hangs", timeoutCall, hangingPolicy, "no decision in time", []string{"--timeout", "1s", "--max-steps", "1000000000000000"}},
 			} {
 				t.Run(f.name, func(t *testing.T) {
+					t.Parallel()
 					root := hookRoot(t)
 					exe := filepath.Join(root, "bin", "agentsh")
 					switch f.call {
@@ -196,6 +215,7 @@ const denyAll = `before(lambda call: deny("no calls today"))` + "\n"
 // in a trusted project. Until then the calls go ahead. agentsh hook
 // install says so; docs/hooks.md has the table.
 func TestHookTrustRealClients(t *testing.T) {
+	t.Parallel() // the real clients' runs wait on them and on the model
 	t.Run("gemini", func(t *testing.T) {
 		gemini := geminiClient.find(t)
 		t.Parallel()
@@ -208,11 +228,12 @@ func TestHookTrustRealClients(t *testing.T) {
 			{"trusted folder", []string{"GEMINI_CLI_TRUST_WORKSPACE=true"}, ""},
 		} {
 			t.Run(c.name, func(t *testing.T) {
+				t.Parallel()
 				root := hookRoot(t)
 				exe := filepath.Join(root, "bin", "agentsh")
 				writeAgentshShim(t, exe, root)
-				writeJSON(t, filepath.Join(root, "home", ".gemini", "settings.json"), map[string]any{
-					"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}}})
+				writeJSON(t, filepath.Join(root, "home", ".gemini", "settings.json"), geminiQuiet(map[string]any{
+					"security": map[string]any{"auth": map[string]any{"selectedType": "gemini-api-key"}}}))
 				installHook(t, nil, "gemini", "--project", "--workdir", filepath.Join(root, "project"),
 					"--exe", exe, "--allow-temp-exe", "--load", writePolicy(t, root, "policy.star", denyAll))
 				run := runGemini(t, gemini, root, []string{"touch denied.marker"}, c.env)
@@ -239,6 +260,7 @@ func TestHookTrustRealClients(t *testing.T) {
 			{"project trusted", true, "\n[projects.%q]\ntrust_level = \"trusted\"\n", []string{"--dangerously-bypass-hook-trust"}, "", "Command blocked by PreToolUse hook: no calls today"},
 		} {
 			t.Run(c.name, func(t *testing.T) {
+				t.Parallel()
 				root := hookRoot(t)
 				exe := filepath.Join(root, "bin", "agentsh")
 				writeAgentshShim(t, exe, root)
@@ -385,6 +407,7 @@ func runGemini(t *testing.T, gemini, root string, commands []string, env []strin
 		"GEMINI_CLI_SYSTEM_SETTINGS_PATH=" + filepath.Join(root, "system-settings.json"),
 		"GOOGLE_GEMINI_BASE_URL=" + srv.URL,
 		"GEMINI_API_KEY=test-dummy",
+		geminiNoRelaunch,
 	}, env...)
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out

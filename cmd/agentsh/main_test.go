@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -37,6 +39,7 @@ func privateState(m *testing.M) testscript.TestingM { return stateM{m} }
 type stateM struct{ m *testing.M }
 
 func (s stateM) Run() int {
+	waitersOverlap()
 	dir, err := os.MkdirTemp("", "agentsh-test-state-")
 	if err != nil {
 		panic(err)
@@ -44,6 +47,20 @@ func (s stateM) Run() int {
 	defer os.RemoveAll(dir)
 	os.Setenv("XDG_STATE_HOME", dir)
 	return s.m.Run()
+}
+
+// waitersOverlap lets more parallel tests run at once than there are
+// cores, unless -test.parallel says otherwise: most of this package's
+// parallel tests wait — on a real client's model turns and hooks, on
+// Node.js starting, on a grace period before a kill — and use little CPU
+// meanwhile.
+func waitersOverlap() {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		flag.Set("test.parallel", strconv.Itoa(4*runtime.GOMAXPROCS(0)))
+	}
 }
 
 // repoRoot is the module root, two levels up from this package.
@@ -57,6 +74,7 @@ func repoRoot(t testing.TB) string {
 
 // TestScripts runs the CLI golden scripts in testdata/script/*.txtar.
 func TestScripts(t *testing.T) {
+	t.Parallel() // the scripts run agentsh processes, in parallel
 	root := repoRoot(t)
 	testscript.Run(t, testscript.Params{
 		Dir:           filepath.Join(root, "testdata", "script"),

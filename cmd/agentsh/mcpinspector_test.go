@@ -186,6 +186,7 @@ func checkInspectorCalls(t *testing.T, call func(args string) inspected) {
 
 func TestMCPInspectorStdio(t *testing.T) {
 	bin := inspectorClient.find(t)
+	t.Parallel() // the inspector's runs wait on Node.js starting
 	work, policy := inspectorWorkdir(t)
 	target := func() []string { return agentshTarget(t, "--workdir", work, "--load", policy) }
 
@@ -202,6 +203,7 @@ func TestMCPInspectorStdio(t *testing.T) {
 
 func TestMCPInspectorHTTP(t *testing.T) {
 	bin := inspectorClient.find(t)
+	t.Parallel() // the inspector's runs wait on Node.js starting
 	work, policy := inspectorWorkdir(t)
 	token := filepath.Join(t.TempDir(), "token")
 	os.WriteFile(token, []byte("tok-inspector-42\n"), 0o600)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/internal/testwait"
 )
 
 // lockedBuffer is a bytes.Buffer safe to read while the REPL writes.
@@ -74,7 +75,7 @@ func runLoop(t *testing.T, s *replSession) int {
 	select {
 	case code := <-done:
 		return code
-	case <-time.After(60 * time.Second):
+	case <-time.After(testwait.Step):
 		t.Fatal("REPL did not finish")
 		return -1
 	}
@@ -85,7 +86,7 @@ func interruptWhenReady(t *testing.T, ready chan struct{}, sig chan os.Signal) {
 		select {
 		case <-ready:
 			sig <- os.Interrupt
-		case <-time.After(60 * time.Second):
+		case <-time.After(testwait.Step):
 		}
 	}()
 }

@@ -16,9 +16,11 @@ import (
 	"time"
 
 	"github.com/agentsh/agentsh/internal/proctest"
+	"github.com/agentsh/agentsh/internal/testwait"
 )
 
-// stopBound is how long agentsh may take to exit after a stop signal.
+// stopBound is how long agentsh may take to exit after a stop signal on
+// an idle machine (testwait.Bound scales it for the load).
 const stopBound = 2 * time.Second
 
 // signalCase is an agentsh command to stop with a signal once it is busy.
@@ -160,6 +162,7 @@ func TestStopSignals(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts agentsh processes; skipped with -short")
 	}
+	t.Parallel() // most cases wait out agentsh's grace before a kill
 	sigs := []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP}
 	for _, c := range signalCases {
 		for _, sig := range sigs {
@@ -233,6 +236,7 @@ func stopWithSignal(t *testing.T, c signalCase, sig syscall.Signal) {
 	}
 	family := proctest.Descendants(cmd.Process.Pid)
 
+	bound := testwait.Bound(stopBound)
 	sent := time.Now()
 	if err := cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
@@ -243,11 +247,11 @@ func stopWithSignal(t *testing.T, c signalCase, sig syscall.Signal) {
 		if got, want := exitCode(t, err), 128+int(sig); got != want {
 			t.Errorf("exit %d after %s, want %d; stderr:\n%s", got, signalName(sig), want, stderr.String())
 		}
-		if took > stopBound {
-			t.Errorf("agentsh took %s to exit after %s, want at most %s", took, signalName(sig), stopBound)
+		if took > bound {
+			t.Errorf("agentsh took %s to exit after %s, want at most %s", took, signalName(sig), bound)
 		}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("agentsh did not exit within 30s of %s; stderr:\n%s", signalName(sig), stderr.String())
+	case <-time.After(testwait.Step):
+		t.Fatalf("agentsh did not exit within %s of %s; stderr:\n%s", testwait.Step, signalName(sig), stderr.String())
 	}
 	if c.ownPIDs && len(family) == 0 {
 		t.Errorf("no process started by agentsh was found while it ran")
@@ -286,7 +290,7 @@ func writeSparseText(t *testing.T, name string, size int64) {
 // child wrote, if any.
 func waitReady(t *testing.T, c signalCase, dir string, lines <-chan string, exited <-chan error, stderr *lockedBuffer) int {
 	t.Helper()
-	deadline := time.After(30 * time.Second)
+	deadline := time.After(testwait.Step)
 	if c.readyLine != "" {
 		for {
 			select {
@@ -356,7 +360,7 @@ func TestStopperBackstop(t *testing.T) {
 				if code != 143 {
 					t.Errorf("exit code %d, want 143 (SIGTERM)", code)
 				}
-			case <-time.After(10 * time.Second):
+			case <-time.After(testwait.Step):
 				t.Fatal("the stopper never exited")
 			}
 			mu.Lock()
@@ -429,7 +433,7 @@ func TestSignalInSessionEnd(t *testing.T) {
 	case <-ready:
 	case err := <-exited:
 		t.Fatalf("agentsh exited (%v) before its session_end hook ran; stdout:\n%s\nstderr:\n%s", err, strings.Join(lines, "\n"), stderr.String())
-	case <-time.After(30 * time.Second):
+	case <-time.After(testwait.Step):
 		t.Fatalf("the session_end hook did not start; stderr:\n%s", stderr.String())
 	}
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
@@ -439,7 +443,7 @@ func TestSignalInSessionEnd(t *testing.T) {
 	select {
 	case err := <-exited:
 		code = exitCode(t, err)
-	case <-time.After(30 * time.Second):
+	case <-time.After(testwait.Step):
 		t.Fatalf("agentsh did not exit after SIGTERM; stderr:\n%s", stderr.String())
 	}
 	if code != 143 {
@@ -481,7 +485,7 @@ func TestTimeoutBeforeSessionEnd(t *testing.T) {
 	select {
 	case err := <-exited:
 		code = exitCode(t, err)
-	case <-time.After(30 * time.Second):
+	case <-time.After(testwait.Step):
 		t.Fatalf("agentsh did not exit after its --timeout; stderr:\n%s", stderr.String())
 	}
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")

@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentsh/agentsh/internal/testwait"
 )
 
 // TestStartupSpecialFiles: --output-schema and --prices refuse a FIFO, a
@@ -62,7 +64,7 @@ func TestStartupSpecialFiles(t *testing.T) {
 			var err error
 			select {
 			case err = <-done:
-			case <-time.After(10 * time.Second):
+			case <-time.After(testwait.Step):
 				cmd.Process.Kill()
 				<-done
 				t.Fatalf("agentsh %s %s did not return: it waits on the file or reads it without end", tt.flag, tt.path)

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsh/agentsh/internal/testwait"
 	"github.com/creack/pty"
 )
 
@@ -112,7 +113,7 @@ print("printed " + EVIL)
 	tm.send("\x04")
 	select {
 	case <-tm.done:
-	case <-time.After(60 * time.Second):
+	case <-time.After(testwait.Step):
 		t.Fatal("agentsh did not exit on Ctrl-D")
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentsh/agentsh/internal/testwait"
 )
 
 // TestReadSpecial: a FIFO and a device are refused at once, without
@@ -32,7 +34,7 @@ func TestReadSpecial(t *testing.T) {
 			if !errors.As(err, &nr) || err.Error() != msg {
 				t.Errorf("Read(%s) = %v; want %q", path, err, msg)
 			}
-		case <-time.After(10 * time.Second):
+		case <-time.After(testwait.Step):
 			t.Fatalf("Read(%s) did not return", path)
 		}
 	}

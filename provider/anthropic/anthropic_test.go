@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/internal/testwait"
 	"github.com/agentsh/agentsh/provider"
 	"github.com/agentsh/agentsh/provider/internal/wire"
 )
@@ -630,10 +631,10 @@ func TestCancelMidStream(t *testing.T) {
 		if !reflect.DeepEqual(got, []string{"Partial"}) {
 			t.Errorf("streamed %q before the cancellation, want [Partial]", got)
 		}
-		if d := time.Since(start); d > 2*time.Second {
+		if d := time.Since(start); d > testwait.Bound(2*time.Second) {
 			t.Errorf("returned after %v", d)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testwait.Step):
 		t.Fatal("Complete did not return after cancellation")
 	}
 }

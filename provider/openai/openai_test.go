@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/internal/testwait"
 	"github.com/agentsh/agentsh/provider"
 	"github.com/agentsh/agentsh/provider/internal/wire"
 )
@@ -487,7 +488,7 @@ func TestCancelMidStream(t *testing.T) {
 		if len(got) != 1 || got[0] != "first" {
 			t.Errorf("streamed %q, want [first]", got)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(testwait.Step):
 		t.Fatal("Complete did not return after the context was cancelled")
 	}
 }
@@ -502,7 +503,7 @@ func TestCancelDuringRetryWait(t *testing.T) {
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("got %v, want context.DeadlineExceeded", err)
 	}
-	if d := time.Since(start); d > 5*time.Second {
+	if d := time.Since(start); d > testwait.Bound(5*time.Second) {
 		t.Errorf("returned after %v", d)
 	}
 }

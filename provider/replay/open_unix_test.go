@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsh/agentsh/internal/testwait"
 	"github.com/agentsh/agentsh/internal/userfile"
 )
 
@@ -28,7 +29,7 @@ func TestOpenRefusesAFIFO(t *testing.T) {
 		if !errors.As(err, &nr) || !strings.Contains(err.Error(), "is a named pipe, not a regular file") {
 			t.Errorf("Open(FIFO) = %v", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testwait.Step):
 		t.Fatal("Open(FIFO) waits for a writer")
 	}
 }

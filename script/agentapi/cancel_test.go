@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentsh/agentsh/agent"
+	"github.com/agentsh/agentsh/internal/testwait"
 	"github.com/agentsh/agentsh/script/agentapi"
 )
 
@@ -66,7 +67,7 @@ func TestAskCanceled(t *testing.T) {
 			go func() {
 				select {
 				case <-started:
-				case <-time.After(20 * time.Second):
+				case <-time.After(testwait.Step):
 				}
 				cancel()
 			}()

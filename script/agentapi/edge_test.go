@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentsh/agentsh/agent"
 	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/internal/testwait"
 	"github.com/agentsh/agentsh/provider"
 	"github.com/agentsh/agentsh/script/agentapi"
 )
@@ -91,7 +92,7 @@ print(ask("outer").text)
 		if err != nil {
 			t.Fatal(errDetail(err))
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testwait.Step):
 		t.Fatal("a nested ask() hung")
 	}
 	out := strings.Join(e.lines(), "\n")

@@ -215,3 +215,15 @@ func BenchmarkLuaFuncArgs(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkUnpack fills the value stack with 250000 values (see
+// TestUnpackGrowsTheStackInLargeSteps).
+func BenchmarkUnpack(b *testing.B) {
+	e := newEnv(b, Options{})
+	src := []byte(`local t = {} for i = 1, 250000 do t[i] = i end local n = select("#", unpack(t))`)
+	for b.Loop() {
+		if _, err := e.in.ExecSource(context.Background(), "bench.lua", src); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

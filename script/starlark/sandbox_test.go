@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsh/agentsh/internal/testwait"
 	"github.com/agentsh/agentsh/script"
 )
 
@@ -59,7 +60,7 @@ func TestRunSandboxedReStops(t *testing.T) {
 		if err == nil {
 			t.Fatal("a search of minutes finished within its deadline")
 		}
-	case <-time.After(20 * time.Second):
+	case <-time.After(testwait.Bound(20 * time.Second)):
 		t.Fatal("re.findall went on long after its deadline")
 	}
 }

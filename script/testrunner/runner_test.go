@@ -16,11 +16,12 @@ import (
 
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/executor"
+	"github.com/agentsh/agentsh/internal/testwait"
 	"github.com/agentsh/agentsh/script"
 )
 
 // watchdog turns a hang into a failure; no assertion depends on timing.
-const watchdog = 30 * time.Second
+const watchdog = testwait.Step
 
 // run calls Run with a watchdog and returns the report.
 func run(t *testing.T, ctx context.Context, opts Options, paths ...string) (string, Summary, error) {

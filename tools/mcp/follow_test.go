@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/executor"
+	"github.com/agentsh/agentsh/internal/testwait"
 )
 
 // waitFor waits until cond holds, checking after each listing of the
@@ -29,7 +30,7 @@ func waitFor(t *testing.T, c *Client, server, what string, cond func() bool) {
 	if e == nil {
 		t.Fatalf("no server %q", server)
 	}
-	deadline := time.After(20 * time.Second)
+	deadline := time.After(testwait.Step)
 	for {
 		e.mu.Lock()
 		listed := e.listed
@@ -317,7 +318,7 @@ func TestFollowFlood(t *testing.T) {
 	}
 	select {
 	case <-barrier:
-	case <-time.After(30 * time.Second):
+	case <-time.After(testwait.Step):
 		t.Fatal("the flood did not get through")
 	}
 	// Every notification has been handled. At most one listing was in
@@ -376,7 +377,7 @@ func TestFollowListingFails(t *testing.T) {
 	go func() { closed <- c.Close() }()
 	select {
 	case <-closed:
-	case <-time.After(20 * time.Second):
+	case <-time.After(testwait.Step):
 		t.Fatal("Close waited for a listing that never ends")
 	}
 	if reg.Len() != 0 {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/executor"
+	"github.com/agentsh/agentsh/internal/testwait"
 )
 
 // serverEnv makes the test binary run the test server on stdio instead of
@@ -157,7 +158,7 @@ func newTestServer(st *state) *sdk.Server {
 			st.inside--
 			st.mu.Unlock()
 		}()
-		deadline := time.After(10 * time.Second)
+		deadline := time.After(testwait.Step)
 		for {
 			st.mu.Lock()
 			inside, peak, arrived := st.inside, st.peak, st.arrived
@@ -328,7 +329,7 @@ func waitEnded(t *testing.T, s *server) {
 	}
 	select {
 	case <-c.done:
-	case <-time.After(10 * time.Second):
+	case <-time.After(testwait.Step):
 		t.Fatal("the client did not notice that the connection ended")
 	}
 }

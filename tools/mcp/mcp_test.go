@@ -21,6 +21,7 @@ import (
 
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/executor"
+	"github.com/agentsh/agentsh/internal/testwait"
 )
 
 var testTools = []string{
@@ -171,7 +172,7 @@ func TestCancellationReachesServer(t *testing.T) {
 	}()
 	select {
 	case <-st.started:
-	case <-time.After(10 * time.Second):
+	case <-time.After(testwait.Step):
 		t.Fatal("the blocking tool did not start")
 	}
 	cancel()
@@ -180,7 +181,7 @@ func TestCancellationReachesServer(t *testing.T) {
 		if res.Kind() != core.KindCanceled {
 			t.Fatalf("kind %q (%v), want canceled", res.Kind(), res.Err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testwait.Step):
 		t.Fatal("the call did not return after cancellation")
 	}
 	select {
@@ -188,7 +189,7 @@ func TestCancellationReachesServer(t *testing.T) {
 		if id != "one" {
 			t.Fatalf("cancelled %q", id)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testwait.Step):
 		t.Fatal("the server never saw the cancellation")
 	}
 	// The session survives a cancelled call.
@@ -204,7 +205,7 @@ func TestTimeoutMiddleware(t *testing.T) {
 	}
 	select {
 	case <-st.cancelled:
-	case <-time.After(10 * time.Second):
+	case <-time.After(testwait.Step):
 		t.Fatal("the server never saw the cancellation")
 	}
 }
@@ -664,7 +665,7 @@ func TestCloseDuringCall(t *testing.T) {
 	}
 	select {
 	case <-st.cancelled:
-	case <-time.After(10 * time.Second):
+	case <-time.After(testwait.Step):
 		t.Fatal("the server never saw the call cancelled")
 	}
 }

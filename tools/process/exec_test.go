@@ -15,10 +15,12 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agentsh/agentsh/internal/testwait"
 )
 
 // watchdog turns a hang into a failure; it is never a timing assertion.
-const watchdog = 30 * time.Second
+const watchdog = testwait.Step
 
 // execT runs req on e, failing the test if it takes longer than watchdog.
 func execT(t *testing.T, e ExecOps, ctx context.Context, req ExecRequest) (ExecResult, error) {

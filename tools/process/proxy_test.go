@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/agentsh/agentsh/internal/testwait"
 )
 
 // testHosts is what testLookup resolves; names below loop.test resolve
@@ -101,7 +103,7 @@ func proxyRequest(t testing.TB, network, addr, req string) (resp *http.Response,
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.SetDeadline(time.Now().Add(30 * time.Second)) // a hung proxy fails the test, not the run
+	c.SetDeadline(time.Now().Add(testwait.Step)) // a hung proxy fails the test, not the run
 	if _, err := io.WriteString(c, req); err != nil {
 		t.Fatal(err)
 	}
@@ -357,7 +359,7 @@ func TestProxyHeaderLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	c.SetDeadline(time.Now().Add(30 * time.Second))
+	c.SetDeadline(time.Now().Add(testwait.Step))
 	go io.WriteString(c, big) // the proxy stops reading; the write may fail
 	resp, err := http.ReadResponse(bufio.NewReader(c), nil)
 	if err != nil || resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
@@ -371,7 +373,7 @@ func TestProxyHeaderLimits(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		c.SetDeadline(time.Now().Add(30 * time.Second))
+		c.SetDeadline(time.Now().Add(testwait.Step))
 		io.WriteString(c, partial)
 		n, err := io.Copy(io.Discard, c)
 		c.Close()
@@ -407,7 +409,7 @@ func TestProxyIdleTunnel(t *testing.T) {
 	if _, err := io.Copy(io.Discard, br); err != nil {
 		t.Errorf("client side: %v; want the end of the tunnel", err)
 	}
-	server.SetDeadline(time.Now().Add(30 * time.Second))
+	server.SetDeadline(time.Now().Add(testwait.Step))
 	if _, err := io.Copy(io.Discard, server); err != nil {
 		t.Errorf("server side: %v; want the end of the tunnel", err)
 	}
@@ -433,7 +435,7 @@ func TestProxyConnectionCap(t *testing.T) {
 		t.Fatalf("a third connection over the cap of 2 was answered: %d, %v", n, err)
 	}
 	c1.Close()
-	c3.SetReadDeadline(time.Now().Add(30 * time.Second))
+	c3.SetReadDeadline(time.Now().Add(testwait.Step))
 	resp, err := http.ReadResponse(bufio.NewReader(c3), &http.Request{Method: "CONNECT"})
 	if err != nil || resp.StatusCode != 200 {
 		t.Fatalf("the third connection after one closed: %v, %v", resp, err)
@@ -539,7 +541,7 @@ func TestProxyClose(t *testing.T) {
 	}
 	defer half.Close()
 	io.WriteString(half, "CONNECT exam")
-	half.SetDeadline(time.Now().Add(30 * time.Second))
+	half.SetDeadline(time.Now().Add(testwait.Step))
 
 	sock := p.SocketPath()
 	if err := p.Close(); err != nil {

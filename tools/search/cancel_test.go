@@ -12,13 +12,15 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/agentsh/agentsh/internal/testwait"
 )
 
 // cancelGuard bounds how long a search may run on after its context is
-// cancelled. The promise is about 100 ms (see maxWork); the guard is
-// generous because the test machine is loaded and the race detector
-// slows Go's regexp tenfold. Every search below would run for minutes
-// without cancellation.
+// cancelled, on an idle machine (testwait.Bound scales it for the load).
+// The promise is about 100 ms (see maxWork); the guard is generous
+// because the race detector slows Go's regexp tenfold. Every search
+// below would run for minutes without cancellation.
 const cancelGuard = 2 * time.Second
 
 // canceller cancels a search's context once, from whatever goroutine
@@ -61,9 +63,10 @@ func expectPromptCancel(t *testing.T, c *canceller, search func(ctx context.Cont
 		default:
 			t.Fatalf("the search ended (%v) before it was cancelled", err)
 		}
-	case <-time.After(2 * time.Minute):
+	case <-time.After(testwait.Step):
 		t.Fatal("the search never got under way")
 	}
+	guard := testwait.Bound(cancelGuard)
 	select {
 	case err := <-done:
 		d := time.Since(c.at)
@@ -71,11 +74,11 @@ func expectPromptCancel(t *testing.T, c *canceller, search func(ctx context.Cont
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("got %v, want context.Canceled", err)
 		}
-		if d > cancelGuard {
-			t.Errorf("returned %v after cancellation, want within %v", d, cancelGuard)
+		if d > guard {
+			t.Errorf("returned %v after cancellation, want within %v", d, guard)
 		}
-	case <-time.After(cancelGuard):
-		t.Fatalf("still searching %v after cancellation", cancelGuard)
+	case <-time.After(guard):
+		t.Fatalf("still searching %v after cancellation", guard)
 	}
 }
 

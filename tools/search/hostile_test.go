@@ -6,12 +6,13 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/agentsh/agentsh/internal/testwait"
 )
 
 // guard is how long a search over a small tree may take before a test
 // calls it runaway: a failure guard, many times what it needs.
-const guard = 30 * time.Second
+const guard = testwait.Step
 
 // globAll lists what g finds for req, or returns its error.
 func globAll(g Globber, req GlobRequest) ([]string, error) {

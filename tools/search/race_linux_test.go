@@ -13,9 +13,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/agentsh/agentsh/internal/testwait"
 	"github.com/agentsh/agentsh/tools/search"
 )
 
@@ -146,14 +148,19 @@ func (c *raceCounts) add(st *swapTree, out []string, err error) {
 // symbolic link to a directory outside the root keep trading places:
 // nothing from outside may ever show, neither a line nor a name.
 func TestSymlinkSwapRace(t *testing.T) {
-	n := 1000 // searches per backend, half from the root, half with Path
+	// Searches per backend, half from the root, half with Path. A search
+	// by rg or fd starts a process, which costs what a hundred native
+	// searches cost: they get fewer rounds, each of which still races the
+	// flips many times (the counts in the log).
+	n, nProcess := 1000, 400
 	if testing.Short() {
-		n = 200
+		n, nProcess = 200, 200
 	}
 	st := newSwapTree(t)
 	type backend struct {
-		name string
-		run  func(ctx context.Context, path string) ([]string, error)
+		name    string
+		run     func(ctx context.Context, path string) ([]string, error)
+		process bool // starts a process per search
 	}
 	grep := func(g search.Grepper) func(context.Context, string) ([]string, error) {
 		return func(ctx context.Context, path string) ([]string, error) {
@@ -178,16 +185,16 @@ func TestSymlinkSwapRace(t *testing.T) {
 		}
 	}
 	backends := []backend{
-		{"grep/native", grep(search.NewNative(st.root))},
-		{"glob/native", glob(search.NewNative(st.root))},
+		{"grep/native", grep(search.NewNative(st.root)), false},
+		{"glob/native", glob(search.NewNative(st.root)), false},
 	}
 	if rg, err := search.NewRipgrep(st.root); err == nil {
-		backends = append(backends, backend{"grep/ripgrep", grep(rg)}, backend{"glob/ripgrep", glob(rg)})
+		backends = append(backends, backend{"grep/ripgrep", grep(rg), true}, backend{"glob/ripgrep", glob(rg), true})
 	} else {
 		t.Log("ripgrep (rg) not found, its backend is not tried; apt-get install ripgrep")
 	}
 	if fd, err := search.NewFd(st.root); err == nil {
-		backends = append(backends, backend{"glob/fd", glob(fd)})
+		backends = append(backends, backend{"glob/fd", glob(fd), true})
 	} else {
 		t.Log("fd not found (looked for fd and fdfind), its backend is not tried; apt-get install fd-find")
 	}
@@ -204,6 +211,13 @@ func TestSymlinkSwapRace(t *testing.T) {
 	var wg sync.WaitGroup
 	const workers = 2 // per backend
 	var mu sync.Mutex
+	// sawInside reports whether backend i found the files inside from
+	// every start.
+	sawInside := func(i int) bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return results[i][0].found > 0 && results[i][1].found > 0
+	}
 	for i, b := range backends {
 		for w := range workers {
 			// All at once: most of the time goes to starting rg and fd,
@@ -212,7 +226,18 @@ func TestSymlinkSwapRace(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				before := st.flips.Load()
-				for k := w; k < n; k += workers {
+				n := n
+				if b.process {
+					n = nProcess
+				}
+				// Past n rounds, a worker searches on until the links
+				// flipped while it searched and every start found the
+				// files inside at least once: on a busy machine the
+				// flipping thread, at the lowest priority, can stand
+				// still for many rounds in a row.
+				raced := func() bool { return st.flips.Load() != before && sawInside(i) }
+				deadline := time.Now().Add(testwait.Step)
+				for k := w; k < n || !raced() && time.Now().Before(deadline); k += workers {
 					j := k / workers % len(starts)
 					out, err := b.run(ctx, starts[j])
 					mu.Lock()

@@ -13,12 +13,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsh/agentsh/internal/testwait"
 	"github.com/agentsh/agentsh/provider"
 )
 
 // guardDeadline only keeps a broken test from hanging; every limit under
 // test is far shorter.
-const guardDeadline = 30 * time.Second
+const guardDeadline = testwait.Step
 
 // silentListener accepts connections and never reads or writes: a server
 // that never sends headers. It counts the connections.

@@ -16,12 +16,13 @@ import (
 
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/executor"
+	"github.com/agentsh/agentsh/internal/testwait"
 	"github.com/agentsh/agentsh/script"
 )
 
 // Watchdog bounds how long a test waits for something that must not hang.
 // It only turns a hang into a failure; no assertion depends on timing.
-const Watchdog = 20 * time.Second
+const Watchdog = testwait.Step
 
 // Buffer collects script output; reads from the test goroutine are safe
 // while calls write.

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentsh/agentsh/internal/testwait"
 )
 
 func TestCompileErrors(t *testing.T) {
@@ -109,7 +111,7 @@ func TestMatchStopsWithContext(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("MatchAt: %v, want context.Canceled", err)
 		}
-	case <-time.After(20 * time.Second):
+	case <-time.After(testwait.Bound(20 * time.Second)):
 		t.Fatalf("MatchAt still running %v after its context ended", time.Since(cancelled))
 	}
 }

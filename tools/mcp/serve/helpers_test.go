@@ -5,16 +5,16 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
-	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/executor"
+	"github.com/agentsh/agentsh/internal/testwait"
 )
 
 // deadline guards waits for events; it is never what a test measures.
-const deadline = 20 * time.Second
+const deadline = testwait.Step
 
 func testCtx(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), deadline)

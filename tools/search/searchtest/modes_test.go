@@ -71,6 +71,7 @@ func TestSuiteFindsBrokenModeBackends(t *testing.T) {
 	}
 	for variant, want := range cases {
 		t.Run(variant, func(t *testing.T) {
+			t.Parallel() // each variant is a process of its own
 			cmd := exec.Command(os.Args[0], "-test.run=^TestBrokenModeBackend$", "-test.v")
 			cmd.Env = append(os.Environ(), "SEARCHTEST_BROKEN_MODE="+variant)
 			out, err := cmd.CombinedOutput()

@@ -136,6 +136,7 @@ func TestSuiteFindsBrokenBackends(t *testing.T) {
 	}
 	for variant, want := range cases {
 		t.Run(variant, func(t *testing.T) {
+			t.Parallel() // each variant is a process of its own
 			cmd := exec.Command(os.Args[0], "-test.run=^TestBrokenBackend$", "-test.v")
 			cmd.Env = append(os.Environ(), "SEARCHTEST_BROKEN="+variant)
 			out, err := cmd.CombinedOutput()

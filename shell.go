@@ -81,7 +81,9 @@ func newShell(cfg Config, parent *Shell) (sh *Shell, err error) {
 	execOpts := []executor.Option{
 		executor.WithValidateArguments(!cfg.SkipArgumentValidation),
 		executor.WithExecutionMode(cfg.Mode),
-		executor.WithApprover(cfg.Approver),
+	}
+	if cfg.Approver != nil {
+		execOpts = append(execOpts, executor.WithApprover(cfg.Approver))
 	}
 	if cfg.Concurrency > 0 {
 		execOpts = append(execOpts, executor.WithConcurrency(cfg.Concurrency))
@@ -90,9 +92,6 @@ func newShell(cfg Config, parent *Shell) (sh *Shell, err error) {
 		execOpts = append(execOpts, executor.WithPermissions(cfg.Permissions))
 	}
 	s.exec = executor.New(core.NewRegistry(), append(execOpts, cfg.ExecutorOptions...)...)
-	if cfg.Approver == nil {
-		s.exec.SetApprover(refuseAll)
-	}
 	if cfg.ArtifactStore != nil {
 		if err := s.exec.SetArtifactOffload(cfg.ArtifactStore, cfg.OffloadThreshold); err != nil {
 			return nil, &OptionError{Option: "WithArtifactOffload", Err: err}
@@ -122,12 +121,6 @@ func newShell(cfg Config, parent *Shell) (sh *Shell, err error) {
 	}
 	return s, nil
 }
-
-// refuseAll is the approver of a shell given none: a call a policy asks
-// about is refused, saying how to have it answered.
-var refuseAll = core.ApproverFunc(func(_ context.Context, req *core.ApprovalRequest) (core.Approval, error) {
-	return core.Approval{}, fmt.Errorf("needs approval: %s; nobody answers here: allow the call in a policy, or answer asks with on(\"approve\", fn)", req.Reason)
-})
 
 // Executor returns the executor every call goes through.
 func (s *Shell) Executor() *executor.Executor { return s.exec }

@@ -145,7 +145,7 @@ func (s *Shell) modelLimits(p provider.Provider) (provider.Provider, error) {
 
 // budget is a host's budget: the Config's limits, priced by
 // Config.Prices, else by the built-in table with Config.PricesFile over
-// it.
+// it; s.prices keeps the table, which the hosts of Test share.
 func (s *Shell) budget() (*agent.Budget, error) {
 	prices := s.cfg.Prices
 	if prices == nil {
@@ -160,6 +160,7 @@ func (s *Shell) budget() (*agent.Budget, error) {
 		}
 		prices = t
 	}
+	s.prices = prices
 	return agent.NewBudget(s.cfg.Budget, prices), nil
 }
 

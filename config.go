@@ -228,6 +228,12 @@ func WithModelTimeout(d time.Duration) Option { return func(c *Config) { c.Model
 // WithPricesFile reads a JSON price table over the built-in one.
 func WithPricesFile(path string) Option { return func(c *Config) { c.PricesFile = path } }
 
+// WithMaxSteps bounds the Starlark steps of each run and call.
+func WithMaxSteps(n uint64) Option { return func(c *Config) { c.MaxSteps = n } }
+
+// WithPinsFile keeps the pins of upstream tool definitions in path.
+func WithPinsFile(path string) Option { return func(c *Config) { c.PinsFile = path } }
+
 // WithSessions saves every conversation as a session of the workdir.
 func WithSessions() Option { return func(c *Config) { c.SaveSessions = true } }
 

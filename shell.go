@@ -32,6 +32,9 @@ type Shell struct {
 	agent *agentapi.Session
 	mcp   *mcp.Client
 	pins  *mcp.Pins // one pins file for the shell and the hosts of Test
+	// prices is the price table of the budgets, read once for the shell
+	// and the hosts of Test.
+	prices agent.Prices
 
 	mu      sync.Mutex
 	interps map[string]script.Interp // by language name, made on first use

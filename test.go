@@ -33,6 +33,7 @@ func (s *Shell) Test(ctx context.Context, o TestOptions, paths ...string) (faile
 			cfg := s.cfg
 			// The test's own output; no observers of the shell's calls.
 			cfg.Output, cfg.Scripts, cfg.ExecutorOptions = out, nil, nil
+			cfg.Prices = s.prices // read once, not per test
 			sh, err := newShell(cfg, s)
 			if err != nil {
 				return nil, nil, err

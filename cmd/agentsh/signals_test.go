@@ -33,7 +33,7 @@ type signalCase struct {
 	// directory shows that the command is busy.
 	readyLine, readyFile string
 	// settle: the work starts just after the ready line, so the signal
-	// waits until agentsh has been busy for a moment.
+	// waits until agentsh has been busy for a moment (settleTicks).
 	settle bool
 	sparse string // a sparse text file of some GiB to write first
 	needs  string // a program the case needs on PATH
@@ -43,9 +43,10 @@ type signalCase struct {
 	ownPIDs bool
 }
 
-// settleTime is how long a case marked settle waits after its ready line:
-// long enough for the work to start, far shorter than the work.
-const settleTime = 300 * time.Millisecond
+// settleTicks is how much CPU (in clock ticks, 10 ms each) agentsh and
+// its children use after the ready line of a case marked settle before
+// the signal: the work has started, however busy the machine is.
+const settleTicks = 10
 
 // childPIDCommand is a bash command that writes its pid to child.pid and
 // then sleeps, ignoring SIGTERM, so that only SIGKILL stops it.
@@ -232,7 +233,10 @@ func stopWithSignal(t *testing.T, c signalCase, sig syscall.Signal) {
 	}()
 	childPID := waitReady(t, c, cmd.Dir, lines, exited, stderr)
 	if c.settle {
-		time.Sleep(settleTime)
+		start := proctest.CPUTicks(cmd.Process.Pid)
+		testwait.Until(t, "agentsh to get busy after its ready line", func() bool {
+			return proctest.CPUTicks(cmd.Process.Pid)-start >= settleTicks
+		})
 	}
 	family := proctest.Descendants(cmd.Process.Pid)
 

@@ -48,21 +48,42 @@ func Descendants(pid int, args ...string) []int {
 
 // stat reads the parent and state of pid from /proc/PID/stat.
 func stat(pid int) (ppid int, state string, ok bool) {
+	f, ok := statFields(pid)
+	if !ok || len(f) < 2 {
+		return 0, "", false
+	}
+	ppid, err := strconv.Atoi(f[1])
+	return ppid, f[0], err == nil
+}
+
+// statFields are the fields of /proc/PID/stat after the command name:
+// STATE PPID ... (utime and stime are the 12th and 13th).
+func statFields(pid int) ([]string, bool) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
-		return 0, "", false
+		return nil, false
 	}
 	// pid (comm) STATE PPID ...: comm may hold spaces and parentheses.
 	i := bytes.LastIndexByte(b, ')')
 	if i < 0 {
-		return 0, "", false
+		return nil, false
 	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 2 {
-		return 0, "", false
+	return strings.Fields(string(b[i+1:])), true
+}
+
+// CPUTicks is the CPU time pid and its live descendants have used, in
+// clock ticks (user and system): a test waits on it to see work under
+// way, whatever else keeps the machine busy.
+func CPUTicks(pid int) int64 {
+	var n int64
+	for _, p := range append(Descendants(pid), pid) {
+		if f, ok := statFields(p); ok && len(f) > 12 {
+			u, _ := strconv.ParseInt(f[11], 10, 64)
+			s, _ := strconv.ParseInt(f[12], 10, 64)
+			n += u + s
+		}
 	}
-	ppid, err = strconv.Atoi(f[1])
-	return ppid, f[0], err == nil
+	return n
 }
 
 func hasArgs(pid int, args []string) bool {

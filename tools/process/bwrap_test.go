@@ -13,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/agentsh/agentsh/internal/testwait"
 )
 
 // newBwrap returns a BubblewrapExec for a new root, or skips the test with
@@ -98,13 +100,16 @@ func assertNoTCP(t *testing.T, root string, ops ExecOps) (accepted func() int32)
 	}
 	t.Cleanup(func() { ln.Close() })
 	var n atomic.Int32
+	first := make(chan struct{}) // closed when the first connection is counted
 	go func() {
 		for {
 			c, err := ln.Accept()
 			if err != nil {
 				return
 			}
-			n.Add(1)
+			if n.Add(1) == 1 {
+				close(first)
+			}
 			c.Close()
 		}
 	}()
@@ -118,13 +123,13 @@ func assertNoTCP(t *testing.T, root string, ops ExecOps) (accepted func() int32)
 	}
 	// The listener counts that connection on its own goroutine: wait for
 	// it, so that it cannot be taken for one from the sandbox.
-	for deadline := time.Now().Add(watchdog); n.Load() == 0; time.Sleep(time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the listener never counted the connection from outside the sandbox")
-		}
+	select {
+	case <-first:
+	case <-time.After(watchdog):
+		t.Fatal("the listener never counted the connection from outside the sandbox")
 	}
 	before := n.Load()
-	res, err = execT(t, ops, context.Background(), ExecRequest{Args: connect, Timeout: 20 * time.Second})
+	res, err = execT(t, ops, context.Background(), ExecRequest{Args: connect, Timeout: testwait.Bound(20 * time.Second)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/agentsh/agentsh/internal/testwait"
 	"golang.org/x/sys/unix"
 )
 
@@ -550,15 +551,14 @@ var escapeAttempts = []*escapeAttempt{
 	{name: "setsid, and the call times out", category: catSurvive, control: true, run: func(e *escapeEnv) []string {
 		// The timeout grows until it comes after the survivor started: on
 		// a busy machine the first may come before, which tests nothing.
-		for timeout := 300 * time.Millisecond; ; timeout *= 4 {
+		growTimeout(e.t, 300*time.Millisecond, func(timeout time.Duration) (bool, string) {
 			res := e.shTimeout(awaitSurvivor+`setsid bash -c 'echo $$ > src/survivor.pid; exec -a "$SURVIVOR" sleep 1000' >/dev/null 2>&1 & await_survivor $!; echo waiting; exec sleep 1000`, timeout)
 			if !res.TimedOut {
 				e.t.Errorf("the call did not time out: %+v", res)
 			}
-			if strings.Contains(string(res.Output), "waiting") || timeout > 20*time.Second {
-				return nil
-			}
-		}
+			return strings.Contains(string(res.Output), "waiting"), fmt.Sprintf("the survivor did not start: %q", res.Output)
+		})
+		return nil
 	}},
 
 	// The read-only profile: the working directory is not writable.
@@ -730,14 +730,10 @@ func (e *escapeEnv) startSleeperAs(name, dir string, env ...string) victim {
 		_ = cmd.Wait()
 	})
 	// Wait until it is sleep, with its name and its signal mask.
-	for deadline := time.Now().Add(watchdog); ; time.Sleep(time.Millisecond) {
-		if b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", cmd.Process.Pid)); bytes.HasPrefix(b, []byte(name+"\x00")) {
-			break
-		}
-		if time.Now().After(deadline) {
-			e.t.Fatalf("the victim process did not start within %s", watchdog)
-		}
-	}
+	testwait.Until(e.t, "the victim process to start", func() bool {
+		b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", cmd.Process.Pid))
+		return bytes.HasPrefix(b, []byte(name+"\x00"))
+	})
 	e.setenv("VPID", strconv.Itoa(cmd.Process.Pid))
 	return victim{pid: cmd.Process.Pid}
 }
@@ -872,15 +868,13 @@ func otherRunAttempt(e *escapeEnv) []string {
 		cancel()
 		<-done
 	}()
-	wait := func(name string) []byte {
-		for deadline := time.Now().Add(watchdog); ; time.Sleep(5 * time.Millisecond) {
-			if b, err := os.ReadFile(filepath.Join(otherWork, name)); err == nil {
-				return b
-			}
-			if time.Now().After(deadline) {
-				e.t.Fatalf("the other run did not write %s within %s", name, watchdog)
-			}
-		}
+	wait := func(name string) (b []byte) {
+		testwait.Until(e.t, "the other run to write "+name, func() bool {
+			var err error
+			b, err = os.ReadFile(filepath.Join(otherWork, name))
+			return err == nil
+		})
+		return b
 	}
 	wait("ready")
 	paths := strings.Fields(string(wait("paths")))

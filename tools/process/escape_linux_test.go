@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsh/agentsh/internal/testwait"
 	"golang.org/x/sys/unix"
 )
 
@@ -485,7 +486,7 @@ func (e *escapeEnv) setenv(key, value string) { e.env = append(e.env, key+"="+va
 
 // sh runs script in bash inside the sandbox (unconfined for off).
 func (e *escapeEnv) sh(script string) ExecResult {
-	return e.shTimeout(script, 20*time.Second)
+	return e.shTimeout(script, testwait.Bound(20*time.Second))
 }
 
 func (e *escapeEnv) shTimeout(script string, timeout time.Duration) ExecResult {

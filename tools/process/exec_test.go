@@ -43,26 +43,41 @@ func execT(t *testing.T, e ExecOps, ctx context.Context, req ExecRequest) (ExecR
 	}
 }
 
-// timeoutWhenReady runs req on e with a Timeout that grows until the
-// command made the file ready before it was stopped: on a busy machine
-// the first timeouts may fire before the command got going (set a trap,
-// started its children), which would test nothing.
-func timeoutWhenReady(t *testing.T, e ExecOps, req ExecRequest, ready string) ExecResult {
+// growTimeout runs a command that a timeout is to stop, through run,
+// with a timeout that grows fourfold from first until run reports that
+// the command got ready (set a trap, started its children) before it was
+// stopped: on a busy machine the first timeouts may fire before, which
+// would test nothing. Past testwait.Step the test fails, with what run
+// last said.
+func growTimeout(t testing.TB, first time.Duration, run func(timeout time.Duration) (ready bool, last string)) {
 	t.Helper()
-	for timeout := 300 * time.Millisecond; ; timeout *= 4 {
-		os.Remove(ready)
-		req.Timeout = timeout
-		res, err := execT(t, e, context.Background(), req)
-		if err != nil {
-			t.Fatalf("%q: %v", req.Args, err)
+	for timeout := first; ; timeout = min(4*timeout, testwait.Step) {
+		ready, last := run(timeout)
+		if ready {
+			return
 		}
-		if _, err := os.Stat(ready); err == nil {
-			return res
-		}
-		if timeout > 20*time.Second {
-			t.Fatalf("%q never made %s before its timeout of %s: %+v %q", req.Args, ready, timeout, res, res.Output)
+		if timeout >= testwait.Step {
+			t.Fatalf("the command was never ready before its timeout of %s: %s", timeout, last)
 		}
 	}
+}
+
+// timeoutWhenReady runs req on e with a Timeout that grows (growTimeout)
+// until the command made the file ready before it was stopped.
+func timeoutWhenReady(t *testing.T, e ExecOps, req ExecRequest, ready string) ExecResult {
+	t.Helper()
+	var res ExecResult
+	growTimeout(t, 300*time.Millisecond, func(timeout time.Duration) (bool, string) {
+		os.Remove(ready)
+		req.Timeout = timeout
+		var err error
+		if res, err = execT(t, e, context.Background(), req); err != nil {
+			t.Fatalf("%q: %v", req.Args, err)
+		}
+		_, err = os.Stat(ready)
+		return err == nil, fmt.Sprintf("%q made no %s: %+v %q", req.Args, ready, res, res.Output)
+	})
+	return res
 }
 
 func bash(script string) []string { return []string{"bash", "-c", script} }
@@ -312,7 +327,7 @@ func TestLocalExecTimeoutKillsTree(t *testing.T) {
 	root := t.TempDir()
 	e := NewLocalExec(root)
 	script := `sleep 100 & echo $! >> pids; (sleep 100 & echo $! >> pids; wait) & sleep 100 & echo $! >> pids; echo $$ >> pids; echo done >> pids; wait`
-	for timeout := 200 * time.Millisecond; ; timeout *= 4 {
+	growTimeout(t, 200*time.Millisecond, func(timeout time.Duration) (bool, string) {
 		os.Remove(filepath.Join(root, "pids"))
 		res, err := execT(t, e, context.Background(), ExecRequest{Args: bash(script), Timeout: timeout})
 		if err != nil {
@@ -329,13 +344,8 @@ func TestLocalExecTimeoutKillsTree(t *testing.T) {
 			}
 		}
 		assertGone(t, pids)
-		if len(pids) == 4 {
-			return
-		}
-		if timeout > 20*time.Second {
-			t.Fatalf("the script never recorded its processes: %q", b)
-		}
-	}
+		return len(pids) == 4, fmt.Sprintf("the script recorded %q", b)
+	})
 }
 
 func TestLocalExecCancelKillsTree(t *testing.T) {

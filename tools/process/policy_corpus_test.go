@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentsh/agentsh/bashcmd"
+	"github.com/agentsh/agentsh/internal/testwait"
 	"github.com/agentsh/agentsh/tools/process"
 	"github.com/agentsh/agentsh/tools/process/policytest"
 )
@@ -26,7 +27,7 @@ func runBash(t *testing.T, dir, command string) process.ExecResult {
 	t.Helper()
 	ex := process.NewLocalExec(dir)
 	ex.BaseEnv = []string{"PATH=" + process.DefaultPath, "HOME=" + dir}
-	res, err := ex.Exec(context.Background(), process.ExecRequest{Args: []string{"bash", "-c", command}, Timeout: 30 * time.Second})
+	res, err := ex.Exec(context.Background(), process.ExecRequest{Args: []string{"bash", "-c", command}, Timeout: testwait.Bound(30 * time.Second)})
 	if err != nil {
 		t.Fatalf("run %q: %v", command, err)
 	}

@@ -228,7 +228,7 @@ func TestProxyConnectTLS(t *testing.T) {
 		"tcp":  {Proxy: http.ProxyURL(proxyURL), TLSClientConfig: tlsConf},
 		"unix": {Proxy: http.ProxyURL(proxyURL), TLSClientConfig: tlsConf, DialContext: viaUnix},
 	} {
-		c := &http.Client{Transport: tr, Timeout: 30 * time.Second}
+		c := &http.Client{Transport: tr, Timeout: testwait.Step}
 		resp, err := c.Get("https://example.com:" + port + "/x")
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -378,7 +378,7 @@ func TestProxyHeaderLimits(t *testing.T) {
 		n, err := io.Copy(io.Discard, c)
 		c.Close()
 		if errors.Is(err, os.ErrDeadlineExceeded) {
-			t.Errorf("%q: the connection was still open after 30 s", partial)
+			t.Errorf("%q: the connection was still open after %s", partial, testwait.Step)
 		} else if n > 0 && partial == "" {
 			t.Errorf("%q: %d bytes of answer to nothing", partial, n)
 		}

@@ -22,8 +22,9 @@ func CheckSessionID(id string) error { return session.CheckID(id) }
 // directory), the latest first, and the workdir made absolute.
 func ListSessions(workdir string) ([]SessionInfo, string, error) {
 	st := &session.Store{Workdir: workdir}
-	list, err := st.List(st.AbsWorkdir())
-	return list, st.AbsWorkdir(), err
+	abs := st.AbsWorkdir()
+	list, err := st.List(abs)
+	return list, abs, err
 }
 
 // ResumeLatest goes on with the latest saved session: of the shell's

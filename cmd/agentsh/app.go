@@ -24,10 +24,8 @@ type app struct {
 	opts   *options
 	io     stdio
 	sh     *agentsh.Shell
-	exec   *executor.Executor // sh's
-	host   *script.Host       // sh's
-	argv   []string           // what scripts see as argv
-	events *agentsh.Events    // nil unless --json
+	argv   []string        // what scripts see as argv
+	events *agentsh.Events // nil unless --json
 	// eventsFile is --events FILE of mcp serve and hook.
 	eventsFile *os.File
 	// hookLog gathers the events of agentsh hook --events FILE.
@@ -83,12 +81,12 @@ func newApp(o *options, std stdio, argv []string) (*app, error) {
 		a.close()
 		return nil, flagError(err)
 	}
-	a.sh, a.host, a.exec = sh, sh.Host(), sh.Executor()
+	a.sh = sh
 	if err := a.startSession(); err != nil {
 		a.close()
 		return nil, err
 	}
-	if a.exec.Permissions() == executor.PermissionsAllowAll {
+	if a.sh.Executor().Permissions() == executor.PermissionsAllowAll {
 		fmt.Fprintln(std.err, allowAllNotice)
 	}
 	return a, nil

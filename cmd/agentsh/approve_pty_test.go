@@ -14,8 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentsh/agentsh/internal/testwait"
 	"github.com/creack/pty"
+
+	"github.com/agentsh/agentsh/internal/testwait"
 )
 
 // terminal is agentsh running on a pseudo-terminal, as a person would use

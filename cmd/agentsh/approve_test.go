@@ -441,7 +441,7 @@ tool{name = "deploy_lua", fn = function(args) return "deployed " .. args.to end,
 			{"bad", "(cannot show the change: "},
 			{"odd", "(cannot show the change: the preview of " + name + " returned "},
 		} {
-			call := &core.Call{Name: name, Args: json.RawMessage(`{"to":"` + tt.to + `"}`), Tool: a.exec.Registry().GetTool(name)}
+			call := &core.Call{Name: name, Args: json.RawMessage(`{"to":"` + tt.to + `"}`), Tool: a.sh.Executor().Registry().GetTool(name)}
 			shown := describeRequest(context.Background(), &core.ApprovalRequest{Call: call, Reason: "why", Hook: "h"})
 			if !strings.Contains(shown, tt.want) {
 				t.Errorf("%s to %s: the prompt shows\n%s\nwant %q", name, tt.to, shown, tt.want)

@@ -28,7 +28,7 @@ func (a *app) runSnippet(ctx context.Context, name, code string) int {
 // printValue prints a REPL or snippet value (nothing for none).
 func (a *app) printValue(v string) {
 	if v != "" {
-		a.host.Print(v)
+		a.sh.Host().Print(v)
 	}
 }
 
@@ -66,7 +66,7 @@ func (a *app) call(ctx context.Context) int {
 	if a.events == nil {
 		ctx = core.WithOutputStream(ctx, stdout)
 	}
-	res := a.exec.Invoke(ctx, c)
+	res := a.sh.Executor().Invoke(ctx, c)
 	if a.events != nil {
 		a.events.Emit(agentsh.ResultJSON(res))
 	}

@@ -19,7 +19,7 @@ func (a *app) explain(ctx context.Context) int {
 	if err != nil {
 		return a.fail(err)
 	}
-	r := a.exec.Decide(ctx, c)
+	r := a.sh.Executor().Decide(ctx, c)
 	if stop := stopCause(a.runCtx); stop != nil {
 		return a.report(stop, stop)
 	}

@@ -61,7 +61,7 @@ before(watch, tools = ["mark"])
 		t.Fatal("explain ran the tool mark: the marker file exists")
 	}
 	seen := func() string {
-		res := a.exec.Invoke(ctx, core.Call{Name: "seen"})
+		res := a.sh.Executor().Invoke(ctx, core.Call{Name: "seen"})
 		if !res.OK() {
 			t.Fatalf("seen: %v", res.Err)
 		}
@@ -70,11 +70,11 @@ before(watch, tools = ["mark"])
 	if got := seen(); got != "0" {
 		t.Errorf("after explain, state seen = %s, want 0: what a hook stored while deciding reached the session", got)
 	}
-	if keys := a.host.StateKeys(ctx); len(keys) != 0 {
+	if keys := a.sh.Host().StateKeys(ctx); len(keys) != 0 {
 		t.Errorf("after explain, the session holds %q, want nothing", keys)
 	}
 	// The call for real runs the hook and the tool.
-	if res := a.exec.Invoke(ctx, core.Call{Name: "mark"}); !res.OK() {
+	if res := a.sh.Executor().Invoke(ctx, core.Call{Name: "mark"}); !res.OK() {
 		t.Fatalf("mark: %v", res.Err)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "marker")); err != nil {

@@ -88,7 +88,7 @@ func (a *app) repl() int {
 		if a.opts.approve == "" {
 			// The person at the terminal answers asks; before the --load
 			// files, so that a script's on("approve", fn) replaces it.
-			a.exec.SetApprover(pa)
+			a.sh.Executor().SetApprover(pa)
 		}
 		s.askBudget(pa) // an exhausted budget asks whether to extend it
 		fmt.Fprintf(a.io.out, "agentsh — %s. :help for help, Ctrl-D to exit.\n", langTitle(s.lang))
@@ -117,7 +117,7 @@ func (a *app) repl() int {
 // replaceTools lets what is typed redefine tools, with a note: trying a
 // tool out means defining it again and again.
 func (s *replSession) replaceTools() {
-	s.a.host.SetReplaceTools(true, func(name string) {
+	s.a.sh.Host().SetReplaceTools(true, func(name string) {
 		fmt.Fprintf(s.a.io.err, "replaced tool %s\n", name)
 	})
 }
@@ -297,7 +297,7 @@ func (s *replSession) command(line string) bool {
 			io.WriteString(s.a.io.out, replHelp)
 			return false
 		}
-		text, err := s.a.host.Help(arg)
+		text, err := s.a.sh.Host().Help(arg)
 		if err != nil {
 			fmt.Fprintln(s.a.io.err, err)
 			return false
@@ -494,7 +494,7 @@ func (s *replSession) complete(line string, pos int, cont bool) (string, []strin
 		}
 		word := before[i:]
 		var out []string
-		for _, t := range s.a.host.ToolNames() {
+		for _, t := range s.a.sh.Host().ToolNames() {
 			if strings.HasPrefix(t, word) {
 				out = append(out, t)
 			}

@@ -55,7 +55,7 @@ func newTestREPL(t *testing.T, input string) (*replSession, chan os.Signal, chan
 	}
 	t.Cleanup(a.close)
 	ready := make(chan struct{}, 4)
-	err = a.exec.Registry().RegisterTools(core.Tool{Name: "ready", Func: func(ctx context.Context, _ json.RawMessage) (any, error) {
+	err = a.sh.Executor().Registry().RegisterTools(core.Tool{Name: "ready", Func: func(ctx context.Context, _ json.RawMessage) (any, error) {
 		ready <- struct{}{}
 		return "", nil
 	}})
@@ -113,7 +113,7 @@ func TestREPLInterruptCancelsToolCall(t *testing.T) {
 	s, sig, _, out, errb := newTestREPL(t, input)
 	started := make(chan struct{}, 1)
 	var sawCancel atomic.Bool
-	err := s.a.exec.Registry().RegisterTools(core.Tool{Name: "block", Func: func(ctx context.Context, _ json.RawMessage) (any, error) {
+	err := s.a.sh.Executor().Registry().RegisterTools(core.Tool{Name: "block", Func: func(ctx context.Context, _ json.RawMessage) (any, error) {
 		started <- struct{}{}
 		<-ctx.Done()
 		sawCancel.Store(errors.Is(ctx.Err(), context.Canceled))
@@ -212,7 +212,7 @@ func TestHistoryPath(t *testing.T) {
 func TestComplete(t *testing.T) {
 	s, _, _, _, _ := newTestREPL(t, "")
 	for _, name := range []string{"grep", "greet", "mcp__fs__read-file"} {
-		if err := s.a.exec.Registry().RegisterTools(core.Tool{Name: name, Func: func(context.Context, json.RawMessage) (any, error) { return "", nil }}); err != nil {
+		if err := s.a.sh.Executor().Registry().RegisterTools(core.Tool{Name: name, Func: func(context.Context, json.RawMessage) (any, error) { return "", nil }}); err != nil {
 			t.Fatal(err)
 		}
 	}

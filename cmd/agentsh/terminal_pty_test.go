@@ -10,8 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentsh/agentsh/internal/testwait"
 	"github.com/creack/pty"
+
+	"github.com/agentsh/agentsh/internal/testwait"
 )
 
 // hostile is what a model or a tool may write to take over a terminal:

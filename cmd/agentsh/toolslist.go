@@ -15,11 +15,11 @@ import (
 // servers held back (their definitions changed since they were pinned)
 // are listed too, as held back, without their new text.
 func (a *app) tools() int {
-	names := a.host.ToolNames()
+	names := a.sh.Host().ToolNames()
 	held := a.sh.MCP().Held()
 	if a.events != nil {
 		for _, n := range names {
-			tool := a.host.GetTool(n)
+			tool := a.sh.Host().GetTool(n)
 			if tool == nil {
 				continue // removed meanwhile
 			}
@@ -39,7 +39,7 @@ func (a *app) tools() int {
 	}
 	lines := map[string]string{}
 	for _, n := range names {
-		desc, _ := a.host.GetTool(n)["description"].(string)
+		desc, _ := a.sh.Host().GetTool(n)["description"].(string)
 		lines[n], _, _ = strings.Cut(desc, "\n")
 	}
 	for _, h := range held {

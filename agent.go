@@ -133,6 +133,14 @@ func (s *Shell) provider() (provider.Provider, error) {
 // have limits; a longer timeout raises the limit of a whole response with
 // it.
 func (s *Shell) modelLimits(p provider.Provider) (provider.Provider, error) {
+	p, err := s.limited(p)
+	if err == nil && s.cfg.Journal != nil {
+		p = s.cfg.Journal.Provider(p)
+	}
+	return p, err
+}
+
+func (s *Shell) limited(p provider.Provider) (provider.Provider, error) {
 	l, ok := p.(provider.Limited)
 	if !ok || s.cfg.ModelTimeout == 0 {
 		return p, nil

@@ -3,6 +3,8 @@ package agentsh
 import (
 	"slices"
 
+	"github.com/agentsh/agentsh/durable"
+
 	"io"
 	"time"
 
@@ -130,6 +132,14 @@ type Config struct {
 	// PinsFile is where the pins of upstream tool definitions are kept;
 	// "" is $XDG_STATE_HOME/agentsh/mcp-pins.json.
 	PinsFile string
+	// Journal makes the shell one execution of a durable run (see the
+	// durable package): the tools' work, the model's answers, the
+	// approvals and the clock are its steps, and the tool calls run one at
+	// a time.
+	Journal *durable.Journal
+	// Globals are more predeclared names of the scripts, with values of
+	// JSON shapes: a batch task is the global task.
+	Globals map[string]any
 }
 
 // An Option sets a field of the Config New composes from.
@@ -224,6 +234,22 @@ func WithRecordFile(path string) Option { return func(c *Config) { c.RecordFile 
 
 // WithModelTimeout sets how long a model's server may send nothing.
 func WithModelTimeout(d time.Duration) Option { return func(c *Config) { c.ModelTimeout = d } }
+
+// WithJournal makes the shell one execution of a durable run (see
+// Config.Journal).
+func WithJournal(j *durable.Journal) Option { return func(c *Config) { c.Journal = j } }
+
+// WithGlobals adds predeclared names to the scripts (see Config.Globals).
+func WithGlobals(globals map[string]any) Option {
+	return func(c *Config) {
+		if c.Globals == nil {
+			c.Globals = map[string]any{}
+		}
+		for k, v := range globals {
+			c.Globals[k] = v
+		}
+	}
+}
 
 // WithPricesFile reads a JSON price table over the built-in one.
 func WithPricesFile(path string) Option { return func(c *Config) { c.PricesFile = path } }

@@ -351,7 +351,10 @@ func TestRulesCatchViolations(t *testing.T) {
 // and the terminal (REPL, prompts, display). These bounds keep it so.
 const (
 	maxCLIImports   = 8    // the module's packages cmd/agentsh imports
-	maxCLICodeLines = 2600 // its non-test Go lines, blank lines and comments aside
+	// Its non-test Go lines, blank lines and comments aside: 2,600 until
+	// the six commands of durable runs (run --durable, resume, runs,
+	// approvals, approve and deny, batch) added their flags and dispatch.
+	maxCLICodeLines = 2900
 )
 
 func TestCLIIsThin(t *testing.T) {

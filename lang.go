@@ -28,7 +28,11 @@ func (s *Shell) Interp(name string) script.Interp {
 	if in := s.interps[l.Name]; in != nil {
 		return in
 	}
-	in := l.New(s.host, script.Options{MaxSteps: s.cfg.MaxSteps, Argv: s.cfg.Argv})
+	opts := script.Options{MaxSteps: s.cfg.MaxSteps, Argv: s.cfg.Argv, Globals: s.cfg.Globals}
+	if s.cfg.Journal != nil {
+		opts.Now = s.cfg.Journal.Clock()
+	}
+	in := l.New(s.host, opts)
 	if s.interps == nil {
 		s.interps = map[string]script.Interp{}
 	}

@@ -85,6 +85,14 @@ func newShell(cfg Config, parent *Shell) (sh *Shell, err error) {
 		executor.WithValidateArguments(!cfg.SkipArgumentValidation),
 		executor.WithExecutionMode(cfg.Mode),
 	}
+	if j := cfg.Journal; j != nil {
+		// Steps happen in the same order on every execution of the run.
+		cfg.Concurrency = 1
+		cfg.Approver = j.Approver(cfg.Approver)
+		j.SetRerunApprover(cfg.Approver)
+		execOpts = append(execOpts, executor.WithJournal(j))
+		s.cfg = cfg
+	}
 	if cfg.Approver != nil {
 		execOpts = append(execOpts, executor.WithApprover(cfg.Approver))
 	}

@@ -41,6 +41,7 @@ type Executor struct {
 	workdirSet atomic.Bool                  // by WithWorkDir, SetWorkDir or an extension
 	secrets    atomic.Pointer[[]string]     // see SetSecretFiles
 	sandboxing atomic.Pointer[Sandboxing]   // see SetSandboxing
+	journal    Journal                      // see WithJournal; nil records nothing
 }
 
 // pipeline is an immutable snapshot of the hooks and middleware.
@@ -476,6 +477,13 @@ func (e *Executor) execute(ctx context.Context, call *core.Call) *core.Result {
 	}
 	if t.Sandboxed {
 		ctx = core.WithSandbox(ctx, call.Sandbox)
+	}
+	if e.journal != nil {
+		return e.journal.Execute(ctx, call, func(ctx context.Context) *core.Result {
+			res := &core.Result{CallID: call.ID, Tool: call.Name}
+			callFunc(ctx, t, call, res)
+			return res
+		})
 	}
 	callFunc(ctx, t, call, res)
 	return res

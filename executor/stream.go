@@ -20,11 +20,11 @@ func (e *Executor) streamContext(ctx context.Context, p *pipeline, call *core.Ca
 }
 
 // outputUnseen reports whether no middleware, after hook, offload or OnEnd
-// callback would see call's output: only then may it go to a stream
+// callback, nor a journal, would see call's output: only then may it go to a stream
 // instead of the result.
 func (e *Executor) outputUnseen(p *pipeline, call *core.Call) bool {
 	t := call.Tool
-	if t == nil || len(t.After) > 0 || p.offload != nil || len(p.afterGlobal) > 0 || len(e.onEnd) > 0 {
+	if t == nil || e.journal != nil || len(t.After) > 0 || p.offload != nil || len(p.afterGlobal) > 0 || len(e.onEnd) > 0 {
 		return false
 	}
 	for _, h := range p.afterTool {

@@ -67,6 +67,10 @@ type Options struct {
 	// Now, when set, is the scripts' clock (time.now(), and in Lua
 	// os.time() and os.date()); tests fix it.
 	Now func() time.Time
+	// Globals are more predeclared names, with values of JSON shapes
+	// (nil, bool, int64, float64, string, []any, map[string]any): a batch
+	// task is the global task.
+	Globals map[string]any
 	// Testing adds the names of script tests (agentsh test): the assert
 	// module, mock_tool and skip.
 	Testing bool

@@ -114,13 +114,19 @@ func (a *app) config(out io.Writer, extra []executor.Option) agentsh.Config {
 		Sandbox:         o.sandbox, SandboxBackend: o.sandboxBackend, AllowHosts: o.allowHosts,
 		MaxSteps: o.maxSteps,
 		Model:    o.model, ModelTimeout: o.modelWait, MaxTurns: o.maxTurns, ContextWindow: o.contextWindow,
-		Observer:     a.sessionObserver(display),
-		Budget:       agent.Limits{ToolCalls: o.maxToolCalls, Tokens: o.maxTokens, Cost: o.maxCost, Wall: o.maxWall},
-		PricesFile:   o.prices,
-		SaveSessions: true,
+		Observer:   a.sessionObserver(display),
+		Budget:     agent.Limits{ToolCalls: o.maxToolCalls, Tokens: o.maxTokens, Cost: o.maxCost, Wall: o.maxWall},
+		PricesFile: o.prices,
+		// A durable run's journal keeps it; a session id would differ
+		// between its executions.
+		SaveSessions: o.journal == nil,
+		Journal:      o.journal,
 		MCPServers:   o.mcpServers,
 		PinsFile:     o.mcp.pins,
 		RecordFile:   o.record,
+	}
+	if o.task != nil {
+		cfg.Globals = map[string]any{"task": o.task}
 	}
 	return cfg
 }
@@ -211,6 +217,9 @@ func cli(args []string, std stdio) int {
 		return 0
 	case "sessions":
 		return listSessions(o, std)
+	}
+	if durableCommand(o) {
+		return durableCLI(o, args, std)
 	}
 
 	argv := []string{"agentsh"}

@@ -22,6 +22,7 @@ import (
 const (
 	approveNever  = "never"
 	approveAlways = "always"
+	approveDefer  = "defer" // durable runs: the ask waits for agentsh approve (see the durable package)
 )
 
 // allowAllNotice is printed on stderr when a run starts with

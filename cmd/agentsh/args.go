@@ -77,6 +77,20 @@ type options struct {
 	outputSchema  string        // --output-schema FILE: the final answer must be JSON valid against it
 	printOnly     bool          // --print: only the final answer (or its data) on stdout, progress on stderr
 	failOnDeny    bool          // --fail-on-deny: exit with exitDenied when a call was denied
+
+	// Durable runs (see durable.go).
+	durable     bool                // --durable: run or ask as a durable run
+	runID       string              // --run-id ID
+	db          string              // --db URL (default: $AGENTSH_DB, else the state directory's file)
+	approvalTTL time.Duration       // --approval-ttl D
+	force       bool                // --force: resume a run whose script changed
+	reason      string              // --reason R: agentsh approve and deny
+	batchScript string              // --script FILE: agentsh batch
+	batchOut    string              // --out FILE: agentsh batch
+	workers     int                 // --workers N: agentsh batch
+	all         bool                // --all: agentsh approvals lists decided ones too
+	journal     *agentsh.RunJournal // set by the runner of a durable run, never by a flag
+	task        any                 // the batch task of a durable run
 }
 
 // isScript reports whether arg names a script to run: a file of a
@@ -110,6 +124,8 @@ var commands = []command{
 	{name: "run"}, {name: "call"}, {name: "explain"}, {name: "ask"},
 	{name: "tools", noArgs: true}, {name: "sessions", noArgs: true},
 	{name: "test"}, {name: "hook"}, {name: "mcp"},
+	{name: "resume"}, {name: "runs", noArgs: true}, {name: "approvals", noArgs: true},
+	{name: "approve"}, {name: "deny"}, {name: "batch"},
 	{name: "help", noArgs: true}, {name: "version", noArgs: true},
 }
 
@@ -214,8 +230,8 @@ var valueFlags = map[string]func(o *options, v string) error{
 		return nil
 	},
 	"approve": func(o *options, v string) error {
-		if v != approveNever && v != approveAlways {
-			return usagef("--approve: got %q, want never or always", v)
+		if v != approveNever && v != approveAlways && v != approveDefer {
+			return usagef("--approve: got %q, want never, always or defer (with --durable)", v)
 		}
 		o.approve = v
 		return nil
@@ -249,6 +265,13 @@ var valueFlags = map[string]func(o *options, v string) error{
 	"prices":         str(func(o *options) *string { return &o.prices }),
 	"context-window": positiveInt("--context-window", func(o *options, n int) { o.contextWindow = n }),
 	"output-schema":  str(func(o *options) *string { return &o.outputSchema }),
+	"run-id":         str(func(o *options) *string { return &o.runID }),
+	"db":             str(func(o *options) *string { return &o.db }),
+	"approval-ttl":   duration("--approval-ttl", "24h or 30m", func(o *options, d time.Duration) { o.approvalTTL = d }),
+	"reason":         str(func(o *options) *string { return &o.reason }),
+	"script":         str(func(o *options) *string { return &o.batchScript }),
+	"out":            str(func(o *options) *string { return &o.batchOut }),
+	"workers":        positiveInt("--workers", func(o *options, n int) { o.workers = n }),
 	"max-steps":      positiveInt("--max-steps", func(o *options, n int) { o.maxSteps = uint64(n) }),
 }
 
@@ -378,6 +401,12 @@ func parseArgs(args []string) (*options, error) {
 			o.continueLast = true
 		case "print", "p":
 			o.printOnly = true
+		case "durable":
+			o.durable = true
+		case "force":
+			o.force = true
+		case "all":
+			o.all = true
 		case "fail-on-deny":
 			o.failOnDeny = true
 		case "project", "user":

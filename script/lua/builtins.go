@@ -30,6 +30,11 @@ func (in *Interp) installAPI(st *state) {
 	agentsh.RawSetString("array", L.NewFunction(in.builtinArray))
 	g.RawSetString("agentsh", agentsh)
 
+	for k, v := range in.opts.Globals {
+		if lv, err := in.toLua(L, v); err == nil {
+			g.RawSetString(k, lv)
+		}
+	}
 	g.RawSetString("os", in.osModule(L))
 	for _, b := range in.host.API() {
 		g.RawSetString(b.Name, in.newFunction(L, b, nil, false))

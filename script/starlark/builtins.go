@@ -26,6 +26,12 @@ func (in *Interp) builtins() star.StringDict {
 		"argv":   argvList,
 		"math":   math.Module,
 	}
+	for k, v := range in.opts.Globals {
+		if sv, err := fromGo(v); err == nil {
+			sv.Freeze()
+			d[k] = sv
+		}
+	}
 	for _, b := range in.host.API() {
 		d[b.Name] = newBuiltin(b)
 	}

@@ -1,0 +1,190 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/agentsh/agentsh"
+	"github.com/agentsh/agentsh/script"
+)
+
+// exitWaiting is the exit code of a durable run that parked at an ask
+// (--approve defer): agentsh approvals lists what it waits for.
+const exitWaiting = 7
+
+// durableCommand reports whether the command line is one of durable runs.
+func durableCommand(o *options) bool {
+	switch o.command {
+	case "resume", "runs", "approvals", "approve", "deny", "batch":
+		return true
+	}
+	return o.durable
+}
+
+// durableFlags are the flags about the run, not about what it runs: they
+// are left out of the settings a run keeps.
+var durableFlags = map[string]bool{"durable": true, "run-id": true, "db": true, "force": true}
+
+// durableCLI runs the commands of durable runs.
+func durableCLI(o *options, args []string, std stdio) int {
+	ctx, stop := runContext(o.timeout, std.err)
+	defer stop()
+	db := o.db
+	if db == "" {
+		db = os.Getenv("AGENTSH_DB")
+	}
+	eng, err := agentsh.OpenRuns(ctx, agentsh.RunsConfig{DB: db, Run: runner(std)})
+	if err != nil {
+		fmt.Fprintf(std.err, "agentsh: %v\n", err)
+		return exitError
+	}
+	defer eng.Close()
+	code, err := durableDispatch(ctx, eng, o, args, std)
+	if err != nil {
+		var st *agentsh.RunStopped
+		switch {
+		case errors.As(err, &st) && st.Approval != nil:
+			code = exitWaiting
+		case code == exitOK:
+			code = exitError
+		}
+		fmt.Fprintf(std.err, "agentsh: %v\n", err)
+	}
+	return code
+}
+
+func durableDispatch(ctx context.Context, eng *agentsh.Runs, o *options, args []string, std stdio) (int, error) {
+	switch o.command {
+	case "run", "ask":
+		spec, err := newSpec(o, args)
+		if err != nil {
+			return exitUsage, err
+		}
+		out, err := eng.Start(ctx, spec, std.out)
+		return out.ExitCode, nonNil(err, out)
+	case "resume":
+		if len(o.positional) != 1 {
+			return exitUsage, usagef("resume needs a run id: agentsh resume ID (agentsh runs lists them)")
+		}
+		out, err := eng.Resume(ctx, o.positional[0], std.out, agentsh.ResumeOptions{Force: o.force})
+		return out.ExitCode, nonNil(err, out)
+	case "runs":
+		list, err := eng.Runs(ctx)
+		if err == nil {
+			err = agentsh.WriteRuns(std.out, list, o.jsonOut)
+		}
+		return exitOf(err), err
+	case "approvals":
+		list, err := eng.Approvals(ctx, o.all)
+		if err == nil {
+			err = agentsh.WriteApprovals(std.out, list, o.jsonOut)
+		}
+		return exitOf(err), err
+	case "approve", "deny":
+		if len(o.positional) != 1 {
+			return exitUsage, usagef("%s needs an approval id: agentsh %s ID (agentsh approvals lists them)", o.command, o.command)
+		}
+		if o.command == "deny" && o.reason == "" {
+			return exitUsage, usagef("deny needs a reason for the model: agentsh deny %s --reason R", o.positional[0])
+		}
+		a, err := eng.Decide(ctx, o.positional[0], agentsh.DecideOptions{Approve: o.command == "approve", Reason: o.reason, Run: o.runID})
+		if err == nil {
+			fmt.Fprintf(std.out, "%s %s; agentsh resume %s goes on\n", a.ID, a.State, a.Run)
+		}
+		return exitOf(err), err
+	case "batch":
+		return batch(ctx, eng, o, args, std)
+	}
+	return exitUsage, usagef("--durable runs a script or an ask: agentsh run --durable FILE, agentsh ask --durable PROMPT")
+}
+
+// newSpec is the run the command line asks for.
+func newSpec(o *options, args []string) (agentsh.RunSpec, error) {
+	if o.approve == approveDefer && !o.durable {
+		return agentsh.RunSpec{}, usagef("--approve defer waits for agentsh approve, which only a durable run can: add --durable")
+	}
+	wd, err := filepath.Abs(o.workdir)
+	if err != nil {
+		return agentsh.RunSpec{}, err
+	}
+	spec := agentsh.RunSpec{ID: o.runID, WorkDir: wd, Settings: runSettings(args), Approve: o.approve,
+		ApprovalTTL: int64(o.approvalTTL.Seconds())}
+	if o.command == "ask" {
+		spec.Prompt = strings.Join(o.positional, " ")
+		return spec, nil
+	}
+	if spec.Script, err = filepath.Abs(o.positional[0]); err != nil {
+		return agentsh.RunSpec{}, err
+	}
+	spec.Args = o.positional[1:]
+	spec.ScriptHash, err = agentsh.HashFile(spec.Script)
+	return spec, err
+}
+
+// runSettings are the command line without the flags about the run itself.
+func runSettings(args []string) []string {
+	var keep []string
+	for i := 0; i < len(args); i++ {
+		name, _, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
+		if !strings.HasPrefix(args[i], "-") || !durableFlags[name] {
+			keep = append(keep, args[i])
+			continue
+		}
+		if !hasValue && name != "durable" && name != "force" {
+			i++ // its value
+		}
+	}
+	return keep
+}
+
+// runner executes the runs of this process: each execution is the
+// command line the run keeps, with the journal in its shell.
+func runner(std stdio) agentsh.Runner {
+	return func(ctx context.Context, j *agentsh.RunJournal, spec agentsh.RunSpec, out io.Writer) (agentsh.RunOutcome, error) {
+		o, err := parseArgs(spec.Settings)
+		if err != nil {
+			return agentsh.RunOutcome{ExitCode: exitUsage, Error: err.Error()}, nil
+		}
+		o.workdir, o.journal = spec.WorkDir, j
+		if len(spec.Task) > 0 {
+			if o.task, err = script.DecodeJSON(spec.Task); err != nil {
+				return agentsh.RunOutcome{ExitCode: exitUsage, Error: fmt.Sprintf("task %d: %v", spec.Index, err)}, nil
+			}
+		}
+		j.SetPolicy(agentsh.HashText(strings.Join(append([]string{spec.ScriptHash}, spec.Settings...), "\x00")))
+		argv := o.positional
+		if spec.Script != "" {
+			argv = append([]string{spec.Script}, spec.Args...)
+			o.positional = argv
+		}
+		a, err := newApp(o, stdio{in: strings.NewReader(""), out: out, err: std.err}, argv)
+		if err != nil {
+			return agentsh.RunOutcome{ExitCode: exitUsage, Error: err.Error()}, nil
+		}
+		defer a.close()
+		a.runCtx = ctx
+		code := a.dispatch(ctx)
+		res, _ := json.Marshal(agentsh.ResultEvent(a.sh.Outcomes(), code))
+		return agentsh.RunOutcome{ExitCode: code, Result: res}, nil
+	}
+}
+
+func nonNil(err error, out agentsh.RunOutcome) error {
+	if err == nil && out.Error != "" {
+		return errors.New(out.Error)
+	}
+	return err
+}
+
+func exitOf(err error) int {
+	if err != nil {
+		return exitError
+	}
+	return exitOK
+}

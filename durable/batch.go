@@ -1,0 +1,297 @@
+package durable
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/dbos-inc/dbos-transact-golang/dbos"
+
+	"github.com/agentsh/agentsh/script"
+)
+
+// batchQueue is the durable queue of batch tasks, which every worker
+// process takes tasks from.
+const batchQueue = "agentsh-batch"
+
+// DefaultWorkers is how many tasks a process runs at once by default.
+const DefaultWorkers = 4
+
+// BatchOptions configure Engine.Batch.
+type BatchOptions struct {
+	// ID names the batch; its tasks are the runs ID-0, ID-1, ... Running
+	// the same batch again finishes it without redoing finished tasks.
+	ID string
+	// Spec is the run each task is: its Task, Batch, Index and ID are set
+	// per task.
+	Spec Spec
+	// Tasks are the lines of the tasks file, one task each: a JSON object.
+	Tasks []string
+	// Workers is how many tasks this process runs at once (0: none; other
+	// processes work). The queue's setting is shared by every process that
+	// works on it: the latest to start sets it.
+	Workers int
+	// Progress gets a progress line now and then (done, failed, running,
+	// rate, ETA); nil prints none.
+	Progress io.Writer
+}
+
+// TaskResult is one task's line of a batch's results.
+type TaskResult struct {
+	Index    int             `json:"index"`
+	Run      string          `json:"run,omitempty"`
+	ExitCode int             `json:"exit_code"`
+	Stdout   string          `json:"stdout"`
+	Result   json.RawMessage `json:"result,omitempty"`
+	Error    string          `json:"error,omitempty"`
+}
+
+// Batch runs one durable run per task on the batch queue, works on it
+// with opts.Workers, and returns the results in task order once every task
+// ended. A task whose line is not a JSON object fails with the reason and
+// the batch goes on; a task parked at an approval ends with exit code 7
+// and the approval in Error (decide it, and run the batch again).
+func (e *Engine) Batch(ctx context.Context, opts BatchOptions) ([]TaskResult, error) {
+	if err := CheckID(opts.ID); err != nil {
+		return nil, err
+	}
+	if err := e.workOn(opts.Workers); err != nil {
+		return nil, err
+	}
+	results := make([]TaskResult, len(opts.Tasks))
+	handles := make([]dbos.WorkflowHandle[Outcome], len(opts.Tasks))
+	for i, line := range opts.Tasks {
+		results[i] = TaskResult{Index: i}
+		task, err := taskOf(line)
+		if err != nil {
+			results[i].ExitCode, results[i].Error = 2, fmt.Sprintf("task %d: %v", i, err)
+			continue
+		}
+		spec := opts.Spec
+		spec.ID, spec.Task, spec.Batch, spec.Index = fmt.Sprintf("%s-%d", opts.ID, i), task, opts.ID, i
+		results[i].Run = spec.ID
+		if handles[i], err = dbos.RunWorkflow(e.dbos, e.workflow, spec, dbos.WithWorkflowID(spec.ID), dbos.WithQueue(e.queues[batchQueue])); err != nil {
+			return nil, fmt.Errorf("enqueue task %d: %v", i, err)
+		}
+	}
+	// Tasks stopped by a crash of their process, or parked at an
+	// approval that has been decided since, go back on the queue.
+	if err := e.requeue(ctx, opts.ID); err != nil {
+		return nil, err
+	}
+	stop := e.progress(ctx, opts)
+	defer stop()
+	for i, h := range handles {
+		if h == nil {
+			continue
+		}
+		o, err := e.waitTask(ctx, opts.ID, h)
+		if err != nil {
+			results[i].ExitCode, results[i].Error = exitCodeOfStop(err), err.Error()
+			continue
+		}
+		results[i].ExitCode, results[i].Stdout, results[i].Result, results[i].Error = o.ExitCode, o.Stdout, o.Result, o.Error
+	}
+	return results, nil
+}
+
+// exitWaiting is the exit code of a task parked at an approval (as
+// agentsh's).
+const exitWaiting = 7
+
+func exitCodeOfStop(err error) int {
+	var st *Stopped
+	if errors.As(err, &st) && st.Approval != nil {
+		return exitWaiting
+	}
+	return 1
+}
+
+// taskOf checks a task line: a JSON object.
+func taskOf(line string) (json.RawMessage, error) {
+	s := strings.TrimSpace(line)
+	v, err := script.DecodeJSON([]byte(s))
+	if err != nil {
+		return nil, fmt.Errorf("%v: %s", err, oneLine(s, 80))
+	}
+	if _, ok := v.(map[string]any); !ok {
+		return nil, fmt.Errorf("want a JSON object, got %s", oneLine(s, 80))
+	}
+	return json.RawMessage(s), nil
+}
+
+// waitTask waits for a task to end, putting tasks back on the queue when
+// the process that ran them is gone.
+func (e *Engine) waitTask(ctx context.Context, batch string, h dbos.WorkflowHandle[Outcome]) (Outcome, error) {
+	o, err := e.waitTicking(ctx, h.GetWorkflowID(), h, func() error { return e.requeue(ctx, batch) })
+	if err != nil {
+		return Outcome{}, e.taskStop(ctx, h.GetWorkflowID(), err)
+	}
+	return o, nil
+}
+
+// taskStop is why a task did not end: parked at an approval (its
+// *Stopped), or err.
+func (e *Engine) taskStop(ctx context.Context, id string, err error) error {
+	if st := new(Stopped); errors.As(err, &st) {
+		return err
+	}
+	info, ierr := e.Run(ctx, id)
+	if ierr == nil && len(info.Pending) > 0 {
+		return &Stopped{Run: id, Approval: &info.Pending[0]}
+	}
+	return err
+}
+
+// Work takes batch tasks from the queue, workers at a time, until ctx
+// ends: a worker process for batches started elsewhere.
+func (e *Engine) Work(ctx context.Context, workers int) error {
+	if workers <= 0 {
+		workers = DefaultWorkers
+	}
+	if err := e.workOn(workers); err != nil {
+		return err
+	}
+	t := time.NewTicker(2 * time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+			if err := e.requeue(ctx, ""); err != nil && ctx.Err() == nil {
+				return err
+			}
+		}
+	}
+}
+
+// workOn registers the batch queue, worked by workers in this process,
+// and starts the engine.
+func (e *Engine) workOn(workers int) error {
+	if e.isLaunched() {
+		return nil
+	}
+	opts := []dbos.QueueOption{dbos.WithQueueBasePollingInterval(e.cfg.PollInterval), dbos.WithQueueOnConflict(dbos.QueueConflictAlwaysUpdate)}
+	if workers > 0 {
+		opts = append(opts, dbos.WithWorkerConcurrency(workers))
+	}
+	q, err := dbos.RegisterQueue(e.dbos, batchQueue, opts...)
+	if err != nil {
+		return fmt.Errorf("register the batch queue: %v", err)
+	}
+	e.queues[batchQueue] = q
+	if workers == 0 {
+		dbos.ListenQueues(e.dbos, "agentsh-none") // enqueue and wait; others work
+	}
+	return e.launch()
+}
+
+// requeue puts back on the queue the tasks of batch ("" any batch) whose
+// process is gone (no heartbeat for Config.StaleAfter), and those parked
+// at approvals that have all been decided.
+func (e *Engine) requeue(ctx context.Context, batch string) error {
+	prefix := []dbos.ListWorkflowsOption{dbos.WithFilterName(workflowName), dbos.WithFilterQueueName(batchQueue),
+		dbos.WithFilterStatus(dbos.WorkflowStatusPending, dbos.WorkflowStatusCancelled)}
+	if batch != "" {
+		prefix = append(prefix, dbos.WithFilterWorkflowIDPrefix(batch+"-"))
+	}
+	list, err := dbos.ListWorkflows(e.dbos, prefix...)
+	if err != nil {
+		return fmt.Errorf("list batch tasks: %v", err)
+	}
+	if len(list) == 0 {
+		return nil
+	}
+	alive, err := e.aliveExecutors(ctx)
+	if err != nil {
+		return err
+	}
+	pending, err := e.Approvals(ctx, false)
+	if err != nil {
+		return err
+	}
+	waiting := map[string]bool{}
+	for _, a := range pending {
+		waiting[a.Run] = true
+	}
+	for _, w := range list {
+		stale := w.Status == dbos.WorkflowStatusPending && !alive[w.ExecutorID]
+		decided := w.Status == dbos.WorkflowStatusCancelled && !waiting[w.ID] && e.parkedHere(w.ID) == nil
+		if stale || decided {
+			if _, err := dbos.ResumeWorkflow[Outcome](e.dbos, w.ID, dbos.WithResumeQueue(batchQueue)); err != nil {
+				return fmt.Errorf("put task %s back on the queue: %v", w.ID, err)
+			}
+		}
+	}
+	return nil
+}
+
+// parkedHere returns why this process stopped run id, if it did and no
+// one waited for it yet.
+func (e *Engine) parkedHere(id string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.stops[id]
+}
+
+// progress prints the batch's progress every second until stopped.
+func (e *Engine) progress(ctx context.Context, opts BatchOptions) func() {
+	if opts.Progress == nil {
+		return func() {}
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	start := time.Now()
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(time.Second)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				e.printProgress(opts, start, true)
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				e.printProgress(opts, start, false)
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
+
+func (e *Engine) printProgress(opts BatchOptions, start time.Time, last bool) {
+	list, err := dbos.ListWorkflows(e.dbos, dbos.WithFilterName(workflowName), dbos.WithFilterWorkflowIDPrefix(opts.ID+"-"),
+		dbos.WithFilterLoadInput(false), dbos.WithFilterLoadOutput(false))
+	if err != nil {
+		return
+	}
+	var done, failed, running int
+	for _, w := range list {
+		switch w.Status {
+		case dbos.WorkflowStatusSuccess:
+			done++
+		case dbos.WorkflowStatusError, dbos.WorkflowStatusCancelled:
+			failed++
+		case dbos.WorkflowStatusPending:
+			running++
+		}
+	}
+	elapsed := time.Since(start)
+	rate := float64(done+failed) / elapsed.Seconds()
+	eta := "-"
+	if left := len(opts.Tasks) - done - failed; rate > 0 && left > 0 {
+		eta = (time.Duration(float64(left)/rate) * time.Second).Round(time.Second).String()
+	}
+	end := "\r"
+	if last {
+		end = "\n"
+	}
+	fmt.Fprintf(opts.Progress, "batch %s: %d/%d done, %d failed, %d running, %.1f tasks/s, eta %s   %s", opts.ID, done, len(opts.Tasks), failed, running, rate, eta, end)
+}

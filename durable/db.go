@@ -1,0 +1,105 @@
+package durable
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"fmt"
+	"strings"
+	"time"
+)
+
+var randRead = rand.Read
+
+// dialect is how agentsh's own tables are reached in one kind of
+// database. The statements are written once, with $1, $2, ... in order,
+// which both SQLite and Postgres read.
+type dialect interface {
+	open(url string) (*sql.DB, error)
+}
+
+type sqliteDialect struct{}
+
+func (sqliteDialect) open(url string) (*sql.DB, error) {
+	path := strings.TrimPrefix(url, "sqlite:")
+	// As the engine's own connections: concurrent readers, and writers
+	// wait for each other instead of failing.
+	return sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)")
+}
+
+type postgresDialect struct{}
+
+func (postgresDialect) open(url string) (*sql.DB, error) { return sql.Open("pgx", url) }
+
+// migrate creates agentsh's tables on first use.
+func (e *Engine) migrate(ctx context.Context) error {
+	_, err := e.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS agentsh_approvals (
+		id TEXT PRIMARY KEY,
+		run TEXT NOT NULL,
+		tool TEXT NOT NULL,
+		args TEXT NOT NULL,
+		reason TEXT NOT NULL,
+		call_hash TEXT NOT NULL,
+		policy_hash TEXT NOT NULL,
+		created_ms BIGINT NOT NULL,
+		expires_ms BIGINT NOT NULL,
+		state TEXT NOT NULL,
+		decided_reason TEXT NOT NULL DEFAULT '',
+		decided_ms BIGINT NOT NULL DEFAULT 0,
+		spent_by TEXT NOT NULL DEFAULT ''
+	)`)
+	if err == nil {
+		_, err = e.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS agentsh_executors (
+			id TEXT PRIMARY KEY,
+			seen_ms BIGINT NOT NULL
+		)`)
+	}
+	if err != nil {
+		return fmt.Errorf("prepare the run database %s: %v", e.DB(), err)
+	}
+	return nil
+}
+
+// heartbeat says this process is alive.
+func (e *Engine) heartbeat(ctx context.Context) error {
+	_, err := e.db.ExecContext(ctx, `INSERT INTO agentsh_executors (id, seen_ms) VALUES ($1, $2) ON CONFLICT (id) DO UPDATE SET seen_ms = excluded.seen_ms`,
+		e.executor, time.Now().UnixMilli())
+	if err != nil {
+		return fmt.Errorf("write the heartbeat of this process to %s: %v", e.DB(), err)
+	}
+	return nil
+}
+
+// beating keeps the heartbeat going until Close; a process that cannot
+// write it is taken for gone by the others, which is what it is to them.
+func (e *Engine) beating() {
+	t := time.NewTicker(e.cfg.StaleAfter / 5)
+	defer t.Stop()
+	for {
+		select {
+		case <-e.beat:
+			_, _ = e.db.Exec(`DELETE FROM agentsh_executors WHERE id = $1`, e.executor)
+			return
+		case <-t.C:
+			_ = e.heartbeat(context.Background())
+		}
+	}
+}
+
+// aliveExecutors are the processes with a recent heartbeat.
+func (e *Engine) aliveExecutors(ctx context.Context) (map[string]bool, error) {
+	rows, err := e.db.QueryContext(ctx, `SELECT id FROM agentsh_executors WHERE seen_ms > $1`, time.Now().Add(-e.cfg.StaleAfter).UnixMilli())
+	if err != nil {
+		return nil, fmt.Errorf("read the heartbeats in %s: %v", e.DB(), err)
+	}
+	defer rows.Close()
+	alive := map[string]bool{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		alive[id] = true
+	}
+	return alive, rows.Err()
+}

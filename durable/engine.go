@@ -286,8 +286,12 @@ func (e *Engine) workflow(ctx dbos.Context, spec Spec) (Outcome, error) {
 	return o, nil
 }
 
-// stopWriter drops what a run prints once it has stopped: what a parked
-// run would print after the ask is printed by the resume that goes on.
+// Writer returns w, except that what is written once the run has
+// stopped (parked, or taken over by another process) is dropped: what the
+// run would print after that is printed by the execution that goes on.
+func (j *Journal) Writer(w io.Writer) io.Writer { return &stopWriter{j: j, w: w} }
+
+// stopWriter is Journal.Writer.
 type stopWriter struct {
 	j *Journal
 	w io.Writer

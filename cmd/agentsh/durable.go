@@ -31,6 +31,10 @@ func durableCommand(o *options) bool {
 // are left out of the settings a run keeps.
 var durableFlags = map[string]bool{"durable": true, "run-id": true, "db": true, "force": true}
 
+// faultHook is Config.Fault of the engine: nil, except in the tests
+// that kill agentsh inside a step.
+var faultHook func(point, step string)
+
 // durableCLI runs the commands of durable runs.
 func durableCLI(o *options, args []string, std stdio) int {
 	ctx, stop := runContext(o.timeout, std.err)
@@ -39,7 +43,7 @@ func durableCLI(o *options, args []string, std stdio) int {
 	if db == "" {
 		db = os.Getenv("AGENTSH_DB")
 	}
-	eng, err := agentsh.OpenRuns(ctx, agentsh.RunsConfig{DB: db, Run: runner(std)})
+	eng, err := agentsh.OpenRuns(ctx, agentsh.RunsConfig{DB: db, Run: runner(std), Fault: faultHook})
 	if err != nil {
 		fmt.Fprintf(std.err, "agentsh: %v\n", err)
 		return exitError
@@ -163,7 +167,9 @@ func runner(std stdio) agentsh.Runner {
 			argv = append([]string{spec.Script}, spec.Args...)
 			o.positional = argv
 		}
-		a, err := newApp(o, stdio{in: strings.NewReader(""), out: out, err: std.err}, argv)
+		// Once the run stops (parked, or taken over), what it would say
+		// about being cancelled is not the run's to say.
+		a, err := newApp(o, stdio{in: strings.NewReader(""), out: out, err: j.Writer(std.err)}, argv)
 		if err != nil {
 			return agentsh.RunOutcome{ExitCode: exitUsage, Error: err.Error()}, nil
 		}

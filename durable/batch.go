@@ -33,7 +33,8 @@ type BatchOptions struct {
 	Tasks []string
 	// Workers is how many tasks this process runs at once (0: none; other
 	// processes work). The queue's setting is shared by every process that
-	// works on it: the latest to start sets it.
+	// works on it: the latest to start working sets it; a process with 0
+	// leaves it as it is.
 	Workers int
 	// Progress gets a progress line now and then (done, failed, running,
 	// rate, ETA); nil prints none.
@@ -83,8 +84,13 @@ func (e *Engine) Batch(ctx context.Context, opts BatchOptions) ([]TaskResult, er
 	if err := e.requeue(ctx, opts.ID); err != nil {
 		return nil, err
 	}
-	stop := e.progress(ctx, opts)
-	defer stop()
+	bad := 0
+	for _, h := range handles {
+		if h == nil {
+			bad++
+		}
+	}
+	stop := e.progress(ctx, opts, bad)
 	for i, h := range handles {
 		if h == nil {
 			continue
@@ -96,6 +102,7 @@ func (e *Engine) Batch(ctx context.Context, opts BatchOptions) ([]TaskResult, er
 		}
 		results[i].ExitCode, results[i].Stdout, results[i].Result, results[i].Error = o.ExitCode, o.Stdout, o.Result, o.Error
 	}
+	stop(results)
 	return results, nil
 }
 
@@ -176,9 +183,15 @@ func (e *Engine) workOn(workers int) error {
 	if e.isLaunched() {
 		return nil
 	}
-	opts := []dbos.QueueOption{dbos.WithQueueBasePollingInterval(e.cfg.PollInterval), dbos.WithQueueOnConflict(dbos.QueueConflictAlwaysUpdate)}
+	// The queue's worker concurrency is one setting in the database that
+	// every process working on the queue reads: a process that works sets
+	// it; one that only enqueues (workers 0) leaves it as the workers set
+	// it, and creates the queue with the default if it is new.
+	opts := []dbos.QueueOption{dbos.WithQueueBasePollingInterval(e.cfg.PollInterval)}
 	if workers > 0 {
-		opts = append(opts, dbos.WithWorkerConcurrency(workers))
+		opts = append(opts, dbos.WithWorkerConcurrency(workers), dbos.WithQueueOnConflict(dbos.QueueConflictAlwaysUpdate))
+	} else {
+		opts = append(opts, dbos.WithWorkerConcurrency(DefaultWorkers), dbos.WithQueueOnConflict(dbos.QueueConflictNeverUpdate))
 	}
 	q, err := dbos.RegisterQueue(e.dbos, batchQueue, opts...)
 	if err != nil {
@@ -239,59 +252,126 @@ func (e *Engine) parkedHere(id string) error {
 	return e.stops[id]
 }
 
-// progress prints the batch's progress every second until stopped.
-func (e *Engine) progress(ctx context.Context, opts BatchOptions) func() {
+// progress prints the batch's progress every second until stopped; the
+// last line, printed by stop, counts the results.
+func (e *Engine) progress(ctx context.Context, opts BatchOptions, bad int) func(results []TaskResult) {
 	if opts.Progress == nil {
-		return func() {}
+		return func([]TaskResult) {}
 	}
-	done := make(chan struct{})
+	done := make(chan []TaskResult)
 	finished := make(chan struct{})
-	start := time.Now()
+	p := &batchProgress{e: e, opts: opts, bad: bad, start: time.Now(), exits: map[string]int{}}
+	if done, failed, _, ok := p.count(); ok {
+		p.base = done + failed
+	}
 	go func() {
 		defer close(finished)
 		t := time.NewTicker(time.Second)
 		defer t.Stop()
 		for {
 			select {
-			case <-done:
-				e.printProgress(opts, start, true)
+			case results := <-done:
+				p.last(results)
 				return
 			case <-ctx.Done():
 				return
 			case <-t.C:
-				e.printProgress(opts, start, false)
+				p.tick()
 			}
 		}
 	}()
-	return func() { close(done); <-finished }
+	return func(results []TaskResult) {
+		select {
+		case done <- results:
+		case <-finished:
+		}
+		<-finished
+	}
 }
 
-func (e *Engine) printProgress(opts BatchOptions, start time.Time, last bool) {
-	list, err := dbos.ListWorkflows(e.dbos, dbos.WithFilterName(workflowName), dbos.WithFilterWorkflowIDPrefix(opts.ID+"-"),
+// batchProgress counts a batch's tasks for its progress line: done (exit
+// code 0), failed (any other end, and lines that are not tasks), running.
+type batchProgress struct {
+	e     *Engine
+	opts  BatchOptions
+	bad   int // lines that are not tasks
+	start time.Time
+	exits map[string]int // run → exit code, of the tasks that are done
+	base  int            // tasks that had ended before this process waited, not part of its rate
+}
+
+func (p *batchProgress) tick() {
+	if done, failed, running, ok := p.count(); ok {
+		p.print(done, failed, running, "\r")
+	}
+}
+
+// count counts the tasks in the database.
+func (p *batchProgress) count() (done, failed, running int, ok bool) {
+	list, err := dbos.ListWorkflows(p.e.dbos, dbos.WithFilterName(workflowName), dbos.WithFilterWorkflowIDPrefix(p.opts.ID+"-"),
 		dbos.WithFilterLoadInput(false), dbos.WithFilterLoadOutput(false))
 	if err != nil {
-		return
+		return 0, 0, 0, false
 	}
-	var done, failed, running int
+	// A task's exit code is in its output: read it once, when it is
+	// done. A task stopped (parked, or failed) may go on later.
+	var ended []string
+	failed = p.bad
 	for _, w := range list {
+		if _, seen := p.exits[w.ID]; seen {
+			continue
+		}
 		switch w.Status {
 		case dbos.WorkflowStatusSuccess:
-			done++
+			ended = append(ended, w.ID)
 		case dbos.WorkflowStatusError, dbos.WorkflowStatusCancelled:
 			failed++
 		case dbos.WorkflowStatusPending:
 			running++
 		}
 	}
-	elapsed := time.Since(start)
-	rate := float64(done+failed) / elapsed.Seconds()
+	if len(ended) > 0 {
+		outs, err := dbos.ListWorkflows(p.e.dbos, dbos.WithFilterWorkflowIDs(ended...), dbos.WithFilterLoadInput(false), dbos.WithFilterLoadOutput(true))
+		if err != nil {
+			return 0, 0, 0, false
+		}
+		for _, w := range outs {
+			var o Outcome
+			if decodeAs(w.Output, &o) == nil {
+				p.exits[w.ID] = o.ExitCode
+			}
+		}
+	}
+	for _, code := range p.exits {
+		if code == 0 {
+			done++
+		} else {
+			failed++
+		}
+	}
+	return done, failed, running, true
+}
+
+// last prints the final line, from the results.
+func (p *batchProgress) last(results []TaskResult) {
+	done, failed := 0, 0
+	for _, r := range results {
+		if r.ExitCode == 0 {
+			done++
+		} else {
+			failed++
+		}
+	}
+	p.print(done, failed, 0, "\n")
+}
+
+func (p *batchProgress) print(done, failed, running int, end string) {
+	ended := done + failed
+	elapsed := time.Since(p.start)
+	rate := float64(ended-p.base) / elapsed.Seconds()
 	eta := "-"
-	if left := len(opts.Tasks) - done - failed; rate > 0 && left > 0 {
+	if left := len(p.opts.Tasks) - ended; rate > 0 && left > 0 {
 		eta = (time.Duration(float64(left)/rate) * time.Second).Round(time.Second).String()
 	}
-	end := "\r"
-	if last {
-		end = "\n"
-	}
-	fmt.Fprintf(opts.Progress, "batch %s: %d/%d done, %d failed, %d running, %.1f tasks/s, eta %s   %s", opts.ID, done, len(opts.Tasks), failed, running, rate, eta, end)
+	fmt.Fprintf(p.opts.Progress, "batch %s: %d/%d done, %d failed, %d running, %.1f tasks/s, eta %s   %s", p.opts.ID, done, len(p.opts.Tasks), failed, running, rate, eta, end)
 }

@@ -88,6 +88,7 @@ type options struct {
 	batchScript string              // --script FILE: agentsh batch
 	batchOut    string              // --out FILE: agentsh batch
 	workers     int                 // --workers N: agentsh batch
+	workersSet  bool                // --workers was given (0 is a choice)
 	all         bool                // --all: agentsh approvals lists decided ones too
 	journal     *agentsh.RunJournal // set by the runner of a durable run, never by a flag
 	task        any                 // the batch task of a durable run
@@ -271,7 +272,7 @@ var valueFlags = map[string]func(o *options, v string) error{
 	"reason":         str(func(o *options) *string { return &o.reason }),
 	"script":         str(func(o *options) *string { return &o.batchScript }),
 	"out":            str(func(o *options) *string { return &o.batchOut }),
-	"workers":        positiveInt("--workers", func(o *options, n int) { o.workers = n }),
+	"workers":        countInt("--workers", func(o *options, n int) { o.workers, o.workersSet = n, true }),
 	"max-steps":      positiveInt("--max-steps", func(o *options, n int) { o.maxSteps = uint64(n) }),
 }
 
@@ -302,6 +303,18 @@ func positiveInt(flag string, set func(o *options, n int)) func(o *options, v st
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 {
 			return usagef("%s: got %q, want a positive number", flag, v)
+		}
+		set(o, n)
+		return nil
+	}
+}
+
+// countInt is a flag of a count that may be 0.
+func countInt(flag string, set func(o *options, n int)) func(o *options, v string) error {
+	return func(o *options, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return usagef("%s: got %q, want 0 or a positive number", flag, v)
 		}
 		set(o, n)
 		return nil

@@ -20,11 +20,21 @@ var batchFlags = map[string]bool{"script": true, "out": true, "workers": true}
 // batch worker.
 func batch(ctx context.Context, eng *agentsh.Runs, o *options, args []string, std stdio) (int, error) {
 	if len(o.positional) == 1 && o.positional[0] == "worker" {
+		if o.workersSet && o.workers == 0 {
+			return exitUsage, usagef("batch worker --workers 0 would take no tasks: give it 1 or more (default %d)", agentsh.DefaultWorkers)
+		}
 		fmt.Fprintf(std.err, "agentsh: taking batch tasks from %s until stopped\n", eng.DB())
 		return exitOK, eng.Work(ctx, o.workers)
 	}
 	if len(o.positional) != 1 || o.batchScript == "" || o.batchOut == "" {
 		return exitUsage, usagef("batch needs tasks, a script and a results file: agentsh batch TASKS.jsonl --script FILE --out RESULTS.jsonl")
+	}
+	// A results file that cannot be written is found out now, before
+	// the tasks run, not at their end.
+	if dir := filepath.Dir(o.batchOut); dir != "" {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return exitUsage, usagef("batch --out %s: its directory %s does not exist; create it, or give --out a path in an existing directory", o.batchOut, dir)
+		}
 	}
 	tasks, err := readTasks(o.positional[0])
 	if err != nil {
@@ -33,6 +43,9 @@ func batch(ctx context.Context, eng *agentsh.Runs, o *options, args []string, st
 	script, err := filepath.Abs(o.batchScript)
 	if err != nil {
 		return exitUsage, err
+	}
+	if _, err := os.Stat(script); err != nil {
+		return exitUsage, usagef("batch --script %s: %v; give the script each task runs", o.batchScript, err)
 	}
 	spec, err := newSpec(&options{command: "run", positional: []string{script}, workdir: o.workdir, approve: o.approve,
 		approvalTTL: o.approvalTTL, durable: true}, nil)
@@ -45,7 +58,7 @@ func batch(ctx context.Context, eng *agentsh.Runs, o *options, args []string, st
 		id = "batch-" + agentsh.HashText(strings.Join(append([]string{spec.ScriptHash, agentsh.HashText(strings.Join(tasks, "\n"))}, spec.Settings...), "\x00"))[:12]
 	}
 	workers := o.workers
-	if workers == 0 {
+	if !o.workersSet {
 		workers = agentsh.DefaultWorkers
 	}
 	results, err := eng.Batch(ctx, agentsh.BatchOptions{ID: id, Spec: spec, Tasks: tasks, Workers: workers, Progress: std.err})
@@ -68,7 +81,7 @@ func batch(ctx context.Context, eng *agentsh.Runs, o *options, args []string, st
 		}
 	}
 	if err := writeFileAtomic(o.batchOut, buf.Bytes()); err != nil {
-		return exitError, err
+		return exitError, fmt.Errorf("%v; the tasks' runs are kept in %s: run the same command with another --out to write their results", err, eng.DB())
 	}
 	return code, nil
 }
@@ -78,7 +91,7 @@ func batch(ctx context.Context, eng *agentsh.Runs, o *options, args []string, st
 func readTasks(path string) ([]string, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("batch: %v", err)
+		return nil, usagef("batch: read the tasks: %v; give a file of JSON objects, one task a line", err)
 	}
 	defer f.Close()
 	var tasks []string
@@ -120,7 +133,7 @@ func batchSettings(args []string, tasks, script string) []string {
 func writeFileAtomic(path string, data []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
-		return fmt.Errorf("write results: %v", err)
+		return fmt.Errorf("write results to %s: %v", path, err)
 	}
 	if _, err := tmp.Write(data); err != nil {
 		tmp.Close()
@@ -131,5 +144,9 @@ func writeFileAtomic(path string, data []byte) error {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("write results to %s: %v", path, err)
 	}
-	return os.Rename(tmp.Name(), path)
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("write results to %s: %v", path, err)
+	}
+	return nil
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/agentsh/agentsh"
 	"github.com/agentsh/agentsh/script"
@@ -35,6 +36,11 @@ var durableFlags = map[string]bool{"durable": true, "run-id": true, "db": true, 
 // that kill agentsh inside a step.
 var faultHook func(point, step string)
 
+// staleAfter is Config.StaleAfter of the engine: 0 (the engine's
+// default), except in the tests that kill a batch and wait for its tasks
+// to go back on the queue.
+var staleAfter time.Duration
+
 // durableCLI runs the commands of durable runs.
 func durableCLI(o *options, args []string, std stdio) int {
 	ctx, stop := runContext(o.timeout, std.err)
@@ -43,7 +49,7 @@ func durableCLI(o *options, args []string, std stdio) int {
 	if db == "" {
 		db = os.Getenv("AGENTSH_DB")
 	}
-	eng, err := agentsh.OpenRuns(ctx, agentsh.RunsConfig{DB: db, Run: runner(std), Fault: faultHook})
+	eng, err := agentsh.OpenRuns(ctx, agentsh.RunsConfig{DB: db, Run: runner(std), Fault: faultHook, StaleAfter: staleAfter})
 	if err != nil {
 		fmt.Fprintf(std.err, "agentsh: %v\n", err)
 		return exitError

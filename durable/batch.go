@@ -220,7 +220,7 @@ func (e *Engine) requeue(ctx context.Context, batch string) error {
 		waiting[a.Run] = true
 	}
 	for _, w := range list {
-		stale := w.Status == dbos.WorkflowStatusPending && !alive[w.ExecutorID]
+		stale := w.Status == dbos.WorkflowStatusPending && !e.alive(w.ExecutorID, alive)
 		decided := w.Status == dbos.WorkflowStatusCancelled && !waiting[w.ID] && e.parkedHere(w.ID) == nil
 		if stale || decided {
 			if _, err := dbos.ResumeWorkflow[Outcome](e.dbos, w.ID, dbos.WithResumeQueue(batchQueue)); err != nil {

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -75,6 +76,7 @@ func (e *Engine) heartbeat(ctx context.Context) error {
 func (e *Engine) beating() {
 	t := time.NewTicker(e.cfg.StaleAfter / 5)
 	defer t.Stop()
+	defer close(e.beatDone)
 	for {
 		select {
 		case <-e.beat:
@@ -84,6 +86,25 @@ func (e *Engine) beating() {
 			_ = e.heartbeat(context.Background())
 		}
 	}
+}
+
+// alive reports whether the executor of a running workflow is alive by
+// its heartbeat (fresh, from aliveExecutors), and on this machine also by
+// its process: a process killed a moment ago has a fresh heartbeat.
+func (e *Engine) alive(executor string, fresh map[string]bool) bool {
+	if !fresh[executor] {
+		return false
+	}
+	host, rest, ok := strings.Cut(executor, "|")
+	if !ok || host != e.host {
+		return true
+	}
+	pid, _, _ := strings.Cut(rest, "|")
+	n, err := strconv.Atoi(pid)
+	if err != nil {
+		return true
+	}
+	return processAlive(n)
 }
 
 // aliveExecutors are the processes with a recent heartbeat.

@@ -179,6 +179,9 @@ func (e *Engine) workOn(workers int) error {
 	opts := []dbos.QueueOption{dbos.WithQueueBasePollingInterval(e.cfg.PollInterval), dbos.WithQueueOnConflict(dbos.QueueConflictAlwaysUpdate)}
 	if workers > 0 {
 		opts = append(opts, dbos.WithWorkerConcurrency(workers))
+	} else {
+		// A process that only enqueues leaves the workers' setting be.
+		opts[1] = dbos.WithQueueOnConflict(dbos.QueueConflictNeverUpdate)
 	}
 	q, err := dbos.RegisterQueue(e.dbos, batchQueue, opts...)
 	if err != nil {

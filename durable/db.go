@@ -47,7 +47,8 @@ func (e *Engine) migrate(ctx context.Context) error {
 		state TEXT NOT NULL,
 		decided_reason TEXT NOT NULL DEFAULT '',
 		decided_ms BIGINT NOT NULL DEFAULT 0,
-		spent_by TEXT NOT NULL DEFAULT ''
+		spent_by TEXT NOT NULL DEFAULT '',
+		requeued INTEGER NOT NULL DEFAULT 0
 	)`)
 	if err == nil {
 		_, err = e.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS agentsh_executors (

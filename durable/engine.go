@@ -339,8 +339,9 @@ func (e *Engine) Start(ctx context.Context, spec Spec, out io.Writer) (Outcome, 
 
 // ResumeOptions configure Resume.
 type ResumeOptions struct {
-	// Force resumes a run whose script changed since it started; the
-	// journal still holds it to the decisions it made.
+	// Force resumes a run whose script changed since it started (the
+	// journal still holds it to the decisions it made), or whose process
+	// still beats its heartbeat.
 	Force bool
 }
 

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -16,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"golang.org/x/sys/unix"
 
+	"github.com/agentsh/agentsh/internal/proctest"
 	"github.com/agentsh/agentsh/internal/testwait"
 )
 
@@ -70,79 +73,70 @@ func procsIn(dir string) []int {
 	return pids
 }
 
-func TestStartGivesAnEmptyDatabaseOfItsOwn(t *testing.T) {
-	t.Parallel()
-	u := Start(t)
-	if !strings.HasPrefix(u, "postgres://agentsh@127.0.0.1:") || !strings.HasSuffix(u, "/agentsh?sslmode=disable") {
-		t.Errorf("Start = %q, want postgres://agentsh@127.0.0.1:PORT/agentsh?sslmode=disable", u)
-	}
-	var db, role string
-	var tables int
-	conn := connect(t, u)
-	err := conn.QueryRow(context.Background(),
-		"SELECT current_database(), current_user, (SELECT count(*) FROM pg_tables WHERE schemaname = 'public')").Scan(&db, &role, &tables)
+// serverOn finds the server of URL u by its command line: the one
+// postgres process with -c port=PORT, and its -D directory.
+func serverOn(t *testing.T, u string) (pid int, data string) {
+	t.Helper()
+	parsed, err := url.Parse(u)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if db != "agentsh" || role != Role || tables != 0 {
-		t.Errorf("connected to database %q as %q with %d tables, want agentsh as %s with none", db, role, tables, Role)
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		p, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, _ := os.ReadFile(filepath.Join("/proc", e.Name(), "cmdline"))
+		args := strings.Split(string(b), "\x00")
+		if !slices.Contains(args, "port="+parsed.Port()) {
+			continue
+		}
+		if i := slices.Index(args, "-D"); i >= 0 && i+1 < len(args) {
+			if pid != 0 {
+				t.Fatalf("two servers on port %s: %d and %d", parsed.Port(), pid, p)
+			}
+			pid, data = p, args[i+1]
+		}
 	}
-	writeRead(t, u, "hello")
+	if pid == 0 {
+		t.Fatalf("no server process with port=%s", parsed.Port())
+	}
+	return pid, data
 }
 
-func TestSharedDatabasesAreSeparate(t *testing.T) {
+func TestStartGivesAnEmptyDatabaseOfItsOwn(t *testing.T) {
 	t.Parallel()
-	a, b := Shared(t), Shared(t)
-	if a == b {
-		t.Fatalf("Shared returned %q twice", a)
+	var u, data string
+	var server int
+	t.Run("in use", func(t *testing.T) {
+		u = Start(t)
+		server, data = serverOn(t, u)
+		if !strings.HasPrefix(u, "postgres://agentsh@127.0.0.1:") || !strings.HasSuffix(u, "/agentsh?sslmode=disable") {
+			t.Errorf("Start = %q, want postgres://agentsh@127.0.0.1:PORT/agentsh?sslmode=disable", u)
+		}
+		var db, role string
+		var tables int
+		conn := connect(t, u)
+		err := conn.QueryRow(context.Background(),
+			"SELECT current_database(), current_user, (SELECT count(*) FROM pg_tables WHERE schemaname = 'public')").Scan(&db, &role, &tables)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if db != "agentsh" || role != Role || tables != 0 {
+			t.Errorf("connected to database %q as %q with %d tables, want agentsh as %s with none", db, role, tables, Role)
+		}
+		writeRead(t, u, "hello")
+	})
+	if t.Failed() || t.Skipped() || u == "" {
+		return
 	}
-	host := func(u string) string { return strings.SplitN(strings.TrimPrefix(u, "postgres://"), "/", 2)[0] }
-	if host(a) != host(b) {
-		t.Errorf("Shared gave %s and %s: two clusters, want one", a, b)
+	// The test that called Start has ended, and its server with it.
+	if proctest.Alive(server) {
+		t.Errorf("server %d of %s (data in %s) still runs after the test that started it ended", server, u, data)
 	}
-	writeRead(t, a, "in a")
-	// b has no table kv of a's: creating it succeeds, and it is empty.
-	conn := connect(t, b)
-	ctx := context.Background()
-	if _, err := conn.Exec(ctx, "CREATE TABLE kv (v text)"); err != nil {
-		t.Fatalf("create kv in b after a made its own: %v", err)
-	}
-	var n int
-	if err := conn.QueryRow(ctx, "SELECT count(*) FROM kv").Scan(&n); err != nil || n != 0 {
-		t.Fatalf("b's kv has %d rows (%v), want 0: a's row leaked", n, err)
-	}
-}
-
-func TestCreateDatabaseTwiceIsAnError(t *testing.T) {
-	t.Parallel()
-	Shared(t)
-	if _, err := shared.cluster.CreateDatabase("twice"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := shared.cluster.CreateDatabase("twice"); err == nil || !strings.Contains(err.Error(), `"twice"`) || !strings.Contains(err.Error(), "already exists") {
-		t.Errorf("creating database twice a second time: %v, want an error naming it", err)
-	}
-}
-
-func TestStopLeavesNoProcess(t *testing.T) {
-	t.Parallel()
-	c := startTemp(t)
-	connect(t, c.URL("postgres")) // a backend, which must go too
-	before := procsIn(c.DataDir())
-	if len(before) < 2 {
-		t.Fatalf("processes running in %s: %v, want the server and its backends", c.DataDir(), before)
-	}
-	if err := c.Stop(); err != nil {
-		t.Fatal(err)
-	}
-	if left := procsIn(c.DataDir()); len(left) > 0 {
-		t.Errorf("after Stop, processes %v still run in %s (before: %v)", left, c.DataDir(), before)
-	}
-	if _, err := os.Stat(filepath.Join(c.DataDir(), "postmaster.pid")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("postmaster.pid after Stop: %v, want it gone", err)
-	}
-	if err := c.Stop(); err != nil {
-		t.Errorf("second Stop: %v, want the first one's nil", err)
+	if _, err := os.Stat(filepath.Dir(data)); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the directory of %s after the test that started it ended: %v, want it removed", u, err)
 	}
 }
 

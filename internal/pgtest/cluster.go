@@ -64,9 +64,10 @@ type Cluster struct {
 // (postgres, else nobody) that is given dir; every directory above dir
 // must be searchable by that user.
 //
-// The server is killed if the thread that started it exits, so it does
-// not outlive a test binary that dies without calling Stop; Stop is the
-// orderly way. StartCluster leaves dir in place on Stop: it is the
+// The kernel sends the server SIGQUIT when this process dies (a
+// parent-death signal), so it does not outlive a test binary that ends
+// without calling Stop, even one killed by a timeout; Stop is the orderly
+// way. StartCluster leaves dir in place on Stop: it is the
 // caller's. It is safe to call concurrently for different dirs.
 func StartCluster(dir string) (*Cluster, error) {
 	bin, err := findBinDir()

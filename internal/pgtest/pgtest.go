@@ -6,8 +6,9 @@
 // Start gives a test a cluster of its own; Shared gives it a database of
 // its own in one cluster the whole test binary shares, which is much
 // cheaper (a database is a copy of a template; a cluster is an initdb and
-// a server start). StartCluster is the same without a testing.TB, for a
-// TestMain or a benchmark program.
+// a server start); a package that uses Shared calls Main from its
+// TestMain, which stops that cluster after the tests. StartCluster is the
+// same without a testing.TB, for a TestMain or a benchmark program.
 //
 // The server programs (initdb, postgres) are taken from PATH, else from
 // the highest version under /usr/lib/postgresql/*/bin, where Debian's

@@ -88,7 +88,6 @@ type options struct {
 	batchScript string              // --script FILE: agentsh batch
 	batchOut    string              // --out FILE: agentsh batch
 	workers     int                 // --workers N: agentsh batch
-	workersSet  bool                // --workers was given (0 is a choice)
 	all         bool                // --all: agentsh approvals lists decided ones too
 	journal     *agentsh.RunJournal // set by the runner of a durable run, never by a flag
 	task        any                 // the batch task of a durable run
@@ -272,8 +271,15 @@ var valueFlags = map[string]func(o *options, v string) error{
 	"reason":         str(func(o *options) *string { return &o.reason }),
 	"script":         str(func(o *options) *string { return &o.batchScript }),
 	"out":            str(func(o *options) *string { return &o.batchOut }),
-	"workers":        countInt("--workers", func(o *options, n int) { o.workers, o.workersSet = n, true }),
-	"max-steps":      positiveInt("--max-steps", func(o *options, n int) { o.maxSteps = uint64(n) }),
+	"workers": func(o *options, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return usagef("--workers: got %q, want how many tasks this process runs at once, or 0 to only enqueue and wait", v)
+		}
+		o.workers = n
+		return nil
+	},
+	"max-steps": positiveInt("--max-steps", func(o *options, n int) { o.maxSteps = uint64(n) }),
 }
 
 // str is a flag that sets a string field; list, one that adds to a list.
@@ -309,18 +315,6 @@ func positiveInt(flag string, set func(o *options, n int)) func(o *options, v st
 	}
 }
 
-// countInt is a flag of a count that may be 0.
-func countInt(flag string, set func(o *options, n int)) func(o *options, v string) error {
-	return func(o *options, v string) error {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 0 {
-			return usagef("%s: got %q, want 0 or a positive number", flag, v)
-		}
-		set(o, n)
-		return nil
-	}
-}
-
 func init() {
 	for name, set := range mcpFlags {
 		valueFlags[name] = set
@@ -330,7 +324,7 @@ func init() {
 // parseArgs reads flags anywhere on the line, except after the script of
 // "run", whose remaining arguments belong to the script.
 func parseArgs(args []string) (*options, error) {
-	o := &options{concurrency: -1, lang: agentsh.DefaultLang}
+	o := &options{concurrency: -1, workers: -1, lang: agentsh.DefaultLang}
 	helpFlag := false // --help, -h or --version: whatever else the line says
 	for i := 0; i < len(args); i++ {
 		a := args[i]

@@ -527,7 +527,7 @@ func batchBadInput(t *testing.T, db func(*testing.T) string) {
 		{[]string{"batch", "tasks.jsonl", "--out", "r.jsonl"}, "--script FILE"},
 		{[]string{"batch", "tasks.jsonl", "--script", "script.star", "--out", "no/such/dir/r.jsonl"}, "no/such/dir"},
 		{[]string{"batch", "tasks.jsonl", "--script", "script.star", "--out", "r.jsonl", "--workers", "-1"}, "--workers"},
-		{[]string{"batch", "worker", "--workers", "0"}, "--workers 0"},
+		{[]string{"batch", "worker", "--workers", "0"}, "--workers N"},
 	} {
 		var stderr bytes.Buffer
 		cmd := b.cmd(c.args...)

@@ -108,14 +108,16 @@ func (e *Engine) alive(executor string, fresh map[string]bool) bool {
 	return processAlive(n)
 }
 
-// aliveExecutors are the processes with a recent heartbeat.
+// aliveExecutors are the processes with a recent heartbeat, and this
+// one, whatever its heartbeat says: a late write of its own must not
+// put the runs it is executing back on the queue, to run twice at once.
 func (e *Engine) aliveExecutors(ctx context.Context) (map[string]bool, error) {
 	rows, err := e.db.QueryContext(ctx, `SELECT id FROM agentsh_executors WHERE seen_ms > $1`, time.Now().Add(-e.cfg.StaleAfter).UnixMilli())
 	if err != nil {
 		return nil, fmt.Errorf("read the heartbeats in %s: %v", e.DB(), err)
 	}
 	defer rows.Close()
-	alive := map[string]bool{}
+	alive := map[string]bool{e.executor: true}
 	for rows.Next() {
 		var id string
 		if err := rows.Scan(&id); err != nil {

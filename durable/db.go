@@ -17,6 +17,11 @@ var randRead = rand.Read
 // which both SQLite and Postgres read.
 type dialect interface {
 	open(url string) (*sql.DB, error)
+	// lockSetup holds off other processes setting up the same database
+	// (creating its tables) until unlock: processes that start together
+	// against a new database would otherwise create the same tables at
+	// once, and all but one fail.
+	lockSetup(ctx context.Context, url string) (unlock func(), err error)
 }
 
 type sqliteDialect struct{}
@@ -28,9 +33,49 @@ func (sqliteDialect) open(url string) (*sql.DB, error) {
 	return sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)")
 }
 
+// SQLite's own locking serializes the writes of setting it up.
+func (sqliteDialect) lockSetup(context.Context, string) (func(), error) { return func() {}, nil }
+
 type postgresDialect struct{}
 
 func (postgresDialect) open(url string) (*sql.DB, error) { return sql.Open("pgx", url) }
+
+// setupLock is the key of the advisory lock of setting up a database
+// (the bytes of "agentsh!").
+const setupLock = 0x6167656e74736821
+
+// lockSetup takes a session advisory lock, held by a connection of its
+// own until unlock. It tries again and again rather than wait inside
+// pg_advisory_lock: a waiting query holds a snapshot, and the holder's
+// CREATE INDEX CONCURRENTLY waits for every snapshot to go, for ever.
+func (postgresDialect) lockSetup(ctx context.Context, url string) (func(), error) {
+	db, err := sql.Open("pgx", url)
+	if err != nil {
+		return nil, err
+	}
+	conn, err := db.Conn(ctx)
+	for locked := false; err == nil && !locked; {
+		if err = conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1)`, int64(setupLock)).Scan(&locked); err == nil && !locked {
+			select {
+			case <-ctx.Done():
+				err = ctx.Err()
+			case <-time.After(20 * time.Millisecond):
+			}
+		}
+	}
+	if err != nil {
+		if conn != nil {
+			conn.Close()
+		}
+		db.Close()
+		return nil, err
+	}
+	return func() {
+		_, _ = conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock($1)`, int64(setupLock))
+		conn.Close()
+		db.Close()
+	}, nil
+}
 
 // migrate creates agentsh's tables on first use.
 func (e *Engine) migrate(ctx context.Context) error {

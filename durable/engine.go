@@ -118,6 +118,11 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	e := &Engine{cfg: cfg, url: url, dialect: dia, sinks: map[string]io.Writer{}, stops: map[string]error{}, queues: map[string]dbos.Queue{}, beat: make(chan struct{}), beatDone: make(chan struct{})}
 	e.host, _ = os.Hostname()
 	e.executor = fmt.Sprintf("%s|%d|%d", e.host, os.Getpid(), time.Now().UnixNano())
+	unlock, err := dia.lockSetup(ctx, url)
+	if err != nil {
+		return nil, fmt.Errorf("open the run database %s: %v; check it, or pass --db (or set AGENTSH_DB) to use another", redactURL(cfg.DB, url), err)
+	}
+	defer unlock()
 	dc, err := dbos.NewContext(ctx, dbos.Config{
 		AppName:            "agentsh",
 		DatabaseURL:        url,

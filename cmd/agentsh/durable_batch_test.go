@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsh/agentsh/internal/pgtest"
 	"github.com/agentsh/agentsh/internal/testwait"
 )
 
@@ -222,6 +223,13 @@ func TestDurableBatchSQLite(t *testing.T) {
 	batchSuite(t, sqliteDB)
 }
 
+// TestDurableBatchPostgres runs the batch suite on Postgres (skipped
+// where Postgres is not installed).
+func TestDurableBatchPostgres(t *testing.T) {
+	t.Parallel()
+	batchSuite(t, func(t *testing.T) string { return pgtest.Shared(t) })
+}
+
 // batchSuite is the batch suite against the databases db makes: RESULTS
 // for 1, 4 and 16 workers, the progress line, a crash and a re-run, bad
 // input, and workers in other processes.
@@ -336,12 +344,12 @@ func unbrokenMarks(t *testing.T, db string, n int) string {
 }
 
 // waitEffects waits until effects.log has at least n lines.
-func (b *batchEnv) waitEffects(n int, exited <-chan error) {
+func (b *batchEnv) waitEffects(n int, exited <-chan error, stderr *lockedBuffer) {
 	b.t.Helper()
 	testwait.Until(b.t, fmt.Sprintf("%d lines in effects.log", n), func() bool {
 		select {
 		case err := <-exited:
-			b.t.Fatalf("agentsh exited before it was killed: %v", err)
+			b.t.Fatalf("agentsh exited before it was killed: %v; stderr:\n%s", err, stderr.String())
 		default:
 		}
 		total := 0
@@ -370,6 +378,9 @@ func (b *batchEnv) start(stderr *lockedBuffer, args ...string) (*exec.Cmd, <-cha
 	b.t.Cleanup(func() {
 		cmd.Process.Kill()
 		<-gone
+		if b.t.Failed() {
+			b.t.Logf("agentsh %s: stderr:\n%s", strings.Join(args, " "), stderr.String())
+		}
 	})
 	return cmd, exited
 }
@@ -412,7 +423,7 @@ func batchCrash(t *testing.T, db func(*testing.T) string) {
 	stderr := newLockedBuffer()
 	args := []string{"batch", "tasks.jsonl", "--script", "script.star", "--out", "results.jsonl", "--run-id", "marks", "--workers", "4"}
 	cmd, exited := b.start(stderr, args...)
-	b.waitEffects(8, exited)
+	b.waitEffects(8, exited, stderr)
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -456,7 +467,7 @@ func batchWorkerProcesses(t *testing.T, db func(*testing.T) string) {
 	}
 	cerr := newLockedBuffer()
 	_, cexited := b.start(cerr, "batch", "tasks.jsonl", "--script", "script.star", "--out", "results.jsonl", "--run-id", "marks", "--workers", "0")
-	b.waitEffects(8, cexited)
+	b.waitEffects(8, cexited, cerr)
 	if err := workers[0].Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}

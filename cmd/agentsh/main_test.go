@@ -12,6 +12,7 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/agentsh/agentsh"
+	"github.com/agentsh/agentsh/internal/pgtest"
 	"github.com/agentsh/agentsh/tools/process"
 )
 
@@ -46,7 +47,7 @@ func (s stateM) Run() int {
 	}
 	defer os.RemoveAll(dir)
 	os.Setenv("XDG_STATE_HOME", dir)
-	return s.m.Run()
+	return pgtest.Run(s.m) // the tests against Postgres share one cluster
 }
 
 // waitersOverlap lets more parallel tests run at once than there are

@@ -141,7 +141,12 @@ func dbSafe(name string) string {
 // from TestMain in a package that uses Shared:
 //
 //	func TestMain(m *testing.M) { pgtest.Main(m) }
-func Main(m *testing.M) {
+func Main(m *testing.M) { os.Exit(Run(m)) }
+
+// Run is Main without the exit: it returns the tests' status, for a
+// TestMain that has more to do after the tests (testscript.Main runs
+// its TestingM this way).
+func Run(m interface{ Run() int }) int {
 	inMain.Store(true)
 	code := m.Run()
 	inMain.Store(false)
@@ -154,5 +159,5 @@ func Main(m *testing.M) {
 	if shared.dir != "" {
 		os.RemoveAll(shared.dir)
 	}
-	os.Exit(code)
+	return code
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/dbos-inc/dbos-transact-golang/dbos"
 )
@@ -95,5 +96,163 @@ func TestRequeueKeepsOwnTasks(t *testing.T) {
 	}
 	if n := len(started); n != 0 {
 		t.Errorf("the task started %d more times", n)
+	}
+}
+
+// TestTakenOverTask: a task whose process looked gone (a stale
+// heartbeat) goes back on the queue and another process finishes it;
+// when the first process goes on, it stops its execution without
+// cancelling the run the other process finished, and the batch it waits
+// for gets the task's outcome.
+func TestTakenOverTask(t *testing.T) {
+	db := "sqlite:" + filepath.Join(t.TempDir(), "runs.db")
+	started := make(chan struct{}, 1)
+	release := make(chan struct{})
+	slow := func(ctx context.Context, j *Journal, spec Spec, out io.Writer) (Outcome, error) {
+		j.Clock()()
+		started <- struct{}{}
+		<-release
+		j.Clock()()
+		io.WriteString(out, "slow")
+		return Outcome{}, nil
+	}
+	fast := func(ctx context.Context, j *Journal, spec Spec, out io.Writer) (Outcome, error) {
+		j.Clock()()
+		j.Clock()()
+		io.WriteString(out, "fast")
+		return Outcome{}, nil
+	}
+	a, err := Open(context.Background(), Config{DB: db, Run: slow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	type res struct {
+		r   []TaskResult
+		err error
+	}
+	done := make(chan res, 1)
+	go func() {
+		r, err := a.Batch(context.Background(), BatchOptions{ID: "over", Tasks: []string{`{}`}, Workers: 1})
+		done <- res{r, err}
+	}()
+	<-started
+	// Another process finds a's heartbeat stale and puts the task back
+	// on the queue; it takes the task and finishes it.
+	b, err := Open(context.Background(), Config{DB: db, Run: fast})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if _, err := a.db.Exec(`DELETE FROM agentsh_executors WHERE id = $1`, a.executor); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go b.Work(ctx, 1)
+	for {
+		info, err := b.Run(context.Background(), "over-0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if info.State == StateDone {
+			break
+		}
+		if err := b.requeue(context.Background(), "over"); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	close(release)
+	r := <-done
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if got := r.r[0]; got.ExitCode != 0 || got.Stdout != "fast" || got.Error != "" {
+		t.Errorf("the task's result: %+v, want the outcome of the process that finished it", got)
+	}
+	info, err := b.Run(context.Background(), "over-0")
+	if err != nil || info.State != StateDone {
+		t.Errorf("the task is %s (%v) after the first process went on, want done", info.State, err)
+	}
+}
+
+// TestTakenOverInStep: as TestTakenOverTask, with the first process inside
+// a step when the other takes the task over, and going on while the other
+// still runs it: its step's record is refused; it must stop without
+// cancelling the other's execution, and wait for the other's outcome.
+func TestTakenOverInStep(t *testing.T) {
+	db := "sqlite:" + filepath.Join(t.TempDir(), "runs.db")
+	inStep := make(chan struct{}, 1)
+	releaseA := make(chan struct{})
+	bWaits := make(chan struct{}, 1)
+	releaseB := make(chan struct{})
+	slow := func(ctx context.Context, j *Journal, spec Spec, out io.Writer) (Outcome, error) {
+		if _, _, err := step(j, "work", func(context.Context) (int, error) {
+			inStep <- struct{}{}
+			<-releaseA
+			return 1, nil
+		}); err != nil {
+			return Outcome{}, err
+		}
+		io.WriteString(out, "slow")
+		return Outcome{}, nil
+	}
+	fast := func(ctx context.Context, j *Journal, spec Spec, out io.Writer) (Outcome, error) {
+		if _, _, err := step(j, "work", func(context.Context) (int, error) { return 2, nil }); err != nil {
+			return Outcome{}, err
+		}
+		bWaits <- struct{}{}
+		<-releaseB
+		if _, _, err := step(j, "after", func(context.Context) (int, error) { return 3, nil }); err != nil {
+			return Outcome{}, err
+		}
+		io.WriteString(out, "fast")
+		return Outcome{}, nil
+	}
+	a, err := Open(context.Background(), Config{DB: db, Run: slow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	type res struct {
+		r   []TaskResult
+		err error
+	}
+	done := make(chan res, 1)
+	go func() {
+		r, err := a.Batch(context.Background(), BatchOptions{ID: "over", Tasks: []string{`{}`}, Workers: 1})
+		done <- res{r, err}
+	}()
+	<-inStep
+	b, err := Open(context.Background(), Config{DB: db, Run: fast})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if _, err := a.db.Exec(`DELETE FROM agentsh_executors WHERE id = $1`, a.executor); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go b.Work(ctx, 1)
+	if err := b.requeue(context.Background(), "over"); err != nil {
+		t.Fatal(err)
+	}
+	<-bWaits
+	close(releaseA) // a's step ends, and its record is refused
+	// a stops; give it the time to (wrongly) cancel the run b executes.
+	time.Sleep(200 * time.Millisecond)
+	close(releaseB)
+	r := <-done
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+	if got := r.r[0]; got.ExitCode != 0 || got.Stdout != "fast" || got.Error != "" {
+		t.Errorf("the task's result: %+v, want the outcome of the process that finished it", got)
+	}
+	info, err := b.Run(context.Background(), "over-0")
+	if err != nil || info.State != StateDone {
+		t.Errorf("the task is %s (%v), want done", info.State, err)
 	}
 }

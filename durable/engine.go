@@ -286,8 +286,13 @@ func (e *Engine) workflow(ctx dbos.Context, spec Spec) (Outcome, error) {
 	j.cancel = cancel
 	o, err := e.cfg.Run(runCtx, j, spec, out)
 	if stop := j.stopped(); stop != nil {
+		// A batch task another execution took over ends there, and who
+		// waits for it here waits for that one's outcome; a run this
+		// process prints (Start, Resume) says it was taken over.
 		e.mu.Lock()
-		e.stops[spec.ID] = stop
+		if !j.yielded() || e.sinks[spec.ID] != nil {
+			e.stops[spec.ID] = stop
+		}
 		e.mu.Unlock()
 		return Outcome{}, stop
 	}

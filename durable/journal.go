@@ -39,8 +39,9 @@ type Journal struct {
 	rerun  core.Approver
 	cancel context.CancelCauseFunc
 
-	mu   sync.Mutex
-	stop error
+	mu        sync.Mutex
+	stop      error
+	takenOver bool // stopped because another execution owns the run now
 }
 
 var _ executor.Journal = (*Journal)(nil)
@@ -83,20 +84,36 @@ func (j *Journal) stopped() error {
 // halt stops the run: the script's context is cancelled, and the
 // workflow is cancelled in the database so that the step in progress is
 // not journaled and a resume runs it.
-func (j *Journal) halt(stop error) error {
+func (j *Journal) halt(stop error) error { return j.stopWith(stop, true) }
+
+// yield stops this execution of a run that another execution owns now
+// (its process put it back on the queue, or resumed it): the run is not
+// cancelled in the database, for the other execution goes on with it.
+func (j *Journal) yield(stop error) error { return j.stopWith(stop, false) }
+
+func (j *Journal) stopWith(stop error, cancelRun bool) error {
 	j.mu.Lock()
 	first := j.stop == nil
 	if first {
-		j.stop = stop
+		j.stop, j.takenOver = stop, !cancelRun
 	}
 	j.mu.Unlock()
 	if first {
-		_ = dbos.CancelWorkflow(j.e.dbos, j.spec.ID)
+		if cancelRun {
+			_ = dbos.CancelWorkflow(j.e.dbos, j.spec.ID)
+		}
 		if j.cancel != nil {
 			j.cancel(stop)
 		}
 	}
 	return stop
+}
+
+// yielded reports whether this execution stopped for another one.
+func (j *Journal) yielded() bool {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.takenOver
 }
 
 // step runs fn as the run's next step, or returns its journaled result;
@@ -124,8 +141,11 @@ func step[R any](j *Journal, name string, fn func(context.Context) (R, error)) (
 		if stop := j.stopped(); stop != nil {
 			return r, fresh, stop
 		}
-		if errors.Is(err, dbos.ErrConflictingWorkflowID) || errors.Is(err, dbos.ErrWorkflowCancelled) {
-			return r, fresh, j.halt(&Stopped{Run: j.spec.ID, Reason: "another process resumed it or it was cancelled; this process stops here"})
+		if errors.Is(err, dbos.ErrConflictingWorkflowID) {
+			return r, fresh, j.yield(&Stopped{Run: j.spec.ID, Reason: "another process took it over; this process stops here"})
+		}
+		if errors.Is(err, dbos.ErrWorkflowCancelled) {
+			return r, fresh, j.halt(&Stopped{Run: j.spec.ID, Reason: "it was cancelled; this process stops here"})
 		}
 	}
 	return r, fresh, err

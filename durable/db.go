@@ -16,6 +16,9 @@ var randRead = rand.Read
 // which both SQLite and Postgres read.
 type dialect interface {
 	open(url string) (*sql.DB, error)
+	// setupLock waits until no other process is creating the tables, and
+	// returns what lets the next one go on.
+	setupLock(ctx context.Context, url string) (unlock func())
 }
 
 type sqliteDialect struct{}
@@ -27,9 +30,52 @@ func (sqliteDialect) open(url string) (*sql.DB, error) {
 	return sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)")
 }
 
+// A SQLite file's writers already wait for each other (busy_timeout).
+func (sqliteDialect) setupLock(context.Context, string) func() { return func() {} }
+
 type postgresDialect struct{}
 
 func (postgresDialect) open(url string) (*sql.DB, error) { return sql.Open("pgx", url) }
+
+// setupLockKey is the Postgres advisory lock the processes that set up a
+// database take turns on.
+const setupLockKey = 0x61676e7473680001
+
+// setupLock holds a session-level advisory lock on a connection of its
+// own. When the lock cannot be had (the database does not exist yet, and
+// the engine creates it), setting up goes on without it: the engine's
+// error, if any, is the one to report.
+func (d postgresDialect) setupLock(ctx context.Context, url string) func() {
+	db, err := d.open(url)
+	if err != nil {
+		return func() {}
+	}
+	conn, err := db.Conn(ctx)
+	// Tried, not waited for: a statement waiting for the lock would hold
+	// a snapshot, which the engine's CREATE INDEX CONCURRENTLY, under the
+	// lock, waits for in turn.
+	for got := false; err == nil && !got; {
+		if err = conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1)`, int64(setupLockKey)).Scan(&got); err == nil && !got {
+			select {
+			case <-ctx.Done():
+				err = ctx.Err()
+			case <-time.After(50 * time.Millisecond):
+			}
+		}
+	}
+	if err != nil {
+		if conn != nil {
+			conn.Close()
+		}
+		db.Close()
+		return func() {}
+	}
+	return func() {
+		_, _ = conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock($1)`, int64(setupLockKey))
+		conn.Close()
+		db.Close()
+	}
+}
 
 // migrate creates agentsh's tables on first use.
 func (e *Engine) migrate(ctx context.Context) error {

@@ -115,6 +115,11 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	e := &Engine{cfg: cfg, url: url, dialect: dia, sinks: map[string]io.Writer{}, stops: map[string]error{}, queues: map[string]dbos.Queue{}, beat: make(chan struct{})}
 	host, _ := os.Hostname()
 	e.executor = fmt.Sprintf("%s-%d-%d", host, os.Getpid(), time.Now().UnixNano())
+	// Processes that open a new database at the same time (workers
+	// started together) would create its tables at the same time, and
+	// all but one fail; they take turns.
+	unlock := dia.setupLock(ctx, url)
+	defer unlock()
 	dc, err := dbos.NewContext(ctx, dbos.Config{
 		AppName:            "agentsh",
 		DatabaseURL:        url,

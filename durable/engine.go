@@ -84,8 +84,9 @@ type Engine struct {
 
 	mu       sync.Mutex
 	launched bool
-	sinks    map[string]io.Writer // run id → where this process prints it
-	stops    map[string]error     // run id → why this process parked it
+	sinks    map[string]io.Writer     // run id → where this process prints it
+	stops    map[string]error         // run id → why this process parked it
+	active   map[string]chan struct{} // run id → closed when this process's execution of it returns
 	queues   map[string]dbos.Queue
 }
 
@@ -112,7 +113,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if logOut == nil {
 		logOut = io.Discard
 	}
-	e := &Engine{cfg: cfg, url: url, dialect: dia, sinks: map[string]io.Writer{}, stops: map[string]error{}, queues: map[string]dbos.Queue{}, beat: make(chan struct{})}
+	e := &Engine{cfg: cfg, url: url, dialect: dia, sinks: map[string]io.Writer{}, stops: map[string]error{}, active: map[string]chan struct{}{}, queues: map[string]dbos.Queue{}, beat: make(chan struct{})}
 	host, _ := os.Hostname()
 	e.executor = fmt.Sprintf("%s-%d-%d", host, os.Getpid(), time.Now().UnixNano())
 	// Processes that open a new database at the same time (workers
@@ -263,6 +264,18 @@ func (e *Engine) workflow(ctx dbos.Context, spec Spec) (Outcome, error) {
 	if e.cfg.Run == nil {
 		return Outcome{}, errors.New("this process cannot execute runs (no Runner)")
 	}
+	returned := make(chan struct{})
+	e.mu.Lock()
+	e.active[spec.ID] = returned
+	e.mu.Unlock()
+	defer func() {
+		e.mu.Lock()
+		if e.active[spec.ID] == returned {
+			delete(e.active, spec.ID)
+		}
+		e.mu.Unlock()
+		close(returned)
+	}()
 	j, err := newJournal(e, ctx, spec)
 	if err != nil {
 		return Outcome{}, err
@@ -413,6 +426,21 @@ func (e *Engine) waitTicking(ctx context.Context, id string, h dbos.WorkflowHand
 			}
 		case <-ctx.Done():
 			return Outcome{}, fmt.Errorf("run %s: %w; it stays in the database: agentsh resume %s goes on", id, context.Cause(ctx), id)
+		}
+	}
+	if errors.Is(r.err, dbos.ErrAwaitedWorkflowCancelled) || errors.Is(r.err, dbos.ErrWorkflowCancelled) {
+		// A run that parks cancels its workflow before its execution
+		// returns; a handle that polls the database (a resumed run's)
+		// can see the cancellation first. Why it stopped is known once
+		// the execution in this process has returned.
+		e.mu.Lock()
+		returned := e.active[id]
+		e.mu.Unlock()
+		if returned != nil {
+			select {
+			case <-returned:
+			case <-ctx.Done():
+			}
 		}
 	}
 	e.mu.Lock()

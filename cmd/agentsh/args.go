@@ -87,7 +87,8 @@ type options struct {
 	reason      string              // --reason R: agentsh approve and deny
 	batchScript string              // --script FILE: agentsh batch
 	batchOut    string              // --out FILE: agentsh batch
-	workers     int                 // --workers N: agentsh batch
+	workers     int                 // --workers N: agentsh batch (0: the batch's process only waits)
+	workersSet  bool                // --workers was given
 	all         bool                // --all: agentsh approvals lists decided ones too
 	journal     *agentsh.RunJournal // set by the runner of a durable run, never by a flag
 	task        any                 // the batch task of a durable run
@@ -271,8 +272,15 @@ var valueFlags = map[string]func(o *options, v string) error{
 	"reason":         str(func(o *options) *string { return &o.reason }),
 	"script":         str(func(o *options) *string { return &o.batchScript }),
 	"out":            str(func(o *options) *string { return &o.batchOut }),
-	"workers":        positiveInt("--workers", func(o *options, n int) { o.workers = n }),
-	"max-steps":      positiveInt("--max-steps", func(o *options, n int) { o.maxSteps = uint64(n) }),
+	"workers": func(o *options, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return usagef("--workers: got %q, want how many tasks this process runs at once: 1 or more, or 0 for none (agentsh batch worker processes run them)", v)
+		}
+		o.workers, o.workersSet = n, true
+		return nil
+	},
+	"max-steps": positiveInt("--max-steps", func(o *options, n int) { o.maxSteps = uint64(n) }),
 }
 
 // str is a flag that sets a string field; list, one that adds to a list.

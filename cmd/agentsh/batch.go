@@ -20,6 +20,9 @@ var batchFlags = map[string]bool{"script": true, "out": true, "workers": true}
 // batch worker.
 func batch(ctx context.Context, eng *agentsh.Runs, o *options, args []string, std stdio) (int, error) {
 	if len(o.positional) == 1 && o.positional[0] == "worker" {
+		if o.workersSet && o.workers == 0 {
+			return exitUsage, usagef("batch worker --workers 0 would take no tasks; give 1 or more (default %d)", agentsh.DefaultWorkers)
+		}
 		fmt.Fprintf(std.err, "agentsh: taking batch tasks from %s until stopped\n", eng.DB())
 		return exitOK, eng.Work(ctx, o.workers)
 	}
@@ -45,7 +48,7 @@ func batch(ctx context.Context, eng *agentsh.Runs, o *options, args []string, st
 		id = "batch-" + agentsh.HashText(strings.Join(append([]string{spec.ScriptHash, agentsh.HashText(strings.Join(tasks, "\n"))}, spec.Settings...), "\x00"))[:12]
 	}
 	workers := o.workers
-	if workers == 0 {
+	if !o.workersSet {
 		workers = agentsh.DefaultWorkers
 	}
 	results, err := eng.Batch(ctx, agentsh.BatchOptions{ID: id, Spec: spec, Tasks: tasks, Workers: workers, Progress: std.err})

@@ -87,8 +87,7 @@ type options struct {
 	reason      string              // --reason R: agentsh approve and deny
 	batchScript string              // --script FILE: agentsh batch
 	batchOut    string              // --out FILE: agentsh batch
-	workers     int                 // --workers N: agentsh batch (0: the batch's process only waits)
-	workersSet  bool                // --workers was given
+	workers     int                 // --workers N: agentsh batch
 	all         bool                // --all: agentsh approvals lists decided ones too
 	journal     *agentsh.RunJournal // set by the runner of a durable run, never by a flag
 	task        any                 // the batch task of a durable run
@@ -275,9 +274,9 @@ var valueFlags = map[string]func(o *options, v string) error{
 	"workers": func(o *options, v string) error {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {
-			return usagef("--workers: got %q, want how many tasks this process runs at once: 1 or more, or 0 for none (agentsh batch worker processes run them)", v)
+			return usagef("--workers: got %q, want how many tasks this process runs at once, or 0 to only enqueue and wait", v)
 		}
-		o.workers, o.workersSet = n, true
+		o.workers = n
 		return nil
 	},
 	"max-steps": positiveInt("--max-steps", func(o *options, n int) { o.maxSteps = uint64(n) }),
@@ -325,7 +324,7 @@ func init() {
 // parseArgs reads flags anywhere on the line, except after the script of
 // "run", whose remaining arguments belong to the script.
 func parseArgs(args []string) (*options, error) {
-	o := &options{concurrency: -1, lang: agentsh.DefaultLang}
+	o := &options{concurrency: -1, workers: -1, lang: agentsh.DefaultLang}
 	helpFlag := false // --help, -h or --version: whatever else the line says
 	for i := 0; i < len(args); i++ {
 		a := args[i]

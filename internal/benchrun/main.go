@@ -111,7 +111,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.IntVar(&cfg.agentTurns, "agent-turns", 50, "turns of row 11's scripted agent run (internal/benchrun/testdata/sandbox200.star), 4 bash calls each")
 	fs.IntVar(&cfg.batchTasks, "batch-tasks", 2000, "tasks of row 12's agentsh batch runs")
 	fs.IntVar(&cfg.batchRuns, "batch-runs", 3, "timed runs of each of row 12's batch variants")
-	fs.StringVar(&cfg.pgURL, "pg-url", "", "row 12: an empty Postgres database for the batch with agentsh batch worker processes (postgres://USER@HOST:PORT/DB); without it that case is skipped")
+	fs.StringVar(&cfg.pgURL, "pg-url", "", "row 12: an empty Postgres database for the batch with agentsh batch worker processes (postgres://USER@HOST:PORT/DB); without it, a throwaway cluster (internal/pgtest), or the case is skipped when the machine has no Postgres")
 	fs.StringVar(&cfg.benchtime, "benchtime", "1s", "go test -benchtime of each pass")
 	quick := fs.Bool("quick", false, "a quick look: --sizes 1 --runs 3 --startup-runs 20 --bench-count 3 --benchtime 200ms --batch-tasks 200 --batch-runs 1, unless given")
 	fs.StringVar(&cfg.rg, "rg", "rg", "the ripgrep program")

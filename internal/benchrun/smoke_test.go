@@ -68,7 +68,7 @@ func TestHarnessQuick(t *testing.T) {
 	for _, want := range []string{"load average at start:", "load average at end:", "peak RSS floor:", "| row | case |",
 		"2× files_with_matches", "2× content", "lines equal the reference", `printed "hello, world\n"`, "new/minstar wall",
 		"reads .env, writes .git", `"4 commands, every output as expected"`,
-		`"20 calls, every result as expected"`, "durable/plain wall", "workers=16 tasks/s", "skipped: no Postgres"} {
+		`"20 calls, every result as expected"`, "durable/plain wall", "workers=16 tasks/s", "scripted tasks on Postgres"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the report has no %q", want)
 		}

@@ -12,18 +12,18 @@ func TestParseArgs(t *testing.T) {
 		args []string
 		want options
 	}{
-		{nil, options{concurrency: -1, lang: "starlark"}},
-		{[]string{"run", "x.star", "--mode", "y"}, options{command: "run", positional: []string{"x.star", "--mode", "y"}, concurrency: -1, lang: "starlark"}},
-		{[]string{"--mode=mixed", "--concurrency", "4", "run", "x.star"}, options{command: "run", positional: []string{"x.star"}, mode: "mixed", concurrency: 4, lang: "starlark"}},
-		{[]string{"call", "greet", "{}", "--load", "a.star", "--load=b.star", "--json"}, options{command: "call", positional: []string{"greet", "{}"}, loads: []string{"a.star", "b.star"}, concurrency: -1, jsonOut: true, lang: "starlark"}},
-		{[]string{"-c", "1", "a", "--", "--b"}, options{code: "1", hasCode: true, positional: []string{"a", "--b"}, concurrency: -1, lang: "starlark"}},
-		{[]string{"--timeout", "2s", "--max-steps=10", "-i"}, options{timeout: 2 * time.Second, maxSteps: 10, interactive: true, concurrency: -1, lang: "starlark"}},
-		{[]string{"--json=false", "tools"}, options{command: "tools", concurrency: -1, lang: "starlark"}},
-		{[]string{"-h"}, options{command: "help", concurrency: -1, lang: "starlark"}},
-		{[]string{"--lang", "lua", "-c", "return 1"}, options{code: "return 1", hasCode: true, concurrency: -1, lang: "lua"}},
-		{[]string{"--lang=starlark"}, options{concurrency: -1, lang: "starlark"}},
+		{nil, options{concurrency: -1, workers: -1, lang: "starlark"}},
+		{[]string{"run", "x.star", "--mode", "y"}, options{command: "run", positional: []string{"x.star", "--mode", "y"}, concurrency: -1, workers: -1, lang: "starlark"}},
+		{[]string{"--mode=mixed", "--concurrency", "4", "run", "x.star"}, options{command: "run", positional: []string{"x.star"}, mode: "mixed", concurrency: 4, workers: -1, lang: "starlark"}},
+		{[]string{"call", "greet", "{}", "--load", "a.star", "--load=b.star", "--json"}, options{command: "call", positional: []string{"greet", "{}"}, loads: []string{"a.star", "b.star"}, concurrency: -1, workers: -1, jsonOut: true, lang: "starlark"}},
+		{[]string{"-c", "1", "a", "--", "--b"}, options{code: "1", hasCode: true, positional: []string{"a", "--b"}, concurrency: -1, workers: -1, lang: "starlark"}},
+		{[]string{"--timeout", "2s", "--max-steps=10", "-i"}, options{timeout: 2 * time.Second, maxSteps: 10, interactive: true, concurrency: -1, workers: -1, lang: "starlark"}},
+		{[]string{"--json=false", "tools"}, options{command: "tools", concurrency: -1, workers: -1, lang: "starlark"}},
+		{[]string{"-h"}, options{command: "help", concurrency: -1, workers: -1, lang: "starlark"}},
+		{[]string{"--lang", "lua", "-c", "return 1"}, options{code: "return 1", hasCode: true, concurrency: -1, workers: -1, lang: "lua"}},
+		{[]string{"--lang=starlark"}, options{concurrency: -1, workers: -1, lang: "starlark"}},
 		// --help and -h ask for help whatever else the line says.
-		{[]string{"call", "greet", "--help"}, options{command: "help", positional: []string{"greet"}, concurrency: -1, lang: "starlark"}},
+		{[]string{"call", "greet", "--help"}, options{command: "help", positional: []string{"greet"}, concurrency: -1, workers: -1, lang: "starlark"}},
 	}
 	for _, tt := range tests {
 		got, err := parseArgs(tt.args)

@@ -85,17 +85,22 @@ type Engine struct {
 	beatDone  chan struct{} // closed when it stopped
 	closeOnce sync.Once
 
-	mu       sync.Mutex
-	launched bool
-	sinks    map[string]io.Writer     // run id → where this process prints it
-	stops    map[string]error         // run id → why this process parked it
-	active   map[string]chan struct{} // run id → closed when this process's execution of it returns
-	queues   map[string]dbos.Queue
+	mu        sync.Mutex
+	launched  bool
+	sinks     map[string]io.Writer     // run id → where this process prints it
+	stops     map[string]error         // run id → why this process parked it
+	active    map[string]chan struct{} // run id → closed when this process's execution of it returns
+	queues    map[string]dbos.Queue
+	listening []string // the queues this process works
 }
 
 // appVersion names the journal's format: a process runs only the
 // workflows of its own version, so it changes only when the format does.
 const appVersion = "agentsh-journal-1"
+
+// noQueue is a queue no one enqueues to: listening to it alone is
+// working no queue.
+const noQueue = "agentsh-none"
 
 // workflowName is the name runs are registered under.
 const workflowName = "agentsh.run"
@@ -139,6 +144,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	e.dbos = dc
 	dbos.RegisterWorkflow(dc, e.workflow, dbos.WithWorkflowName(workflowName))
+	e.listenTo(noQueue)
 	if e.db, err = dia.open(url); err != nil {
 		dbos.Shutdown(dc, time.Second)
 		return nil, fmt.Errorf("open the run database %s: %v", redactURL(cfg.DB, url), err)
@@ -158,6 +164,11 @@ func (e *Engine) Close() error {
 		if e.isLaunched() {
 			close(e.beat)
 			<-e.beatDone
+		}
+		for name := range e.queues {
+			if strings.HasPrefix(name, "agentsh-resume-") {
+				_ = dbos.DeleteQueue(e.dbos, name) // this process's own
+			}
 		}
 		dbos.Shutdown(e.dbos, 5*time.Second)
 		if e.db != nil {
@@ -391,9 +402,14 @@ func (e *Engine) Resume(ctx context.Context, id string, out io.Writer, opts Resu
 	}
 	e.watch(id, out)
 	defer e.unwatch(id)
-	// Resumed before the engine's workers start, the run is the first
-	// thing they pick up.
-	h, err := dbos.ResumeWorkflow[Outcome](e.dbos, id)
+	// The run goes on a queue only this process works, so that no other
+	// process waiting for a run of its own takes it; resumed before the
+	// engine's workers start, it is the first thing they pick up.
+	q, err := e.resumeQueue()
+	if err != nil {
+		return Outcome{}, err
+	}
+	h, err := dbos.ResumeWorkflow[Outcome](e.dbos, id, dbos.WithResumeQueue(q))
 	if err != nil {
 		return Outcome{}, fmt.Errorf("resume %s: %v", id, err)
 	}
@@ -401,6 +417,37 @@ func (e *Engine) Resume(ctx context.Context, id string, out io.Writer, opts Resu
 		return Outcome{}, err
 	}
 	return e.wait(ctx, id, h)
+}
+
+// resumeQueue registers this process's own queue, once, and listens to
+// it.
+func (e *Engine) resumeQueue() (string, error) {
+	name := "agentsh-resume-" + HashBytes([]byte(e.executor))[:16]
+	e.mu.Lock()
+	_, ok := e.queues[name]
+	e.mu.Unlock()
+	if ok {
+		return name, nil
+	}
+	q, err := dbos.RegisterQueue(e.dbos, name, dbos.WithQueueBasePollingInterval(e.cfg.PollInterval))
+	if err != nil {
+		return "", fmt.Errorf("register this process's queue: %v", err)
+	}
+	e.mu.Lock()
+	e.queues[name] = q
+	e.mu.Unlock()
+	e.listenTo(name)
+	return name, nil
+}
+
+// listenTo adds queues to those this process works. Until it is told
+// one, it works none: a process starting or resuming a run of its own
+// must not take batch tasks or other processes' resumes.
+func (e *Engine) listenTo(names ...string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.listening = append(e.listening, names...)
+	dbos.ListenQueues(e.dbos, e.listening...)
 }
 
 // wait waits for run id to end or stop.

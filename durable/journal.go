@@ -256,8 +256,15 @@ func (m *journaledModel) Complete(ctx context.Context, req provider.Request, str
 	resp, fresh, err := step(m.j, "model "+m.p.Name(), func(context.Context) (provider.Response, error) {
 		return m.p.Complete(ctx, req, stream)
 	})
-	if err == nil && !fresh && stream != nil && resp.Content != "" {
-		stream(resp.Content)
+	if !fresh {
+		// Answered by the journal: a provider that keeps count (a
+		// recording) passes over the request too.
+		if s, ok := m.p.(provider.Skipper); ok {
+			s.Skip(req)
+		}
+		if err == nil && stream != nil && resp.Content != "" {
+			stream(resp.Content)
+		}
 	}
 	return resp, err
 }

@@ -255,7 +255,7 @@ func (e *Engine) Decide(ctx context.Context, id string, opts DecideOptions) (App
 func refusal(a Approval) error {
 	switch a.State {
 	case ApprovalExpired:
-		return fmt.Errorf("approval %s expired at %s; resume run %s to have it asked again", a.ID, a.Expires.UTC().Format(time.RFC3339), a.Run)
+		return fmt.Errorf("approval %s expired at %s; agentsh resume %s goes on with the call denied, or start the run again to be asked again", a.ID, a.Expires.UTC().Format(time.RFC3339), a.Run)
 	case ApprovalSpent:
 		return fmt.Errorf("approval %s was approved and its call has run; an approval is used once", a.ID)
 	}

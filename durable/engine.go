@@ -205,7 +205,7 @@ func resolveDB(db, stateDir string) (string, dialect, error) {
 		}
 		if dir := filepath.Dir(path); dir != "" {
 			if _, err := os.Stat(dir); err != nil {
-				return "", nil, fmt.Errorf("--db %q: the directory of the file: %v", db, err)
+				return "", nil, fmt.Errorf("--db %q: the directory of the file: %v; create it, or pass another --db (or set AGENTSH_DB)", db, err)
 			}
 		}
 		return db, sqliteDialect{}, nil

@@ -39,7 +39,7 @@ func batch(ctx context.Context, eng *agentsh.Runs, o *options, args []string, st
 	if err != nil {
 		return exitUsage, err
 	}
-	spec.Settings = batchSettings(args, o.positional[0], script)
+	spec.Settings = absolutePaths(batchSettings(args, o.positional[0], script))
 	id := o.runID
 	if id == "" {
 		id = "batch-" + agentsh.HashText(strings.Join(append([]string{spec.ScriptHash, agentsh.HashText(strings.Join(tasks, "\n"))}, spec.Settings...), "\x00"))[:12]

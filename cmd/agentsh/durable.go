@@ -117,7 +117,7 @@ func newSpec(o *options, args []string) (agentsh.RunSpec, error) {
 	if err != nil {
 		return agentsh.RunSpec{}, err
 	}
-	spec := agentsh.RunSpec{ID: o.runID, WorkDir: wd, Settings: runSettings(args), Approve: o.approve,
+	spec := agentsh.RunSpec{ID: o.runID, WorkDir: wd, Settings: absolutePaths(runSettings(args)), Approve: o.approve,
 		ApprovalTTL: int64(o.approvalTTL.Seconds())}
 	if o.command == "ask" {
 		spec.Prompt = strings.Join(o.positional, " ")
@@ -147,6 +147,53 @@ func runSettings(args []string) []string {
 	return keep
 }
 
+// pathFlags are the settings whose value is a file: a run keeps them
+// absolute, so that a resume from another directory reads the same files.
+var pathFlags = map[string]bool{"load": true, "record": true, "prices": true, "output-schema": true}
+
+// absolutePaths returns settings with the values of pathFlags absolute.
+func absolutePaths(settings []string) []string {
+	out := make([]string, len(settings))
+	copy(out, settings)
+	for i := 0; i < len(out); i++ {
+		name, value, hasValue := strings.Cut(strings.TrimLeft(out[i], "-"), "=")
+		if !strings.HasPrefix(out[i], "-") || !pathFlags[name] {
+			continue
+		}
+		if hasValue {
+			if abs, err := filepath.Abs(value); err == nil && value != "" {
+				out[i] = out[i][:len(out[i])-len(value)] + abs
+			}
+			continue
+		}
+		if i+1 < len(out) && out[i+1] != "" {
+			if abs, err := filepath.Abs(out[i+1]); err == nil {
+				out[i+1] = abs
+			}
+			i++
+		}
+	}
+	return out
+}
+
+// policyHash is the policy deferred approvals are bound to: the settings,
+// and the script and --load files as this execution reads them (a forced
+// resume with a changed script does not use approvals given for the old).
+func policyHash(spec agentsh.RunSpec, loads []string) string {
+	parts := append([]string(nil), spec.Settings...)
+	for _, f := range append([]string{spec.Script}, loads...) {
+		if f == "" {
+			continue
+		}
+		h, err := agentsh.HashFile(f)
+		if err != nil {
+			h = "unreadable: " + err.Error()
+		}
+		parts = append(parts, f+"\x01"+h)
+	}
+	return agentsh.HashText(strings.Join(parts, "\x00"))
+}
+
 // runner executes the runs of this process: each execution is the
 // command line the run keeps, with the journal in its shell.
 func runner(std stdio) agentsh.Runner {
@@ -161,7 +208,7 @@ func runner(std stdio) agentsh.Runner {
 				return agentsh.RunOutcome{ExitCode: exitUsage, Error: fmt.Sprintf("task %d: %v", spec.Index, err)}, nil
 			}
 		}
-		j.SetPolicy(agentsh.HashText(strings.Join(append([]string{spec.ScriptHash}, spec.Settings...), "\x00")))
+		j.SetPolicy(policyHash(spec, o.loads))
 		argv := o.positional
 		if spec.Script != "" {
 			argv = append([]string{spec.Script}, spec.Args...)

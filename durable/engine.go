@@ -397,11 +397,18 @@ func (e *Engine) waitTicking(ctx context.Context, id string, h dbos.WorkflowHand
 		defer t.Stop()
 		ticks = t.C
 	}
+	// A run this process stopped ends the wait even when the database
+	// cannot record that it stopped (a full disk): its status would not
+	// change, and GetResult would wait for ever.
+	stopped := time.NewTicker(e.cfg.PollInterval)
+	defer stopped.Stop()
 	var r res
 	for waiting := true; waiting; {
 		select {
 		case r = <-done:
 			waiting = false
+		case <-stopped.C:
+			waiting = e.parkedHere(id) == nil
 		case <-ticks:
 			if err := tick(); err != nil {
 				return Outcome{}, err
@@ -416,6 +423,11 @@ func (e *Engine) waitTicking(ctx context.Context, id string, h dbos.WorkflowHand
 	e.mu.Unlock()
 	if stop != nil {
 		return Outcome{}, stop
+	}
+	if errors.Is(r.err, dbos.ErrAwaitedWorkflowCancelled) {
+		// Stopped by another process: one that resumed the run (and goes
+		// on with it), parked it, or found it diverging.
+		return Outcome{}, fmt.Errorf("run %s was stopped by another process that resumed it; agentsh runs shows where it is, agentsh resume %s goes on", id, id)
 	}
 	if r.err != nil {
 		return Outcome{}, fmt.Errorf("run %s: %v", id, r.err)

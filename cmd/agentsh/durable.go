@@ -108,11 +108,12 @@ func durableDispatch(ctx context.Context, eng *agentsh.Runs, o *options, args []
 	return exitUsage, usagef("--durable runs a script or an ask: agentsh run --durable FILE, agentsh ask --durable PROMPT")
 }
 
+// errDeferNeedsDurable is the refusal of --approve defer outside a
+// durable run.
+var errDeferNeedsDurable = usagef("--approve defer waits for agentsh approve, which only a durable run can: add --durable")
+
 // newSpec is the run the command line asks for.
 func newSpec(o *options, args []string) (agentsh.RunSpec, error) {
-	if o.approve == approveDefer && !o.durable {
-		return agentsh.RunSpec{}, usagef("--approve defer waits for agentsh approve, which only a durable run can: add --durable")
-	}
 	wd, err := filepath.Abs(o.workdir)
 	if err != nil {
 		return agentsh.RunSpec{}, err

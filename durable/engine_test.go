@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -582,5 +583,32 @@ func TestApprovalExpires(t *testing.T) {
 	all, err := h.e.Approvals(ctx, true)
 	if err != nil || len(all) != 1 || all[0].State != durable.ApprovalExpired {
 		t.Errorf("approvals after the expiry: %+v, %v", all, err)
+	}
+}
+
+func TestPolicyHashFollowsFiles(t *testing.T) {
+	t.Parallel()
+	f := filepath.Join(t.TempDir(), "pol.star")
+	write := func(s string) {
+		if err := os.WriteFile(f, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("a")
+	settings := []string{"--load", f, "run"}
+	h1 := durable.PolicyHash(settings, "", f)
+	if h2 := durable.PolicyHash(settings, f); h2 != h1 {
+		t.Errorf("the same files hash differently: %s, %s", h1, h2)
+	}
+	write("b")
+	if h3 := durable.PolicyHash(settings, f); h3 == h1 {
+		t.Error("a changed file keeps the policy hash")
+	}
+	if durable.PolicyHash([]string{"--approve", "always"}) == durable.PolicyHash([]string{"--approve", "never"}) {
+		t.Error("other settings keep the policy hash")
+	}
+	os.Remove(f)
+	if durable.PolicyHash(settings, f) == h1 {
+		t.Error("a file gone keeps the policy hash")
 	}
 }

@@ -177,24 +177,6 @@ func absolutePaths(settings []string) []string {
 	return out
 }
 
-// policyHash is the policy deferred approvals are bound to: the settings,
-// and the script and --load files as this execution reads them (a forced
-// resume with a changed script does not use approvals given for the old).
-func policyHash(spec agentsh.RunSpec, loads []string) string {
-	parts := append([]string(nil), spec.Settings...)
-	for _, f := range append([]string{spec.Script}, loads...) {
-		if f == "" {
-			continue
-		}
-		h, err := agentsh.HashFile(f)
-		if err != nil {
-			h = "unreadable: " + err.Error()
-		}
-		parts = append(parts, f+"\x01"+h)
-	}
-	return agentsh.HashText(strings.Join(parts, "\x00"))
-}
-
 // runner executes the runs of this process: each execution is the
 // command line the run keeps, with the journal in its shell.
 func runner(std stdio) agentsh.Runner {
@@ -209,7 +191,7 @@ func runner(std stdio) agentsh.Runner {
 				return agentsh.RunOutcome{ExitCode: exitUsage, Error: fmt.Sprintf("task %d: %v", spec.Index, err)}, nil
 			}
 		}
-		j.SetPolicy(policyHash(spec, o.loads))
+		j.SetPolicy(agentsh.PolicyHash(spec.Settings, append([]string{spec.Script}, o.loads...)...))
 		argv := o.positional
 		if spec.Script != "" {
 			argv = append([]string{spec.Script}, spec.Args...)

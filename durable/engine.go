@@ -86,7 +86,10 @@ type Engine struct {
 	launched bool
 	sinks    map[string]io.Writer // run id → where this process prints it
 	stops    map[string]error     // run id → why this process parked it
-	queues   map[string]dbos.Queue
+	// executing has a channel per run this process is executing, closed
+	// when the execution returns.
+	executing map[string]chan struct{}
+	queues    map[string]dbos.Queue
 }
 
 // appVersion names the journal's format: a process runs only the
@@ -112,7 +115,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if logOut == nil {
 		logOut = io.Discard
 	}
-	e := &Engine{cfg: cfg, url: url, dialect: dia, sinks: map[string]io.Writer{}, stops: map[string]error{}, queues: map[string]dbos.Queue{}, beat: make(chan struct{})}
+	e := &Engine{cfg: cfg, url: url, dialect: dia, sinks: map[string]io.Writer{}, stops: map[string]error{}, executing: map[string]chan struct{}{}, queues: map[string]dbos.Queue{}, beat: make(chan struct{})}
 	host, _ := os.Hostname()
 	e.executor = fmt.Sprintf("%s-%d-%d", host, os.Getpid(), time.Now().UnixNano())
 	dc, err := dbos.NewContext(ctx, dbos.Config{
@@ -264,6 +267,18 @@ func (e *Engine) workflow(ctx dbos.Context, spec Spec) (Outcome, error) {
 	}
 	var buf bytes.Buffer
 	out := &stopWriter{j: j, w: &buf}
+	ended := make(chan struct{})
+	defer close(ended)
+	e.mu.Lock()
+	e.executing[spec.ID] = ended
+	e.mu.Unlock()
+	defer func() {
+		e.mu.Lock()
+		if e.executing[spec.ID] == ended {
+			delete(e.executing, spec.ID)
+		}
+		e.mu.Unlock()
+	}()
 	e.mu.Lock()
 	if sink := e.sinks[spec.ID]; sink != nil {
 		out.w = io.MultiWriter(sink, &buf)
@@ -415,6 +430,19 @@ func (e *Engine) waitTicking(ctx context.Context, id string, h dbos.WorkflowHand
 			}
 		case <-ctx.Done():
 			return Outcome{}, fmt.Errorf("run %s: %w; it stays in the database: agentsh resume %s goes on", id, context.Cause(ctx), id)
+		}
+	}
+	if errors.Is(r.err, dbos.ErrAwaitedWorkflowCancelled) {
+		// This process may have cancelled it (parked, or stopped) and not
+		// yet returned from the execution that says why.
+		e.mu.Lock()
+		ended := e.executing[id]
+		e.mu.Unlock()
+		if ended != nil {
+			select {
+			case <-ended:
+			case <-ctx.Done():
+			}
 		}
 	}
 	e.mu.Lock()

@@ -229,7 +229,7 @@ func resolveDB(db, stateDir string) (string, dialect, error) {
 		}
 		if dir := filepath.Dir(path); dir != "" {
 			if _, err := os.Stat(dir); err != nil {
-				return "", nil, fmt.Errorf("--db %q: the directory of the file: %v", db, err)
+				return "", nil, fmt.Errorf("--db %q: the directory of the file: %v; create it, or pass another --db (or set AGENTSH_DB)", db, err)
 			}
 		}
 		return db, sqliteDialect{}, nil
@@ -473,11 +473,18 @@ func (e *Engine) waitTicking(ctx context.Context, id string, h dbos.WorkflowHand
 		defer t.Stop()
 		ticks = t.C
 	}
+	// A run this process stopped ends the wait even when the database
+	// cannot record that it stopped (a full disk): its status would not
+	// change, and GetResult would wait for ever.
+	stopped := time.NewTicker(e.cfg.PollInterval)
+	defer stopped.Stop()
 	var r res
 	for waiting := true; waiting; {
 		select {
 		case r = <-done:
 			waiting = false
+		case <-stopped.C:
+			waiting = e.parkedHere(id) == nil
 		case <-ticks:
 			if err := tick(); err != nil {
 				return Outcome{}, err
@@ -507,6 +514,11 @@ func (e *Engine) waitTicking(ctx context.Context, id string, h dbos.WorkflowHand
 	e.mu.Unlock()
 	if stop != nil {
 		return Outcome{}, stop
+	}
+	if errors.Is(r.err, dbos.ErrAwaitedWorkflowCancelled) {
+		// Stopped by another process: one that resumed the run (and goes
+		// on with it), parked it, or found it diverging.
+		return Outcome{}, fmt.Errorf("run %s was stopped by another process that resumed it; agentsh runs shows where it is, agentsh resume %s goes on", id, id)
 	}
 	if r.err != nil {
 		return Outcome{}, fmt.Errorf("run %s: %v", id, r.err)

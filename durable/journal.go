@@ -111,11 +111,13 @@ func step[R any](j *Journal, name string, fn func(context.Context) (R, error)) (
 		fault = func(string, string) {}
 	}
 	fault("before", name)
+	var fnErr error
 	r, err = dbos.RunAsStep(j.ctx, func(ctx context.Context) (R, error) {
 		fresh = true
 		fault("start", name)
 		defer fault("end", name)
-		return fn(ctx)
+		r, fnErr = fn(ctx)
+		return r, fnErr
 	}, dbos.WithStepName(name))
 	if err == nil {
 		fault("after", name)
@@ -127,8 +129,20 @@ func step[R any](j *Journal, name string, fn func(context.Context) (R, error)) (
 		if errors.Is(err, dbos.ErrConflictingWorkflowID) || errors.Is(err, dbos.ErrWorkflowCancelled) {
 			return r, fresh, j.halt(&Stopped{Run: j.spec.ID, Reason: "another process resumed it or it was cancelled; this process stops here"})
 		}
+		if fresh && fnErr == nil {
+			// The step's work is done and the journal could not keep it:
+			// the run must not go on as if it had.
+			return r, fresh, j.journalFailed(err)
+		}
 	}
 	return r, fresh, err
+}
+
+// journalFailed stops the run because its journal could not be written
+// (a full disk, a database gone): the script does not go on past a step
+// that is not journaled.
+func (j *Journal) journalFailed(err error) error {
+	return j.halt(&Stopped{Run: j.spec.ID, Reason: fmt.Sprintf("its journal in %s could not be written (%v); free space or fix the database, then agentsh resume %s goes on", j.e.DB(), err, j.spec.ID)})
 }
 
 // recordedAt is the name of the step journaled at index i, or "".

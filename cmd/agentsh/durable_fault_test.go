@@ -46,15 +46,17 @@ func installFault(spec string) error {
 			trace = f
 		case "kill":
 			at, after, timed := strings.Cut(val, "@")
-			parts := strings.Split(at, "/")
+			// STEP may hold "/" (model replay:/path/rec.jsonl).
+			point, rest, _ := strings.Cut(at, "/")
+			i := strings.LastIndex(rest, "/")
 			seq := 0
-			if len(parts) == 3 {
-				seq, _ = strconv.Atoi(parts[2])
+			if i >= 0 {
+				seq, _ = strconv.Atoi(rest[i+1:])
 			}
 			if seq < 1 {
 				return fmt.Errorf("kill=%s: want POINT/STEP/SEQ, SEQ from 1, optionally @DURATION", val)
 			}
-			kill = faultPoint{Point: parts[0], Step: parts[1], Seq: seq}
+			kill = faultPoint{Point: point, Step: rest[:i], Seq: seq}
 			if timed {
 				var err error
 				if delay, err = time.ParseDuration(after); err != nil || delay < 0 {

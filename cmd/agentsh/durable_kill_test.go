@@ -66,7 +66,8 @@ def scripted(messages, tools):
         calls.append({"name": "append_idem", "args": {"n": turn}})
     return {"content": "turn %d" % turn, "tool_calls": calls}
 
-model(scripted)
+if "replay" not in argv:
+    model(scripted)
 t0 = time.now()
 print("started at", t0)
 reply = ask("append the lines", max_turns = TURNS + 1)
@@ -77,8 +78,8 @@ print("ended at", t1, "after", t0)
 
 const killTurns = 20
 
-// killRunID is the id of every run of the suite (each in a database of
-// its own).
+// killRunID is the id of the unbroken run; a kill point's run is
+// killRunID and the number of its case.
 const killRunID = "r"
 
 // killGolden is what the unbroken durable run did.
@@ -104,28 +105,44 @@ type killCase struct {
 
 type killSpec struct {
 	at     faultPoint
-	delay  time.Duration // < 0: at the point; else from a goroutine this long after it
+	delay  time.Duration // < 0: at the point; else from another thread this long after it
 	replay bool          // the step is journaled when this execution reaches it
 }
 
 func TestDurableKillSQLite(t *testing.T) {
+	t.Parallel()
 	killSuite(t, func(t *testing.T) string {
 		return "sqlite:" + filepath.Join(t.TempDir(), "runs.db")
 	})
+}
+
+// killPostgres, when set, starts a Postgres cluster for t and returns
+// what makes a new database in it (durable_kill_pg_test.go sets it).
+var killPostgres func(t *testing.T) func(t *testing.T) string
+
+func TestDurableKillPostgres(t *testing.T) {
+	if killPostgres == nil {
+		t.Skip("this test binary has no Postgres for tests (internal/pgtest; see durable_kill_pg_test.go)")
+	}
+	t.Parallel()
+	killSuite(t, killPostgres(t))
 }
 
 // killSuite runs the kill-point suite against the databases dbURL
 // makes: a new empty one on each call.
 func killSuite(t *testing.T, dbURL func(t *testing.T) string) {
 	g := killGoldenRun(t, dbURL)
-	cases := killCases(t, g.trace)
+	cases := killCases(g.trace)
+	if n := countKills(cases); n < 60 {
+		t.Fatalf("%d kill points, want at least 60", n)
+	}
 	var mu sync.Mutex
 	landed := map[string]int{}
 	t.Run("points", func(t *testing.T) {
-		for _, c := range cases {
+		for i, c := range cases {
 			t.Run(c.name, func(t *testing.T) {
 				t.Parallel()
-				where, ok := runKillCase(t, g, c, dbURL(t))
+				where, ok := runKillCase(t, g, c, dbURL(t), fmt.Sprintf("%s%d", killRunID, i+1))
 				if ok && where != "" {
 					mu.Lock()
 					landed[where]++
@@ -160,7 +177,8 @@ func killGoldenRun(t *testing.T, dbURL func(t *testing.T) string) killGolden {
 
 	dir := killDir(t)
 	tracePath := filepath.Join(dir, "trace")
-	out, stderr, err := killAgentsh(t, dir, "trace="+tracePath, "run", "--durable", "--run-id", killRunID, "--db", dbURL(t), "run.star")
+	db := dbURL(t)
+	out, stderr, err := killAgentsh(t, dir, "trace="+tracePath, "run", "--durable", "--run-id", killRunID, "--db", db, "run.star")
 	if err != nil {
 		t.Fatalf("agentsh run --durable: %v\n%s", err, stderr)
 	}
@@ -168,6 +186,11 @@ func killGoldenRun(t *testing.T, dbURL func(t *testing.T) string) killGolden {
 	if got, want := untimed(out), untimed(plain); got != want {
 		t.Fatalf("the durable run printed\n%s\nthe run not durable\n%s", got, want)
 	}
+	again, stderr, err := killAgentsh(t, dir, "", "resume", killRunID, "--db", db)
+	if err != nil || again != out {
+		t.Fatalf("agentsh resume of the finished run: %v; it printed\n%s\nthe run printed\n%s\nstderr:\n%s", err, again, out, stderr)
+	}
+	checkEffects(t, dir, nil)
 	trace := readTrace(t, tracePath)
 	// 2 clock readings, and per call a decision and its work.
 	if want := 4 * (2 + 2*(killTurns+killTurns/2)); len(trace) != want {
@@ -239,10 +262,11 @@ var timeRE = regexp.MustCompile(`\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)? [+-]\d{4
 func untimed(out string) string { return timeRE.ReplaceAllString(out, "TIME") }
 
 // killCases spreads kills over every kind of point of every kind of
-// step of the trace: the first, the last and some between of each;
+// step of the trace: the first and the last of each, and one between of
+// the steps of calls' work;
 // kills from a timer inside the journal write of calls' steps; and runs
 // whose resumes are killed too.
-func killCases(t *testing.T, trace []faultPoint) []killCase {
+func killCases(trace []faultPoint) []killCase {
 	byKind := map[[2]string][]faultPoint{}
 	var kinds [][2]string
 	for _, p := range trace {
@@ -255,7 +279,7 @@ func killCases(t *testing.T, trace []faultPoint) []killCase {
 	var cases []killCase
 	for i, k := range kinds {
 		ps := byKind[k]
-		picks := []int{0, len(ps) - 1, (len(ps) - 1) * (i%4 + 1) / 5}
+		picks := []int{0, len(ps) - 1}
 		if strings.HasPrefix(k[1], "run ") {
 			picks = append(picks, (len(ps)-1)*(i%3+2)/6)
 		}
@@ -272,9 +296,9 @@ func killCases(t *testing.T, trace []faultPoint) []killCase {
 	timed := 0
 	for _, step := range []string{"run append", "run append_idem", "decide append", "decide append_idem"} {
 		ps := byKind[[2]string{"end", step}]
-		every := 2
+		every := 4
 		if strings.HasPrefix(step, "decide") {
-			every = 3
+			every = 6
 		}
 		for j := 0; j < len(ps)-2; j += every {
 			d := delays[timed%len(delays)]
@@ -305,13 +329,13 @@ func killCases(t *testing.T, trace []faultPoint) []killCase {
 
 // runKillCase runs c on a new database and checks the end; for a timed
 // kill it says where the kill landed.
-func runKillCase(t *testing.T, g killGolden, c killCase, db string) (landed string, ok bool) {
+func runKillCase(t *testing.T, g killGolden, c killCase, db, id string) (landed string, ok bool) {
 	dir := killDir(t)
 	var partial []string     // what each killed execution printed
 	var candidates []window  // a timed kill's possible windows
 	var windows []window     // the windows the kills left, for certain
 	var lastTimed faultPoint // the last point a timed kill passed
-	args := []string{"run", "--durable", "--run-id", killRunID, "--db", db, "run.star"}
+	args := []string{"run", "--durable", "--run-id", id, "--db", db, "run.star"}
 	for i, k := range c.kills {
 		tracePath := filepath.Join(dir, fmt.Sprintf("trace%d", i))
 		fault := fmt.Sprintf("trace=%s;kill=%s", tracePath, k.at)
@@ -340,7 +364,7 @@ func runKillCase(t *testing.T, g killGolden, c killCase, db string) (landed stri
 			candidates, lastTimed = timedWindows(trace), last
 			t.Logf("the kill %s landed after %s", k.at, last)
 		}
-		args = []string{"resume", killRunID, "--db", db}
+		args = []string{"resume", id, "--db", db}
 	}
 	final, stderr, err := killAgentsh(t, dir, "", args...)
 	if err != nil {
@@ -352,7 +376,7 @@ func runKillCase(t *testing.T, g killGolden, c killCase, db string) (landed stri
 		}
 	}
 	if len(candidates) == 0 {
-		checkKillEnd(t, g, dir, final, windows)
+		checkKillEnd(t, g, dir, final, id, windows)
 		return "", !t.Failed()
 	}
 	// A timed kill: the end must be one of the ends its last point allows.
@@ -362,7 +386,7 @@ func runKillCase(t *testing.T, g killGolden, c killCase, db string) (landed stri
 		if cand.tool != "" {
 			ws = append(slices.Clip(ws), cand)
 		}
-		msg := killEndDiff(g, dir, final, ws)
+		msg := killEndDiff(g, dir, final, id, ws)
 		if msg == "" {
 			return landing(c.kills[0].at, lastTimed, cand), true
 		}
@@ -480,16 +504,16 @@ func timedWindows(trace []faultPoint) []window {
 	return []window{{}}
 }
 
-func checkKillEnd(t *testing.T, g killGolden, dir, final string, windows []window) {
+func checkKillEnd(t *testing.T, g killGolden, dir, final, id string, windows []window) {
 	t.Helper()
-	if msg := killEndDiff(g, dir, final, windows); msg != "" {
+	if msg := killEndDiff(g, dir, final, id, windows); msg != "" {
 		t.Error(msg)
 	}
 }
 
 // killEndDiff says how the finished run differs from what the windows
 // the kills left allow, or "".
-func killEndDiff(g killGolden, dir, final string, windows []window) string {
+func killEndDiff(g killGolden, dir, final, id string, windows []window) string {
 	var msgs []string
 	want := expectedEffects(windows)
 	for _, f := range []string{"effects.log", "idem.log"} {
@@ -501,7 +525,7 @@ func killEndDiff(g killGolden, dir, final string, windows []window) string {
 			msgs = append(msgs, fmt.Sprintf("%s has %v, want %v", f, got, want[f]))
 		}
 	}
-	if msg := transcriptDiff(g.stdout, final, windows); msg != "" {
+	if msg := transcriptDiff(g.stdout, final, id, windows); msg != "" {
 		msgs = append(msgs, msg)
 	}
 	return strings.Join(msgs, "\n")
@@ -548,7 +572,7 @@ func expectedEffects(windows []window) map[string][]string {
 // golden, but for the refusals of appends that were in flight, or "".
 // The times final printed are checked where a killed execution printed
 // them (it is a prefix of final).
-func transcriptDiff(golden, final string, windows []window) string {
+func transcriptDiff(golden, final, id string, windows []window) string {
 	want := strings.Split(untimed(golden), "\n")
 	got := strings.Split(untimed(final), "\n")
 	if len(got) != len(want) {
@@ -559,7 +583,7 @@ func transcriptDiff(golden, final string, windows []window) string {
 		if w.tool != "append" {
 			continue
 		}
-		why := fmt.Sprintf(`call_%d_1 \(append\) was running when run %s stopped and may have had its effect; append is not idempotent`, w.n, killRunID)
+		why := fmt.Sprintf(`call_%d_1 \(append\) was running when run %s stopped and may have had its effect; append is not idempotent`, w.n, regexp.QuoteMeta(id))
 		refused[fmt.Sprintf("append(%d): appended %d", w.n, w.n)] = regexp.MustCompile(fmt.Sprintf(`^append\(%d\): .*%s`, w.n, why))
 		refused[fmt.Sprintf("[append] appended %d", w.n)] = regexp.MustCompile(`^\[append\] error \(rejected\): .*` + why)
 	}

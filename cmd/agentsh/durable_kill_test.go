@@ -263,9 +263,8 @@ func untimed(out string) string { return timeRE.ReplaceAllString(out, "TIME") }
 
 // killCases spreads kills over every kind of point of every kind of
 // step of the trace: the first and the last of each, and one between of
-// the steps of calls' work;
-// kills from a timer inside the journal write of calls' steps; and runs
-// whose resumes are killed too.
+// the steps of calls' work; kills from another thread inside the
+// journal write of calls' steps; and runs whose resumes are killed too.
 func killCases(trace []faultPoint) []killCase {
 	byKind := map[[2]string][]faultPoint{}
 	var kinds [][2]string
@@ -288,7 +287,7 @@ func killCases(trace []faultPoint) []killCase {
 			cases = append(cases, killCase{name: ps[j].String(), kills: []killSpec{{at: ps[j], delay: -1}}})
 		}
 	}
-	// Inside the journal write: the goroutine kills while the engine
+	// Inside the journal write: another thread kills while the engine
 	// records the step's result, or just after (the trace tells which
 	// point the process passed last; the result, whether it was
 	// recorded). Not in the last turns, so the run is still going.
@@ -306,6 +305,8 @@ func killCases(trace []faultPoint) []killCase {
 			cases = append(cases, killCase{name: fmt.Sprintf("%s@%v", ps[j], d), kills: []killSpec{{at: ps[j], delay: d}}})
 		}
 	}
+	// A refused append has no work step: once turn 4's is refused, the
+	// 15th "run append" is turn 16's (callOf reads turns off the trace).
 	pt := func(point, step string, seq int) faultPoint { return faultPoint{Point: point, Step: step, Seq: seq} }
 	cases = append(cases,
 		killCase{name: "chain/golden", kills: []killSpec{

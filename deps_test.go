@@ -350,7 +350,7 @@ func TestRulesCatchViolations(t *testing.T) {
 // The command is a thin client of this package: flags → Config → New,
 // and the terminal (REPL, prompts, display). These bounds keep it so.
 const (
-	maxCLIImports   = 8    // the module's packages cmd/agentsh imports
+	maxCLIImports = 8 // the module's packages cmd/agentsh imports
 	// Its non-test Go lines, blank lines and comments aside: 2,600 until
 	// the six commands of durable runs (run --durable, resume, runs,
 	// approvals, approve and deny, batch) added their flags and dispatch.

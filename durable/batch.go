@@ -179,6 +179,9 @@ func (e *Engine) workOn(workers int) error {
 	opts := []dbos.QueueOption{dbos.WithQueueBasePollingInterval(e.cfg.PollInterval), dbos.WithQueueOnConflict(dbos.QueueConflictAlwaysUpdate)}
 	if workers > 0 {
 		opts = append(opts, dbos.WithWorkerConcurrency(workers))
+	} else {
+		// A process that only enqueues leaves the workers' setting be.
+		opts[1] = dbos.WithQueueOnConflict(dbos.QueueConflictNeverUpdate)
 	}
 	q, err := dbos.RegisterQueue(e.dbos, batchQueue, opts...)
 	if err != nil {
@@ -193,9 +196,11 @@ func (e *Engine) workOn(workers int) error {
 
 // requeue puts back on the queue the tasks of batch ("" any batch) whose
 // process is gone (no heartbeat for Config.StaleAfter), and those parked
-// at approvals that have all been decided.
+// at an approval that has been decided since.
 func (e *Engine) requeue(ctx context.Context, batch string) error {
-	prefix := []dbos.ListWorkflowsOption{dbos.WithFilterName(workflowName), dbos.WithFilterQueueName(batchQueue),
+	// A task's queue is not kept once it stops: tasks are told by their
+	// spec.
+	prefix := []dbos.ListWorkflowsOption{dbos.WithFilterName(workflowName), dbos.WithFilterLoadInput(true),
 		dbos.WithFilterStatus(dbos.WorkflowStatusPending, dbos.WorkflowStatusCancelled)}
 	if batch != "" {
 		prefix = append(prefix, dbos.WithFilterWorkflowIDPrefix(batch+"-"))
@@ -211,24 +216,49 @@ func (e *Engine) requeue(ctx context.Context, batch string) error {
 	if err != nil {
 		return err
 	}
-	pending, err := e.Approvals(ctx, false)
+	decided, err := e.decidedRuns(ctx)
 	if err != nil {
 		return err
 	}
-	waiting := map[string]bool{}
-	for _, a := range pending {
-		waiting[a.Run] = true
-	}
 	for _, w := range list {
-		stale := w.Status == dbos.WorkflowStatusPending && !alive[w.ExecutorID]
-		decided := w.Status == dbos.WorkflowStatusCancelled && !waiting[w.ID] && e.parkedHere(w.ID) == nil
-		if stale || decided {
-			if _, err := dbos.ResumeWorkflow[Outcome](e.dbos, w.ID, dbos.WithResumeQueue(batchQueue)); err != nil {
-				return fmt.Errorf("put task %s back on the queue: %v", w.ID, err)
+		var spec Spec
+		if err := decodeAs(w.Input, &spec); err != nil || spec.Batch == "" || (batch != "" && spec.Batch != batch) {
+			continue
+		}
+		stale := w.Status == dbos.WorkflowStatusPending && !e.alive(w.ExecutorID, alive)
+		answered := w.Status == dbos.WorkflowStatusCancelled && decided[w.ID] && e.parkedHere(w.ID) == nil
+		if !stale && !answered {
+			continue
+		}
+		if _, err := dbos.ResumeWorkflow[Outcome](e.dbos, w.ID, dbos.WithResumeQueue(batchQueue)); err != nil {
+			return fmt.Errorf("put task %s back on the queue: %v", w.ID, err)
+		}
+		if answered {
+			if _, err := e.db.ExecContext(ctx, `UPDATE agentsh_approvals SET requeued = 1 WHERE run = $1 AND state IN ('approved', 'denied')`, w.ID); err != nil {
+				return fmt.Errorf("task %s: %v", w.ID, err)
 			}
 		}
 	}
 	return nil
+}
+
+// decidedRuns are the runs with an approval decided since they were last
+// put back on the queue: parked, they go on.
+func (e *Engine) decidedRuns(ctx context.Context) (map[string]bool, error) {
+	rows, err := e.db.QueryContext(ctx, `SELECT DISTINCT run FROM agentsh_approvals WHERE state IN ('approved', 'denied') AND requeued = 0`)
+	if err != nil {
+		return nil, fmt.Errorf("read the decided approvals: %v", err)
+	}
+	defer rows.Close()
+	runs := map[string]bool{}
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, err
+		}
+		runs[id] = true
+	}
+	return runs, rows.Err()
 }
 
 // parkedHere returns why this process stopped run id, if it did and no

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -46,7 +47,8 @@ func (e *Engine) migrate(ctx context.Context) error {
 		state TEXT NOT NULL,
 		decided_reason TEXT NOT NULL DEFAULT '',
 		decided_ms BIGINT NOT NULL DEFAULT 0,
-		spent_by TEXT NOT NULL DEFAULT ''
+		spent_by TEXT NOT NULL DEFAULT '',
+		requeued INTEGER NOT NULL DEFAULT 0
 	)`)
 	if err == nil {
 		_, err = e.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS agentsh_executors (
@@ -75,6 +77,7 @@ func (e *Engine) heartbeat(ctx context.Context) error {
 func (e *Engine) beating() {
 	t := time.NewTicker(e.cfg.StaleAfter / 5)
 	defer t.Stop()
+	defer close(e.beatDone)
 	for {
 		select {
 		case <-e.beat:
@@ -84,6 +87,25 @@ func (e *Engine) beating() {
 			_ = e.heartbeat(context.Background())
 		}
 	}
+}
+
+// alive reports whether the executor of a running workflow is alive by
+// its heartbeat (fresh, from aliveExecutors), and on this machine also by
+// its process: a process killed a moment ago has a fresh heartbeat.
+func (e *Engine) alive(executor string, fresh map[string]bool) bool {
+	if !fresh[executor] {
+		return false
+	}
+	host, rest, ok := strings.Cut(executor, "|")
+	if !ok || host != e.host {
+		return true
+	}
+	pid, _, _ := strings.Cut(rest, "|")
+	n, err := strconv.Atoi(pid)
+	if err != nil {
+		return true
+	}
+	return processAlive(n)
 }
 
 // aliveExecutors are the processes with a recent heartbeat.

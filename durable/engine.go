@@ -79,8 +79,11 @@ type Engine struct {
 	dbos    dbos.Context
 	db      *sql.DB // agentsh's own tables (approvals)
 
-	executor string        // this process, to the database
-	beat     chan struct{} // closed to stop the heartbeat
+	executor  string // this process, to the database: host|pid|start
+	host      string
+	beat      chan struct{} // closed to stop the heartbeat
+	beatDone  chan struct{} // closed when it stopped
+	closeOnce sync.Once
 
 	mu       sync.Mutex
 	launched bool
@@ -112,9 +115,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if logOut == nil {
 		logOut = io.Discard
 	}
-	e := &Engine{cfg: cfg, url: url, dialect: dia, sinks: map[string]io.Writer{}, stops: map[string]error{}, queues: map[string]dbos.Queue{}, beat: make(chan struct{})}
-	host, _ := os.Hostname()
-	e.executor = fmt.Sprintf("%s-%d-%d", host, os.Getpid(), time.Now().UnixNano())
+	e := &Engine{cfg: cfg, url: url, dialect: dia, sinks: map[string]io.Writer{}, stops: map[string]error{}, queues: map[string]dbos.Queue{}, beat: make(chan struct{}), beatDone: make(chan struct{})}
+	e.host, _ = os.Hostname()
+	e.executor = fmt.Sprintf("%s|%d|%d", e.host, os.Getpid(), time.Now().UnixNano())
 	dc, err := dbos.NewContext(ctx, dbos.Config{
 		AppName:            "agentsh",
 		DatabaseURL:        url,
@@ -144,14 +147,18 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 // Close releases the database; runs this process is executing stop where
 // they are, to be resumed.
 func (e *Engine) Close() error {
-	if e.isLaunched() {
-		close(e.beat)
-	}
-	dbos.Shutdown(e.dbos, 5*time.Second)
-	if e.db != nil {
-		return e.db.Close()
-	}
-	return nil
+	var err error
+	e.closeOnce.Do(func() {
+		if e.isLaunched() {
+			close(e.beat)
+			<-e.beatDone
+		}
+		dbos.Shutdown(e.dbos, 5*time.Second)
+		if e.db != nil {
+			err = e.db.Close()
+		}
+	})
+	return err
 }
 
 // DB returns the database the engine uses, as it would be passed to --db
@@ -332,8 +339,9 @@ func (e *Engine) Start(ctx context.Context, spec Spec, out io.Writer) (Outcome, 
 
 // ResumeOptions configure Resume.
 type ResumeOptions struct {
-	// Force resumes a run whose script changed since it started; the
-	// journal still holds it to the decisions it made.
+	// Force resumes a run whose script changed since it started (the
+	// journal still holds it to the decisions it made), or whose process
+	// still beats its heartbeat.
 	Force bool
 }
 
@@ -359,6 +367,9 @@ func (e *Engine) Resume(ctx context.Context, id string, out io.Writer, opts Resu
 	if info.Ended() {
 		fmt.Fprint(out, info.Outcome.Stdout)
 		return *info.Outcome, nil
+	}
+	if info.State == StateRunning && !opts.Force {
+		return Outcome{}, fmt.Errorf("resume %s: it is running in another process (%s), which beats its heartbeat; wait for it, or pass --force if that process is gone", id, info.executor)
 	}
 	e.watch(id, out)
 	defer e.unwatch(id)

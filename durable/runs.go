@@ -25,6 +25,8 @@ type RunInfo struct {
 	Error string `json:"error,omitempty"`
 	// Pending are the run's approvals that wait for a decision.
 	Pending []Approval `json:"pending,omitempty"`
+
+	executor string // the process running it
 }
 
 // The states of a run.
@@ -89,7 +91,8 @@ func (e *Engine) runs(ctx context.Context, filter ...dbos.ListWorkflowsOption) (
 			info.State = StateQueued
 		case dbos.WorkflowStatusPending:
 			info.State = StateRunning
-			if !alive[w.ExecutorID] {
+			info.executor = w.ExecutorID
+			if !e.alive(w.ExecutorID, alive) {
 				info.State = StateInterrupted
 			}
 		case dbos.WorkflowStatusCancelled:

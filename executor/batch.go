@@ -53,7 +53,9 @@ func (e *Executor) ExecuteAll(ctx context.Context, calls []core.Call, opts ...Ba
 		}
 	}
 	results := make([]*core.Result, len(cs))
-	if b.mode == ModeSerial {
+	// A journal records calls in the order they run, which must be the
+	// same on every execution of a run: with one, a batch runs serially.
+	if b.mode == ModeSerial || e.journal != nil {
 		for i := range cs {
 			results[i] = e.invoke(ctx, &cs[i])
 		}

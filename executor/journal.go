@@ -15,7 +15,9 @@ import (
 // execution of the run; either way the after hooks then see it.
 //
 // A journal sees every output, so an executor with one never streams a
-// call's output past it (see core.WithOutputStream).
+// call's output past it (see core.WithOutputStream); and it records the
+// calls in the order they run, so an executor with one runs a batch
+// (ExecuteAll) serially, whatever its mode.
 type Journal interface {
 	Execute(ctx context.Context, call *core.Call, run func(context.Context) *core.Result) *core.Result
 }

@@ -271,8 +271,15 @@ var valueFlags = map[string]func(o *options, v string) error{
 	"reason":         str(func(o *options) *string { return &o.reason }),
 	"script":         str(func(o *options) *string { return &o.batchScript }),
 	"out":            str(func(o *options) *string { return &o.batchOut }),
-	"workers":        positiveInt("--workers", func(o *options, n int) { o.workers = n }),
-	"max-steps":      positiveInt("--max-steps", func(o *options, n int) { o.maxSteps = uint64(n) }),
+	"workers": func(o *options, v string) error {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 0 {
+			return usagef("--workers: got %q, want how many tasks this process runs at once, or 0 to only enqueue and wait", v)
+		}
+		o.workers = n
+		return nil
+	},
+	"max-steps": positiveInt("--max-steps", func(o *options, n int) { o.maxSteps = uint64(n) }),
 }
 
 // str is a flag that sets a string field; list, one that adds to a list.
@@ -317,7 +324,7 @@ func init() {
 // parseArgs reads flags anywhere on the line, except after the script of
 // "run", whose remaining arguments belong to the script.
 func parseArgs(args []string) (*options, error) {
-	o := &options{concurrency: -1, lang: agentsh.DefaultLang}
+	o := &options{concurrency: -1, workers: -1, lang: agentsh.DefaultLang}
 	helpFlag := false // --help, -h or --version: whatever else the line says
 	for i := 0; i < len(args); i++ {
 		a := args[i]

@@ -19,9 +19,16 @@ var batchFlags = map[string]bool{"script": true, "out": true, "workers": true}
 // batch runs agentsh batch TASKS --script FILE --out RESULTS, and agentsh
 // batch worker.
 func batch(ctx context.Context, eng *agentsh.Runs, o *options, args []string, std stdio) (int, error) {
+	workers := o.workers
+	if workers < 0 {
+		workers = agentsh.DefaultWorkers
+	}
 	if len(o.positional) == 1 && o.positional[0] == "worker" {
+		if workers == 0 {
+			return exitUsage, usagef("a batch worker runs tasks: --workers N with N at least 1")
+		}
 		fmt.Fprintf(std.err, "agentsh: taking batch tasks from %s until stopped\n", eng.DB())
-		return exitOK, eng.Work(ctx, o.workers)
+		return exitOK, eng.Work(ctx, workers)
 	}
 	if len(o.positional) != 1 || o.batchScript == "" || o.batchOut == "" {
 		return exitUsage, usagef("batch needs tasks, a script and a results file: agentsh batch TASKS.jsonl --script FILE --out RESULTS.jsonl")
@@ -43,10 +50,6 @@ func batch(ctx context.Context, eng *agentsh.Runs, o *options, args []string, st
 	id := o.runID
 	if id == "" {
 		id = "batch-" + agentsh.HashText(strings.Join(append([]string{spec.ScriptHash, agentsh.HashText(strings.Join(tasks, "\n"))}, spec.Settings...), "\x00"))[:12]
-	}
-	workers := o.workers
-	if workers == 0 {
-		workers = agentsh.DefaultWorkers
 	}
 	results, err := eng.Batch(ctx, agentsh.BatchOptions{ID: id, Spec: spec, Tasks: tasks, Workers: workers, Progress: std.err})
 	if err != nil {

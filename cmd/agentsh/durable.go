@@ -52,9 +52,11 @@ func durableCLI(o *options, args []string, std stdio) int {
 	code, err := durableDispatch(ctx, eng, o, args, std)
 	if err != nil {
 		var st *agentsh.RunStopped
-		switch {
+		switch stop := stopCause(ctx); {
 		case errors.As(err, &st) && st.Approval != nil:
 			code = exitWaiting
+		case stop != nil:
+			code = stop.exitCode()
 		case code == exitOK:
 			code = exitError
 		}
@@ -120,6 +122,9 @@ func newSpec(o *options, args []string) (agentsh.RunSpec, error) {
 	spec := agentsh.RunSpec{ID: o.runID, WorkDir: wd, Settings: runSettings(args), Approve: o.approve,
 		ApprovalTTL: int64(o.approvalTTL.Seconds())}
 	if o.command == "ask" {
+		if len(o.positional) == 1 && o.positional[0] == "-" {
+			return agentsh.RunSpec{}, usagef("ask --durable keeps its prompt with the run: give it on the command line, not on stdin")
+		}
 		spec.Prompt = strings.Join(o.positional, " ")
 		return spec, nil
 	}
@@ -131,20 +136,48 @@ func newSpec(o *options, args []string) (agentsh.RunSpec, error) {
 	return spec, err
 }
 
-// runSettings are the command line without the flags about the run itself.
+// runSettings are the command line without the flags about the run
+// itself, with the paths it names made absolute: any process resumes the
+// run, from any directory.
 func runSettings(args []string) []string {
 	var keep []string
 	for i := 0; i < len(args); i++ {
-		name, _, hasValue := strings.Cut(strings.TrimLeft(args[i], "-"), "=")
-		if !strings.HasPrefix(args[i], "-") || !durableFlags[name] {
-			keep = append(keep, args[i])
-			continue
-		}
-		if !hasValue && name != "durable" && name != "force" {
-			i++ // its value
+		a := args[i]
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		switch {
+		case !strings.HasPrefix(a, "-"):
+			keep = append(keep, a)
+		case durableFlags[name]:
+			if !hasValue && name != "durable" && name != "force" {
+				i++ // its value
+			}
+		case pathFlags[name] && hasValue:
+			keep = append(keep, a[:len(a)-len(value)]+absPath(name, value))
+		case pathFlags[name] && i+1 < len(args):
+			keep = append(keep, a, absPath(name, args[i+1]))
+			i++
+		default:
+			keep = append(keep, a)
 		}
 	}
 	return keep
+}
+
+// pathFlags are the flags whose values are files (--model's replay:FILE).
+var pathFlags = map[string]bool{"load": true, "record": true, "prices": true, "output-schema": true,
+	"pins": true, "events": true, "workdir": true, "model": true}
+
+func absPath(flag, v string) string {
+	if flag == "model" {
+		if f, ok := strings.CutPrefix(v, "replay:"); ok {
+			return "replay:" + absPath("", f)
+		}
+		return v
+	}
+	if abs, err := filepath.Abs(v); err == nil {
+		return abs
+	}
+	return v
 }
 
 // runner executes the runs of this process: each execution is the

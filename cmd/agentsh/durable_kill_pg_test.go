@@ -1,8 +1,3 @@
-//go:build pgtest
-
-// The build line above keeps this file out until internal/pgtest is in
-// the module: delete it then, and the suite runs on Postgres too.
-
 package main
 
 import (
@@ -15,10 +10,17 @@ import (
 	"github.com/agentsh/agentsh/internal/pgtest"
 )
 
-// The kill-point suite on Postgres: one throwaway cluster for the suite,
-// a new database in it for each kill point.
-func init() { killPostgres = killCluster }
+// TestDurableKillPostgres is the kill-point suite on Postgres: one
+// throwaway cluster for the suite, a new database in it for each kill
+// point. It skips where Postgres is not installed.
+func TestDurableKillPostgres(t *testing.T) {
+	t.Parallel()
+	killSuite(t, killCluster(t))
+}
 
+// killCluster starts a cluster for t and returns what makes a new
+// database in it. (pgtest.Shared would need pgtest.Main in TestMain,
+// where testscript.Main is.)
 func killCluster(t *testing.T) func(t *testing.T) string {
 	// Not t.TempDir: the server runs as another user when this is root,
 	// and t.TempDir's parent is private (see pgtest.Start).

@@ -116,18 +116,6 @@ func TestDurableKillSQLite(t *testing.T) {
 	})
 }
 
-// killPostgres, when set, starts a Postgres cluster for t and returns
-// what makes a new database in it (durable_kill_pg_test.go sets it).
-var killPostgres func(t *testing.T) func(t *testing.T) string
-
-func TestDurableKillPostgres(t *testing.T) {
-	if killPostgres == nil {
-		t.Skip("this test binary has no Postgres for tests (internal/pgtest; see durable_kill_pg_test.go)")
-	}
-	t.Parallel()
-	killSuite(t, killPostgres(t))
-}
-
 // killSuite runs the kill-point suite against the databases dbURL
 // makes: a new empty one on each call.
 func killSuite(t *testing.T, dbURL func(t *testing.T) string) {

@@ -61,14 +61,17 @@ func TestDurableResumeRunsOnlyItsRun(t *testing.T) {
 		}
 	}
 	// What agentsh resume c does before its engine starts: c goes back on
-	// the queue of runs to execute.
+	// the queue of runs that its process alone works.
 	ctx, err := dbos.NewContext(context.Background(), dbos.Config{AppName: "agentsh", DatabaseURL: db,
 		ApplicationVersion: "agentsh-journal-1", ExecutorID: "resumer-of-c",
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := dbos.ResumeWorkflow[any](ctx, "c"); err != nil {
+	if _, err := dbos.RegisterQueue(ctx, "agentsh-resume-of-c"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := dbos.ResumeWorkflow[any](ctx, "c", dbos.WithResumeQueue("agentsh-resume-of-c")); err != nil {
 		t.Fatal(err)
 	}
 	dbos.Shutdown(ctx, time.Second)

@@ -2,24 +2,24 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"os"
-	"sync/atomic"
+	"sync"
 	"testing"
 
 	"github.com/agentsh/agentsh/internal/pgtest"
 )
 
 // TestDurableKillPostgres is the kill-point suite on Postgres: one
-// throwaway cluster for the suite, a new database in it for each kill
-// point. It skips where Postgres is not installed.
+// throwaway cluster and one database for the suite, which every kill
+// point's run shares under its own id, as processes sharing a database
+// do. It skips where Postgres is not installed.
 func TestDurableKillPostgres(t *testing.T) {
 	t.Parallel()
 	killSuite(t, killCluster(t))
 }
 
-// killCluster starts a cluster for t and returns what makes a new
-// database in it. (pgtest.Shared would need pgtest.Main in TestMain,
+// killCluster starts a cluster for t and returns what gives its
+// database, made on the first call. (pgtest.Shared would need pgtest.Main in TestMain,
 // where testscript.Main is.)
 func killCluster(t *testing.T) func(t *testing.T) string {
 	// Not t.TempDir: the server runs as another user when this is root,
@@ -41,12 +41,16 @@ func killCluster(t *testing.T) func(t *testing.T) string {
 			t.Error(err)
 		}
 	})
-	var n atomic.Int64
+	var (
+		once sync.Once
+		url  string
+		err2 error
+	)
 	return func(t *testing.T) string {
-		u, err := c.CreateDatabase(fmt.Sprintf("kill%d", n.Add(1)))
-		if err != nil {
-			t.Fatal(err)
+		once.Do(func() { url, err2 = c.CreateDatabase("kill") })
+		if err2 != nil {
+			t.Fatal(err2)
 		}
-		return u
+		return url
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -184,4 +185,76 @@ func ExampleEnded() {
 	// Output:
 	// true
 	// an ask stopped at its turn limit after 2 turns, before the model's final answer
+}
+
+// A durable run from Go: each execution of the run is a shell composed
+// WithJournal, so the Go tool's work is journaled; the run parks at a
+// deferred approval, any process decides it, and the resume goes on
+// without charging again.
+func ExampleOpenRuns() {
+	ctx := context.Background()
+	dir, _ := os.MkdirTemp("", "agentsh-runs-")
+	defer os.RemoveAll(dir)
+	script := filepath.Join(dir, "order.star")
+	os.WriteFile(script, []byte(`
+before(lambda call: ask("shipping needs a person's yes"), tools = ["ship"])
+print(invoke_tool("charge", {"order": 42}).output)
+print(invoke_tool("ship", {"order": 42}).output)
+`), 0o644)
+
+	charges := 0
+	tools := []core.Tool{
+		{Name: "charge", Func: func(context.Context, json.RawMessage) (any, error) {
+			charges++
+			return "charged order 42", nil
+		}},
+		{Name: "ship", Func: func(context.Context, json.RawMessage) (any, error) { return "shipped order 42", nil }},
+	}
+	// run executes the run: every time, from the start.
+	run := func(ctx context.Context, j *agentsh.RunJournal, spec agentsh.RunSpec, out io.Writer) (agentsh.RunOutcome, error) {
+		sh, err := agentsh.New(agentsh.WithWorkDir(spec.WorkDir), agentsh.WithOutput(out), agentsh.WithJournal(j))
+		if err != nil {
+			return agentsh.RunOutcome{ExitCode: 2, Error: err.Error()}, nil
+		}
+		defer sh.Close()
+		if err := sh.RegisterTools(tools...); err != nil {
+			return agentsh.RunOutcome{ExitCode: 2, Error: err.Error()}, nil
+		}
+		if err := sh.Load(ctx, spec.Script); err != nil {
+			return agentsh.RunOutcome{ExitCode: 1, Error: err.Error()}, nil
+		}
+		return agentsh.RunOutcome{}, nil
+	}
+
+	runs, err := agentsh.OpenRuns(ctx, agentsh.RunsConfig{DB: "sqlite:" + filepath.Join(dir, "runs.db"), Run: run})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer runs.Close()
+	hash, _ := agentsh.HashFile(script)
+	spec := agentsh.RunSpec{ID: "order-42", Script: script, ScriptHash: hash, WorkDir: dir, Approve: "defer"}
+	_, err = runs.Start(ctx, spec, os.Stdout)
+	var stopped *agentsh.RunStopped
+	if errors.As(err, &stopped) && stopped.Approval != nil {
+		fmt.Println("waiting for", stopped.Approval.ID, "to ship")
+	}
+	// From any process that opens the same database:
+	if _, err := runs.Decide(ctx, "order-42.a1", agentsh.DecideOptions{Approve: true, Reason: "paid"}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("-- resumed:")
+	if _, err := runs.Resume(ctx, "order-42", os.Stdout, agentsh.ResumeOptions{}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println("charges:", charges)
+	// Output:
+	// charged order 42
+	// waiting for order-42.a1 to ship
+	// -- resumed:
+	// charged order 42
+	// shipped order 42
+	// charges: 1
 }

@@ -113,7 +113,7 @@ func (j *Journal) defer_(ctx context.Context, req *core.ApprovalRequest) (core.A
 		return j.e.insertApproval(context.WithoutCancel(ctx), want, ttl)
 	})
 	if err != nil {
-		return core.Approval{}, err
+		return core.Approval{}, j.orJournalFailed(err)
 	}
 	ans, _, err := step(j, "answer "+want.ID, func(context.Context) (core.Approval, error) {
 		a, err := j.e.Approval(context.WithoutCancel(ctx), stored.ID)
@@ -141,12 +141,23 @@ func (j *Journal) defer_(ctx context.Context, req *core.ApprovalRequest) (core.A
 		return core.Approval{Verdict: core.VerdictAllow, Reason: fmt.Sprintf("approval %s: %s", a.ID, a.Decided)}, nil
 	})
 	if err != nil {
-		return core.Approval{}, err
+		return core.Approval{}, j.orJournalFailed(err)
 	}
 	if ans.Verdict == core.VerdictAllow {
 		j.claim = stored.ID
 	}
 	return ans, nil
+}
+
+// orJournalFailed is err of an approval's step: the run's stop, or a
+// failure of the database, which stops the run rather than reaching the
+// script as a denial.
+func (j *Journal) orJournalFailed(err error) error {
+	var st *Stopped
+	if errors.As(err, &st) {
+		return err
+	}
+	return j.journalFailed(err)
 }
 
 const approvalColumns = `id, run, tool, args, reason, call_hash, policy_hash, created_ms, expires_ms, state, decided_reason`
@@ -255,7 +266,7 @@ func (e *Engine) Decide(ctx context.Context, id string, opts DecideOptions) (App
 func refusal(a Approval) error {
 	switch a.State {
 	case ApprovalExpired:
-		return fmt.Errorf("approval %s expired at %s; resume run %s to have it asked again", a.ID, a.Expires.UTC().Format(time.RFC3339), a.Run)
+		return fmt.Errorf("approval %s expired at %s without a decision; agentsh resume %s goes on with the call refused, or start the run again to be asked anew", a.ID, a.Expires.UTC().Format(time.RFC3339), a.Run)
 	case ApprovalSpent:
 		return fmt.Errorf("approval %s was approved and its call has run; an approval is used once", a.ID)
 	}

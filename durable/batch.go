@@ -197,9 +197,11 @@ func (e *Engine) workOn(workers int) error {
 	if err != nil {
 		return fmt.Errorf("register the batch queue: %v", err)
 	}
+	e.mu.Lock()
 	e.queues[batchQueue] = q
-	if workers == 0 {
-		dbos.ListenQueues(e.dbos, "agentsh-none") // enqueue and wait; others work
+	e.mu.Unlock()
+	if workers > 0 {
+		e.listenTo(batchQueue)
 	}
 	return e.launch()
 }

@@ -17,11 +17,9 @@ var randRead = rand.Read
 // which both SQLite and Postgres read.
 type dialect interface {
 	open(url string) (*sql.DB, error)
-	// lockSetup holds off other processes setting up the same database
-	// (creating its tables) until unlock: processes that start together
-	// against a new database would otherwise create the same tables at
-	// once, and all but one fail.
-	lockSetup(ctx context.Context, url string) (unlock func(), err error)
+	// setupLock waits until no other process is creating the tables, and
+	// returns what lets the next one go on.
+	setupLock(ctx context.Context, url string) (unlock func())
 }
 
 type sqliteDialect struct{}
@@ -33,33 +31,36 @@ func (sqliteDialect) open(url string) (*sql.DB, error) {
 	return sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=synchronous(NORMAL)")
 }
 
-// SQLite's own locking serializes the writes of setting it up.
-func (sqliteDialect) lockSetup(context.Context, string) (func(), error) { return func() {}, nil }
+// A SQLite file's writers already wait for each other (busy_timeout).
+func (sqliteDialect) setupLock(context.Context, string) func() { return func() {} }
 
 type postgresDialect struct{}
 
 func (postgresDialect) open(url string) (*sql.DB, error) { return sql.Open("pgx", url) }
 
-// setupLock is the key of the advisory lock of setting up a database
-// (the bytes of "agentsh!").
-const setupLock = 0x6167656e74736821
+// setupLockKey is the Postgres advisory lock the processes that set up a
+// database take turns on.
+const setupLockKey = 0x61676e7473680001
 
-// lockSetup takes a session advisory lock, held by a connection of its
-// own until unlock. It tries again and again rather than wait inside
-// pg_advisory_lock: a waiting query holds a snapshot, and the holder's
-// CREATE INDEX CONCURRENTLY waits for every snapshot to go, for ever.
-func (postgresDialect) lockSetup(ctx context.Context, url string) (func(), error) {
-	db, err := sql.Open("pgx", url)
+// setupLock holds a session-level advisory lock on a connection of its
+// own. When the lock cannot be had (the database does not exist yet, and
+// the engine creates it), setting up goes on without it: the engine's
+// error, if any, is the one to report.
+func (d postgresDialect) setupLock(ctx context.Context, url string) func() {
+	db, err := d.open(url)
 	if err != nil {
-		return nil, err
+		return func() {}
 	}
 	conn, err := db.Conn(ctx)
-	for locked := false; err == nil && !locked; {
-		if err = conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1)`, int64(setupLock)).Scan(&locked); err == nil && !locked {
+	// Tried, not waited for: a statement waiting for the lock would hold
+	// a snapshot, which the engine's CREATE INDEX CONCURRENTLY, under the
+	// lock, waits for in turn.
+	for got := false; err == nil && !got; {
+		if err = conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock($1)`, int64(setupLockKey)).Scan(&got); err == nil && !got {
 			select {
 			case <-ctx.Done():
 				err = ctx.Err()
-			case <-time.After(20 * time.Millisecond):
+			case <-time.After(50 * time.Millisecond):
 			}
 		}
 	}
@@ -68,13 +69,13 @@ func (postgresDialect) lockSetup(ctx context.Context, url string) (func(), error
 			conn.Close()
 		}
 		db.Close()
-		return nil, err
+		return func() {}
 	}
 	return func() {
-		_, _ = conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock($1)`, int64(setupLock))
+		_, _ = conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock($1)`, int64(setupLockKey))
 		conn.Close()
 		db.Close()
-	}, nil
+	}
 }
 
 // migrate creates agentsh's tables on first use.

@@ -85,16 +85,22 @@ type Engine struct {
 	beatDone  chan struct{} // closed when it stopped
 	closeOnce sync.Once
 
-	mu       sync.Mutex
-	launched bool
-	sinks    map[string]io.Writer // run id → where this process prints it
-	stops    map[string]error     // run id → why this process parked it
-	queues   map[string]dbos.Queue
+	mu        sync.Mutex
+	launched  bool
+	sinks     map[string]io.Writer     // run id → where this process prints it
+	stops     map[string]error         // run id → why this process parked it
+	active    map[string]chan struct{} // run id → closed when this process's execution of it returns
+	queues    map[string]dbos.Queue
+	listening []string // the queues this process works
 }
 
 // appVersion names the journal's format: a process runs only the
 // workflows of its own version, so it changes only when the format does.
 const appVersion = "agentsh-journal-1"
+
+// noQueue is a queue no one enqueues to: listening to it alone is
+// working no queue.
+const noQueue = "agentsh-none"
 
 // workflowName is the name runs are registered under.
 const workflowName = "agentsh.run"
@@ -115,13 +121,13 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if logOut == nil {
 		logOut = io.Discard
 	}
-	e := &Engine{cfg: cfg, url: url, dialect: dia, sinks: map[string]io.Writer{}, stops: map[string]error{}, queues: map[string]dbos.Queue{}, beat: make(chan struct{}), beatDone: make(chan struct{})}
+	e := &Engine{cfg: cfg, url: url, dialect: dia, sinks: map[string]io.Writer{}, stops: map[string]error{}, active: map[string]chan struct{}{}, queues: map[string]dbos.Queue{}, beat: make(chan struct{}), beatDone: make(chan struct{})}
 	e.host, _ = os.Hostname()
 	e.executor = fmt.Sprintf("%s|%d|%d", e.host, os.Getpid(), time.Now().UnixNano())
-	unlock, err := dia.lockSetup(ctx, url)
-	if err != nil {
-		return nil, fmt.Errorf("open the run database %s: %v; check it, or pass --db (or set AGENTSH_DB) to use another", redactURL(cfg.DB, url), err)
-	}
+	// Processes that open a new database at the same time (workers
+	// started together) would create its tables at the same time, and
+	// all but one fail; they take turns.
+	unlock := dia.setupLock(ctx, url)
 	defer unlock()
 	dc, err := dbos.NewContext(ctx, dbos.Config{
 		AppName:            "agentsh",
@@ -138,6 +144,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	e.dbos = dc
 	dbos.RegisterWorkflow(dc, e.workflow, dbos.WithWorkflowName(workflowName))
+	e.listenTo(noQueue)
 	if e.db, err = dia.open(url); err != nil {
 		dbos.Shutdown(dc, time.Second)
 		return nil, fmt.Errorf("open the run database %s: %v", redactURL(cfg.DB, url), err)
@@ -157,6 +164,11 @@ func (e *Engine) Close() error {
 		if e.isLaunched() {
 			close(e.beat)
 			<-e.beatDone
+		}
+		for name := range e.queues {
+			if strings.HasPrefix(name, "agentsh-resume-") {
+				_ = dbos.DeleteQueue(e.dbos, name) // this process's own
+			}
 		}
 		dbos.Shutdown(e.dbos, 5*time.Second)
 		if e.db != nil {
@@ -217,7 +229,7 @@ func resolveDB(db, stateDir string) (string, dialect, error) {
 		}
 		if dir := filepath.Dir(path); dir != "" {
 			if _, err := os.Stat(dir); err != nil {
-				return "", nil, fmt.Errorf("--db %q: the directory of the file: %v", db, err)
+				return "", nil, fmt.Errorf("--db %q: the directory of the file: %v; create it, or pass another --db (or set AGENTSH_DB)", db, err)
 			}
 		}
 		return db, sqliteDialect{}, nil
@@ -270,6 +282,18 @@ func (e *Engine) workflow(ctx dbos.Context, spec Spec) (Outcome, error) {
 	if e.cfg.Run == nil {
 		return Outcome{}, errors.New("this process cannot execute runs (no Runner)")
 	}
+	returned := make(chan struct{})
+	e.mu.Lock()
+	e.active[spec.ID] = returned
+	e.mu.Unlock()
+	defer func() {
+		e.mu.Lock()
+		if e.active[spec.ID] == returned {
+			delete(e.active, spec.ID)
+		}
+		e.mu.Unlock()
+		close(returned)
+	}()
 	j, err := newJournal(e, ctx, spec)
 	if err != nil {
 		return Outcome{}, err
@@ -383,9 +407,14 @@ func (e *Engine) Resume(ctx context.Context, id string, out io.Writer, opts Resu
 	}
 	e.watch(id, out)
 	defer e.unwatch(id)
-	// Resumed before the engine's workers start, the run is the first
-	// thing they pick up.
-	h, err := dbos.ResumeWorkflow[Outcome](e.dbos, id)
+	// The run goes on a queue only this process works, so that no other
+	// process waiting for a run of its own takes it; resumed before the
+	// engine's workers start, it is the first thing they pick up.
+	q, err := e.resumeQueue()
+	if err != nil {
+		return Outcome{}, err
+	}
+	h, err := dbos.ResumeWorkflow[Outcome](e.dbos, id, dbos.WithResumeQueue(q))
 	if err != nil {
 		return Outcome{}, fmt.Errorf("resume %s: %v", id, err)
 	}
@@ -393,6 +422,37 @@ func (e *Engine) Resume(ctx context.Context, id string, out io.Writer, opts Resu
 		return Outcome{}, err
 	}
 	return e.wait(ctx, id, h)
+}
+
+// resumeQueue registers this process's own queue, once, and listens to
+// it.
+func (e *Engine) resumeQueue() (string, error) {
+	name := "agentsh-resume-" + HashBytes([]byte(e.executor))[:16]
+	e.mu.Lock()
+	_, ok := e.queues[name]
+	e.mu.Unlock()
+	if ok {
+		return name, nil
+	}
+	q, err := dbos.RegisterQueue(e.dbos, name, dbos.WithQueueBasePollingInterval(e.cfg.PollInterval))
+	if err != nil {
+		return "", fmt.Errorf("register this process's queue: %v", err)
+	}
+	e.mu.Lock()
+	e.queues[name] = q
+	e.mu.Unlock()
+	e.listenTo(name)
+	return name, nil
+}
+
+// listenTo adds queues to those this process works. Until it is told
+// one, it works none: a process starting or resuming a run of its own
+// must not take batch tasks or other processes' resumes.
+func (e *Engine) listenTo(names ...string) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.listening = append(e.listening, names...)
+	dbos.ListenQueues(e.dbos, e.listening...)
 }
 
 // wait waits for run id to end or stop.
@@ -418,11 +478,18 @@ func (e *Engine) waitTicking(ctx context.Context, id string, h dbos.WorkflowHand
 		defer t.Stop()
 		ticks = t.C
 	}
+	// A run this process stopped ends the wait even when the database
+	// cannot record that it stopped (a full disk): its status would not
+	// change, and GetResult would wait for ever.
+	stopped := time.NewTicker(e.cfg.PollInterval)
+	defer stopped.Stop()
 	var r res
 	for waiting := true; waiting; {
 		select {
 		case r = <-done:
 			waiting = false
+		case <-stopped.C:
+			waiting = e.parkedHere(id) == nil
 		case <-ticks:
 			if err := tick(); err != nil {
 				return Outcome{}, err
@@ -431,12 +498,32 @@ func (e *Engine) waitTicking(ctx context.Context, id string, h dbos.WorkflowHand
 			return Outcome{}, fmt.Errorf("run %s: %w; it stays in the database: agentsh resume %s goes on", id, context.Cause(ctx), id)
 		}
 	}
+	if errors.Is(r.err, dbos.ErrAwaitedWorkflowCancelled) || errors.Is(r.err, dbos.ErrWorkflowCancelled) {
+		// A run that parks cancels its workflow before its execution
+		// returns; a handle that polls the database (a resumed run's)
+		// can see the cancellation first. Why it stopped is known once
+		// the execution in this process has returned.
+		e.mu.Lock()
+		returned := e.active[id]
+		e.mu.Unlock()
+		if returned != nil {
+			select {
+			case <-returned:
+			case <-ctx.Done():
+			}
+		}
+	}
 	e.mu.Lock()
 	stop := e.stops[id]
 	delete(e.stops, id)
 	e.mu.Unlock()
 	if stop != nil {
 		return Outcome{}, stop
+	}
+	if errors.Is(r.err, dbos.ErrAwaitedWorkflowCancelled) {
+		// Stopped by another process: one that resumed the run (and goes
+		// on with it), parked it, or found it diverging.
+		return Outcome{}, fmt.Errorf("run %s was stopped by another process that resumed it; agentsh runs shows where it is, agentsh resume %s goes on", id, id)
 	}
 	if r.err != nil {
 		return Outcome{}, fmt.Errorf("run %s: %v", id, r.err)

@@ -128,11 +128,13 @@ func step[R any](j *Journal, name string, fn func(context.Context) (R, error)) (
 		fault = func(string, string) {}
 	}
 	fault("before", name)
+	var fnErr error
 	r, err = dbos.RunAsStep(j.ctx, func(ctx context.Context) (R, error) {
 		fresh = true
 		fault("start", name)
 		defer fault("end", name)
-		return fn(ctx)
+		r, fnErr = fn(ctx)
+		return r, fnErr
 	}, dbos.WithStepName(name))
 	if err == nil {
 		fault("after", name)
@@ -147,8 +149,20 @@ func step[R any](j *Journal, name string, fn func(context.Context) (R, error)) (
 		if errors.Is(err, dbos.ErrWorkflowCancelled) {
 			return r, fresh, j.halt(&Stopped{Run: j.spec.ID, Reason: "it was cancelled; this process stops here"})
 		}
+		if fresh && fnErr == nil {
+			// The step's work is done and the journal could not keep it:
+			// the run must not go on as if it had.
+			return r, fresh, j.journalFailed(err)
+		}
 	}
 	return r, fresh, err
+}
+
+// journalFailed stops the run because its journal could not be written
+// (a full disk, a database gone): the script does not go on past a step
+// that is not journaled.
+func (j *Journal) journalFailed(err error) error {
+	return j.halt(&Stopped{Run: j.spec.ID, Reason: fmt.Sprintf("its journal in %s could not be written (%v); free space or fix the database, then agentsh resume %s goes on", j.e.DB(), err, j.spec.ID)})
 }
 
 // recordedAt is the name of the step journaled at index i, or "".
@@ -276,8 +290,15 @@ func (m *journaledModel) Complete(ctx context.Context, req provider.Request, str
 	resp, fresh, err := step(m.j, "model "+m.p.Name(), func(context.Context) (provider.Response, error) {
 		return m.p.Complete(ctx, req, stream)
 	})
-	if err == nil && !fresh && stream != nil && resp.Content != "" {
-		stream(resp.Content)
+	if !fresh {
+		// Answered by the journal: a provider that keeps count (a
+		// recording) passes over the request too.
+		if s, ok := m.p.(provider.Skipper); ok {
+			s.Skip(req)
+		}
+		if err == nil && stream != nil && resp.Content != "" {
+			stream(resp.Content)
+		}
 	}
 	return resp, err
 }

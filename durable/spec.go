@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"strings"
 )
 
 // Spec is what a run is: everything a process needs to execute it again
@@ -82,4 +83,23 @@ func HashFile(path string) (string, error) {
 func HashBytes(b []byte) string {
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
+}
+
+// PolicyHash is what deferred approvals are bound to: a run's settings and
+// the content of its files (script, policies) as this execution reads
+// them, so that an approval given for one script is not used by another.
+// An empty name is skipped; a file that cannot be read counts as its error.
+func PolicyHash(settings []string, files ...string) string {
+	parts := append([]string(nil), settings...)
+	for _, f := range files {
+		if f == "" {
+			continue
+		}
+		h, err := HashFile(f)
+		if err != nil {
+			h = "unreadable: " + err.Error()
+		}
+		parts = append(parts, f+"\x01"+h)
+	}
+	return HashBytes([]byte(strings.Join(parts, "\x00")))
 }

@@ -21,3 +21,12 @@ func Identity(p Provider) string {
 	}
 	return p.Name()
 }
+
+// Skipper is a provider whose answers depend on the requests it has
+// answered before, such as a recording played in order. When a request's
+// answer comes from elsewhere (the journal of a durable run that is
+// resumed), Skip tells it the request was answered, so that its next
+// answer is the one after.
+type Skipper interface {
+	Skip(req Request)
+}

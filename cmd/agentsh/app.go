@@ -221,6 +221,12 @@ func cli(args []string, std stdio) int {
 	if durableCommand(o) {
 		return durableCLI(o, args, std)
 	}
+	if o.approve == approveDefer {
+		// Without a journal to wait in, the ask would be refused as with
+		// --approve never, silently.
+		fmt.Fprintf(std.err, "agentsh: %v\nrun 'agentsh help' for usage\n", errDeferNeedsDurable)
+		return 2
+	}
 
 	argv := []string{"agentsh"}
 	if o.hasCode {

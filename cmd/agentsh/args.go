@@ -267,10 +267,19 @@ var valueFlags = map[string]func(o *options, v string) error{
 	"output-schema":  str(func(o *options) *string { return &o.outputSchema }),
 	"run-id":         str(func(o *options) *string { return &o.runID }),
 	"db":             str(func(o *options) *string { return &o.db }),
-	"approval-ttl":   duration("--approval-ttl", "24h or 30m", func(o *options, d time.Duration) { o.approvalTTL = d }),
-	"reason":         str(func(o *options) *string { return &o.reason }),
-	"script":         str(func(o *options) *string { return &o.batchScript }),
-	"out":            str(func(o *options) *string { return &o.batchOut }),
+	"approval-ttl": func(o *options, v string) error {
+		// Approvals expire in whole seconds: a shorter or fractional
+		// value would silently become another expiry.
+		d, err := time.ParseDuration(v)
+		if err != nil || d < time.Second || d%time.Second != 0 {
+			return usagef("--approval-ttl: got %q, want whole seconds such as 90s, 30m or 24h", v)
+		}
+		o.approvalTTL = d
+		return nil
+	},
+	"reason": str(func(o *options) *string { return &o.reason }),
+	"script": str(func(o *options) *string { return &o.batchScript }),
+	"out":    str(func(o *options) *string { return &o.batchOut }),
 	"workers": func(o *options, v string) error {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 0 {

@@ -109,7 +109,8 @@ func readTasks(path string) ([]string, error) {
 }
 
 // batchSettings are the settings of each task's run: agentsh run with the
-// batch's flags but its own, on the script.
+// batch's flags but its own (paths made absolute, see runSettings), on
+// the script.
 func batchSettings(args []string, tasks, script string) []string {
 	keep := []string{"run"}
 	for i := 0; i < len(args); i++ {
@@ -125,7 +126,7 @@ func batchSettings(args []string, tasks, script string) []string {
 			keep = append(keep, a)
 		}
 	}
-	return append(keep, script)
+	return append(runSettings(keep), script)
 }
 
 // writeFileAtomic writes data to path through a temporary file, so that

@@ -116,11 +116,12 @@ func durableDispatch(ctx context.Context, eng *agentsh.Runs, o *options, args []
 	return exitUsage, usagef("--durable runs a script or an ask: agentsh run --durable FILE, agentsh ask --durable PROMPT")
 }
 
+// errDeferNeedsDurable is the refusal of --approve defer outside a
+// durable run.
+var errDeferNeedsDurable = usagef("--approve defer waits for agentsh approve, which only a durable run can: add --durable")
+
 // newSpec is the run the command line asks for.
 func newSpec(o *options, args []string) (agentsh.RunSpec, error) {
-	if o.approve == approveDefer && !o.durable {
-		return agentsh.RunSpec{}, usagef("--approve defer waits for agentsh approve, which only a durable run can: add --durable")
-	}
 	wd, err := filepath.Abs(o.workdir)
 	if err != nil {
 		return agentsh.RunSpec{}, err
@@ -200,7 +201,7 @@ func runner(std stdio) agentsh.Runner {
 				return agentsh.RunOutcome{ExitCode: exitUsage, Error: fmt.Sprintf("task %d: %v", spec.Index, err)}, nil
 			}
 		}
-		j.SetPolicy(agentsh.HashText(strings.Join(append([]string{spec.ScriptHash}, spec.Settings...), "\x00")))
+		j.SetPolicy(agentsh.PolicyHash(spec.Settings, append([]string{spec.Script}, o.loads...)...))
 		argv := o.positional
 		if spec.Script != "" {
 			argv = append([]string{spec.Script}, spec.Args...)

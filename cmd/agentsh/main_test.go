@@ -24,6 +24,10 @@ var update = flag.Bool("update", false, "rewrite golden files and txtar expectat
 func TestMain(m *testing.M) {
 	agentsh.Init()
 	if os.Getenv("AGENTSH_MAIN") == "1" {
+		if err := installFault(os.Getenv("AGENTSH_TEST_FAULT")); err != nil {
+			fmt.Fprintf(os.Stderr, "agentsh test: AGENTSH_TEST_FAULT: %v\n", err)
+			os.Exit(exitUsage)
+		}
 		os.Exit(cli(os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}))
 	}
 	testscript.Main(privateState(m), map[string]func(){

@@ -22,6 +22,7 @@ var goPackages = []goPackage{
 	{"executor", []string{"BenchmarkInvokeValidated", "BenchmarkInvokeNoHooks"}},
 	{"shell", []string{"BenchmarkParseHostile"}},
 	{"scripts/policies", []string{"BenchmarkDenyPatternsHostile"}},
+	{"durable", []string{"BenchmarkJournalStep"}},
 }
 
 // goFigures are the figures row 10 prints, by package, name and unit.
@@ -48,6 +49,8 @@ var goFigures = []struct{ pkg, name, unit string }{
 	{"scripts/policies", "BenchmarkDenyPatternsHostile/substitutions-1MiB", "B/op"},
 	{"scripts/policies", "BenchmarkDenyPatternsHostile/commands-read", "ns/op"},
 	{"scripts/policies", "BenchmarkDenyPatternsHostile/commands-read", "B/op"},
+	{"durable", "BenchmarkJournalStep/journal=on", "ns/op"},
+	{"durable", "BenchmarkJournalStep/journal=off", "ns/op"},
 }
 
 // fmtFigure prints a benchmark figure in its unit: bytes for B/op,
@@ -216,6 +219,7 @@ func goChecks(e *env, vals benchValues) {
 		{"deny_patterns.star on 1 MiB of nested $(: allocated", substMem, mib},
 		{"deny_patterns.star on the most commands the analysis reads: time", readTime, ms},
 		{"deny_patterns.star on the most commands the analysis reads: allocated", readMem, mib},
+		{"a journaled call's cost over an unjournaled one (durable, SQLite)", diff("durable", "BenchmarkJournalStep/journal=on", "BenchmarkJournalStep/journal=off"), nil},
 	}
 	for _, f := range figs {
 		var parts []string

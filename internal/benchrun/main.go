@@ -4,7 +4,9 @@
 // bare go.starlark.net program, the Go benchmarks of the script and
 // executor hot paths, and what the sandbox costs: one confined command on
 // each backend against the same unconfined (timed in this process), and
-// a scripted 200-command agent run with and without it. Each row of the
+// a scripted 200-command agent run with and without it; and what durable
+// runs cost: a scripted agent run with and without --durable, and agentsh
+// batch on SQLite and on Postgres. Each row of the
 // table in BENCHMARKS.md is one row here (--rows picks them).
 //
 //	scripts/bench/all.sh [--base REV] [--sizes 1,4,16] [--rows 1,3,9] [--runs N] [--quick]
@@ -46,10 +48,13 @@ type config struct {
 	tmp         string // where the temporary directory goes
 	sizes       []int
 	rows        []int
-	runs        int // timed runs of each variant of a search case
-	startupRuns int // of the start-up cases
-	benchCount  int // passes of each Go benchmark
-	agentTurns  int // turns of row 11's scripted agent run, 4 commands each
+	runs        int    // timed runs of each variant of a search case
+	startupRuns int    // of the start-up cases
+	benchCount  int    // passes of each Go benchmark
+	agentTurns  int    // turns of row 11's scripted agent run, 4 commands each
+	batchTasks  int    // tasks of row 12's batches
+	batchRuns   int    // timed runs of each of row 12's batch variants
+	pgURL       string // row 12's Postgres database; "" skips its case
 	benchtime   string
 	rg, fd      string // the peers' programs
 	// newBinary, when set, is used as "new" instead of building one; self,
@@ -87,7 +92,7 @@ func main() {
 	}
 }
 
-var allRows = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}
+var allRows = []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs := flag.NewFlagSet("benchrun", flag.ContinueOnError)
@@ -99,13 +104,16 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.StringVar(&cfg.src, "src", "", "the 1× tree (default: $(go env GOROOT)/src)")
 	fs.StringVar(&cfg.tmp, "tmp", os.TempDir(), "where to make the temporary directory (the trees are hard links: same file system as --src)")
 	fs.StringVar(&sizes, "sizes", "1,4,16", "tree sizes, in copies of --src")
-	fs.StringVar(&rows, "rows", "1,2,3,4,5,6,7,8,9,10,11", "rows of the table to run")
+	fs.StringVar(&rows, "rows", "1,2,3,4,5,6,7,8,9,10,11,12", "rows of the table to run")
 	fs.IntVar(&cfg.runs, "runs", 5, "timed runs of each variant of a search case")
 	fs.IntVar(&cfg.startupRuns, "startup-runs", 100, "timed runs of each variant of a start-up case")
 	fs.IntVar(&cfg.benchCount, "bench-count", 5, "passes of each go test benchmark")
 	fs.IntVar(&cfg.agentTurns, "agent-turns", 50, "turns of row 11's scripted agent run (internal/benchrun/testdata/sandbox200.star), 4 bash calls each")
+	fs.IntVar(&cfg.batchTasks, "batch-tasks", 2000, "tasks of row 12's agentsh batch runs")
+	fs.IntVar(&cfg.batchRuns, "batch-runs", 3, "timed runs of each of row 12's batch variants")
+	fs.StringVar(&cfg.pgURL, "pg-url", "", "row 12: an empty Postgres database for the batch with agentsh batch worker processes (postgres://USER@HOST:PORT/DB); without it, a throwaway cluster (internal/pgtest), or the case is skipped when the machine has no Postgres")
 	fs.StringVar(&cfg.benchtime, "benchtime", "1s", "go test -benchtime of each pass")
-	quick := fs.Bool("quick", false, "a quick look: --sizes 1 --runs 3 --startup-runs 20 --bench-count 3 --benchtime 200ms, unless given")
+	quick := fs.Bool("quick", false, "a quick look: --sizes 1 --runs 3 --startup-runs 20 --bench-count 3 --benchtime 200ms --batch-tasks 200 --batch-runs 1, unless given")
 	fs.StringVar(&cfg.rg, "rg", "rg", "the ripgrep program")
 	fs.StringVar(&cfg.fd, "fd", "fdfind", "the fd program (fd on some systems)")
 	fs.Usage = func() {
@@ -127,6 +135,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 			"startup-runs": func() { cfg.startupRuns = 20 },
 			"bench-count":  func() { cfg.benchCount = 3 },
 			"benchtime":    func() { cfg.benchtime = "200ms" },
+			"batch-tasks":  func() { cfg.batchTasks = 200 },
+			"batch-runs":   func() { cfg.batchRuns = 1 },
 		}
 		for name, apply := range quickDefaults {
 			if !set[name] {
@@ -141,7 +151,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	if cfg.rows, err = parseInts("rows", rows, 1, len(allRows)); err != nil {
 		return config{}, err
 	}
-	for name, n := range map[string]int{"runs": cfg.runs, "startup-runs": cfg.startupRuns, "bench-count": cfg.benchCount, "agent-turns": cfg.agentTurns} {
+	for name, n := range map[string]int{"runs": cfg.runs, "startup-runs": cfg.startupRuns, "bench-count": cfg.benchCount, "agent-turns": cfg.agentTurns,
+		"batch-tasks": cfg.batchTasks, "batch-runs": cfg.batchRuns} {
 		if n < 1 {
 			return config{}, fmt.Errorf("--%s %d: want 1 or more", name, n)
 		}
@@ -334,7 +345,7 @@ func (e *env) prepare(ctx context.Context) error {
 }
 
 func (e *env) needsAgentsh() bool {
-	return slices.ContainsFunc(e.cfg.rows, func(r int) bool { return r <= 9 || r == 11 })
+	return slices.ContainsFunc(e.cfg.rows, func(r int) bool { return r <= 9 || r >= 11 })
 }
 
 // loadAverage is the 1, 5 and 15 minute load averages.

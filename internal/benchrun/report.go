@@ -76,10 +76,13 @@ func (b bound) met(x float64) bool {
 	return x <= b.v
 }
 
-// fromSeconds is a time in b's unit: milliseconds for " ms", otherwise
-// microseconds.
+// fromSeconds is a time in b's unit: seconds for " s", milliseconds for
+// " ms", otherwise microseconds.
 func (b bound) fromSeconds(sec float64) float64 {
-	if strings.TrimSpace(b.unit) == "ms" {
+	switch strings.TrimSpace(b.unit) {
+	case "s":
+		return sec
+	case "ms":
 		return sec * 1e3
 	}
 	return sec * 1e6

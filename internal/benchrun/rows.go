@@ -47,10 +47,12 @@ var rows = []row{
 		"stay at the floor (first measured: 1.05–1.11×); checked as ≤ 1.11×", rowFloor},
 	{9, "start-up: agentsh run hello.star vs a bare go.starlark.net program; agentsh explain and agentsh hook claude-code with the shipped policies",
 		"run ≤ 1.5× the bare program (first measured: 11.7 vs 3.6 ms, 3.2×); hook ≤ 8 ms on an idle machine (first measured: 15.9 ms); explain reported", rowStartup},
-	{10, "Go benchmarks (go test -bench): parallel Lua, agent turns, script tools, schema validation, hostile shell command lines",
+	{10, "Go benchmarks (go test -bench): parallel Lua, agent turns, script tools, schema validation, hostile shell command lines, a journaled call",
 		"Lua parallel ≥ 1.7× serial; 200-turn per-turn cost ≤ 1.3× 25-turn; script tool ≤ 2.5 µs; validated call ≤ 2 µs; a hostile bash call decided ≤ 1000 ms and ≤ 64 MiB", rowGoBench},
 	{11, "the sandbox: one sandboxed true on each backend vs unconfined (in this process); a 200-command scripted agent run, sandboxed vs not",
 		"start-up median ≤ 25 ms on bubblewrap, ≤ 5 ms on Landlock; the agent run's ratios reported", rowSandbox},
+	{12, "durable runs: a 20-turn scripted agent run with --durable vs without; agentsh batch of 2,000 scripted tasks on SQLite (4 and 16 workers) and on Postgres with 2 agentsh batch worker processes",
+		"durable/plain ≤ 1.10×; 2,000 tasks ≤ 120 s on SQLite; tasks/s and the peak RSS of 16 workers reported", rowDurable},
 }
 
 func rowByID(id int) row {

@@ -109,10 +109,10 @@ func TestParseFlags(t *testing.T) {
 		t.Errorf("--rows 9,1,9: got %v, want [1 9]", cfg.rows)
 	}
 	full, err := parseFlags(nil, &bytes.Buffer{})
-	if err != nil || len(full.sizes) != 3 || full.runs != 5 || len(full.rows) != 11 || full.agentTurns != 50 {
-		t.Errorf("defaults: got %+v, %v; want sizes 1,4,16, 5 runs, every row, 50 agent turns", full, err)
+	if err != nil || len(full.sizes) != 3 || full.runs != 5 || len(full.rows) != 12 || full.batchTasks != 2000 || full.batchRuns != 3 || full.agentTurns != 50 {
+		t.Errorf("defaults: got %+v, %v; want sizes 1,4,16, 5 runs, every row, 50 agent turns, 2000 batch tasks, 3 batch runs", full, err)
 	}
-	for _, args := range [][]string{{"--rows", "12"}, {"--rows", "x"}, {"--sizes", "0"}, {"--runs", "0"}, {"--agent-turns", "0"}, {"extra"}} {
+	for _, args := range [][]string{{"--rows", "13"}, {"--batch-tasks", "0"}, {"--batch-runs", "0"}, {"--rows", "x"}, {"--sizes", "0"}, {"--runs", "0"}, {"--agent-turns", "0"}, {"extra"}} {
 		if _, err := parseFlags(args, &bytes.Buffer{}); err == nil {
 			t.Errorf("parseFlags(%q) accepted it; want an error", args)
 		}

@@ -47,19 +47,19 @@ func testConfig(t *testing.T, rows ...int) config {
 		t.Fatal(err)
 	}
 	return config{self: testLauncher(t), repo: filepath.Join(wd, "..", ".."), src: tinyTree(t), tmp: t.TempDir(), sizes: []int{2}, rows: rows,
-		runs: 1, startupRuns: 1, benchCount: 1, benchtime: "1x", agentTurns: 1, rg: "rg", fd: "fdfind"}
+		runs: 1, startupRuns: 1, benchCount: 1, benchtime: "1x", agentTurns: 1, batchTasks: 3, batchRuns: 1, rg: "rg", fd: "fdfind"}
 }
 
 // TestHarnessQuick runs every row but the Go benchmarks, once each, on
 // two hard-linked copies of a tiny tree, and row 11's agent run with one
-// turn: agentsh is built, every output check passes, every row prints,
+// turn and row 12 with a batch of 3 tasks: agentsh is built, every output check passes, every row prints,
 // and the temporary directory is gone afterwards.
 func TestHarnessQuick(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds agentsh and runs it some hundred times; skipped in -short")
 	}
 	needPrograms(t, "rg", "fdfind", "go")
-	cfg := testConfig(t, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11)
+	cfg := testConfig(t, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12)
 	var out bytes.Buffer
 	if err := run(context.Background(), cfg, &out); err != nil {
 		t.Fatalf("run: %v\n%s", err, out.String())
@@ -67,7 +67,8 @@ func TestHarnessQuick(t *testing.T) {
 	text := out.String()
 	for _, want := range []string{"load average at start:", "load average at end:", "peak RSS floor:", "| row | case |",
 		"2× files_with_matches", "2× content", "lines equal the reference", `printed "hello, world\n"`, "new/minstar wall",
-		"reads .env, writes .git", `"4 commands, every output as expected"`} {
+		"reads .env, writes .git", `"4 commands, every output as expected"`,
+		`"20 calls, every result as expected"`, "durable/plain wall", "workers=16 tasks/s", "scripted tasks on Postgres"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the report has no %q", want)
 		}

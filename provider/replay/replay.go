@@ -210,6 +210,19 @@ func (p *Player) Remaining() int {
 	return len(p.entries) - p.next
 }
 
+var _ provider.Skipper = (*Player)(nil)
+
+// Skip passes over the next recorded exchange: a resumed durable run had
+// req answered by its journal, as the recording answered it the first
+// time.
+func (p *Player) Skip(provider.Request) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.next < len(p.entries) {
+		p.next++
+	}
+}
+
 // Complete returns the recorded answer to req, which must equal the
 // recorded request byte for byte (as JSON); otherwise it fails with
 // provider.ErrDiverged, saying where the conversations part.

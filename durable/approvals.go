@@ -197,10 +197,15 @@ func (e *Engine) Approval(ctx context.Context, id string) (Approval, error) {
 // Approvals lists approvals, oldest first: the pending ones, or all.
 func (e *Engine) Approvals(ctx context.Context, all bool) ([]Approval, error) {
 	q := `SELECT ` + approvalColumns + ` FROM agentsh_approvals`
+	now := time.Now()
+	args := []any{}
 	if !all {
-		q += ` WHERE state = 'pending'`
+		// One past its expiry waits no more, whether or not a resume has
+		// marked it expired yet.
+		q += ` WHERE state = 'pending' AND expires_ms > $1`
+		args = append(args, now.UnixMilli())
 	}
-	rows, err := e.db.QueryContext(ctx, q+` ORDER BY created_ms, id`)
+	rows, err := e.db.QueryContext(ctx, q+` ORDER BY created_ms, id`, args...)
 	if err != nil {
 		return nil, fmt.Errorf("list approvals: %v", err)
 	}
@@ -210,6 +215,9 @@ func (e *Engine) Approvals(ctx context.Context, all bool) ([]Approval, error) {
 		a, err := scanApproval(rows)
 		if err != nil {
 			return nil, fmt.Errorf("list approvals: %v", err)
+		}
+		if a.State == ApprovalPending && !now.Before(a.Expires) {
+			a.State = ApprovalExpired
 		}
 		list = append(list, a)
 	}

@@ -246,7 +246,7 @@ func (e *Engine) requeue(ctx context.Context, batch string) error {
 			return fmt.Errorf("put task %s back on the queue: %v", w.ID, err)
 		}
 		if answered {
-			if _, err := e.db.ExecContext(ctx, `UPDATE agentsh_approvals SET requeued = 1 WHERE run = $1 AND state IN ('approved', 'denied')`, w.ID); err != nil {
+			if _, err := e.db.ExecContext(ctx, `UPDATE agentsh_approvals SET requeued = 1 WHERE run = $1 AND state <> 'spent'`, w.ID); err != nil {
 				return fmt.Errorf("task %s: %v", w.ID, err)
 			}
 		}
@@ -254,10 +254,11 @@ func (e *Engine) requeue(ctx context.Context, batch string) error {
 	return nil
 }
 
-// decidedRuns are the runs with an approval decided since they were last
-// put back on the queue: parked, they go on.
+// decidedRuns are the runs with an approval decided (or expired) since
+// they were last put back on the queue: parked, they go on.
 func (e *Engine) decidedRuns(ctx context.Context) (map[string]bool, error) {
-	rows, err := e.db.QueryContext(ctx, `SELECT DISTINCT run FROM agentsh_approvals WHERE state IN ('approved', 'denied') AND requeued = 0`)
+	rows, err := e.db.QueryContext(ctx, `SELECT DISTINCT run FROM agentsh_approvals WHERE requeued = 0 AND
+		(state IN ('approved', 'denied', 'expired') OR (state = 'pending' AND expires_ms <= $1))`, time.Now().UnixMilli())
 	if err != nil {
 		return nil, fmt.Errorf("read the decided approvals: %v", err)
 	}

@@ -4,7 +4,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/agentsh/agentsh/core"
 )
@@ -116,11 +119,11 @@ type errorRecord struct {
 func resultOf(r *core.Result) (result, error) {
 	rec := result{ForLLM: r.ForLLM, ForUser: r.ForUser, Silent: r.Silent, Blocks: r.Blocks, Artifact: r.Artifact}
 	if r.Data != nil {
-		b, err := core.MarshalJSON(r.Data)
-		if err != nil {
+		var b strings.Builder
+		if err := encodeData(&b, r.Data); err != nil {
 			return result{}, fmt.Errorf("journal the data of %s: %v", r.Tool, err)
 		}
-		rec.Data = string(b)
+		rec.Data = b.String()
 	}
 	if r.Err != nil {
 		e := &errorRecord{Kind: core.KindOf(r.Err), Message: r.Err.Error()}
@@ -148,4 +151,58 @@ func (rec result) toResult(call *core.Call) *core.Result {
 		r.Err = &core.Error{Kind: e.Kind, Tool: call.Name, CallID: call.ID, Message: e.Message, Hook: e.Hook, Violations: e.Violations}
 	}
 	return r
+}
+
+// encodeData writes Data (plain JSON shapes, see core.Result.SetData) as
+// JSON that decodes to the same shapes: a float64 that is a whole number
+// is written with ".0", so it comes back a float64, not an int64.
+func encodeData(b *strings.Builder, v any) error {
+	switch x := v.(type) {
+	case float64:
+		if math.IsInf(x, 0) || math.IsNaN(x) {
+			return fmt.Errorf("cannot journal the number %v", x)
+		}
+		s := strconv.FormatFloat(x, 'g', -1, 64)
+		if !strings.ContainsAny(s, ".eE") {
+			s += ".0"
+		}
+		b.WriteString(s)
+	case []any:
+		b.WriteByte('[')
+		for i, e := range x {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if err := encodeData(b, e); err != nil {
+				return err
+			}
+		}
+		b.WriteByte(']')
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		b.WriteByte('{')
+		for i, k := range keys {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			kb, _ := json.Marshal(k)
+			b.Write(kb)
+			b.WriteByte(':')
+			if err := encodeData(b, x[k]); err != nil {
+				return err
+			}
+		}
+		b.WriteByte('}')
+	default:
+		e, err := core.MarshalJSON(x)
+		if err != nil {
+			return err
+		}
+		b.Write(e)
+	}
+	return nil
 }

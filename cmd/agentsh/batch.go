@@ -48,9 +48,6 @@ func batch(ctx context.Context, eng *agentsh.Runs, o *options, args []string, st
 	if err != nil {
 		return exitUsage, err
 	}
-	if _, err := os.Stat(script); err != nil {
-		return exitUsage, usagef("batch --script %s: %v; give the script each task runs", o.batchScript, err)
-	}
 	spec, err := newSpec(&options{command: "run", positional: []string{script}, workdir: o.workdir, approve: o.approve,
 		approvalTTL: o.approvalTTL, durable: true}, nil)
 	if err != nil {

@@ -55,6 +55,17 @@ func WriteApprovals(w io.Writer, list []Approval, asJSON bool) error {
 	return durable.WriteApprovals(w, list, asJSON)
 }
 
+// ReadTasks reads a batch's tasks file: one task a line.
+func ReadTasks(path string) ([]string, error) { return durable.ReadTasks(path) }
+
+// BatchID names a batch by its script, settings and tasks.
+func BatchID(spec RunSpec, tasks []string) string { return durable.BatchID(spec, tasks) }
+
+// WriteResults writes a batch's results, in task order, to path.
+func WriteResults(path string, results []durable.TaskResult) error {
+	return durable.WriteResults(path, results)
+}
+
 // HashFile is the SHA-256 of a file's content, as a run keeps its
 // script's.
 func HashFile(path string) (string, error) { return durable.HashFile(path) }

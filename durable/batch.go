@@ -1,11 +1,15 @@
 package durable
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -404,4 +408,63 @@ func (p *batchProgress) print(done, failed, running int, end string) {
 		eta = (time.Duration(float64(left)/rate) * time.Second).Round(time.Second).String()
 	}
 	fmt.Fprintf(p.opts.Progress, "batch %s: %d/%d done, %d failed, %d running, %.1f tasks/s, eta %s   %s", p.opts.ID, done, len(p.opts.Tasks), failed, running, rate, eta, end)
+}
+
+// ReadTasks reads a tasks file: one task a line; blank lines are not
+// tasks.
+func ReadTasks(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read the tasks: %v; give a file of JSON objects, one task a line", err)
+	}
+	defer f.Close()
+	var tasks []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64*1024), 64<<20)
+	for sc.Scan() {
+		if line := sc.Text(); strings.TrimSpace(line) != "" {
+			tasks = append(tasks, line)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read the tasks in %s: %v", path, err)
+	}
+	return tasks, nil
+}
+
+// BatchID names the batch of spec's script and settings over tasks, so
+// that running the same batch again finds it.
+func BatchID(spec Spec, tasks []string) string {
+	parts := append([]string{spec.ScriptHash, HashBytes([]byte(strings.Join(tasks, "\n")))}, spec.Settings...)
+	return "batch-" + HashBytes([]byte(strings.Join(parts, "\x00")))[:12]
+}
+
+// WriteResults writes results as JSON lines, in order, to path through a
+// temporary file: path holds all of them or what it held before.
+func WriteResults(path string, results []TaskResult) error {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	for _, r := range results {
+		if err := enc.Encode(r); err != nil {
+			return err
+		}
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err == nil {
+		_, err = tmp.Write(buf.Bytes())
+		if cerr := tmp.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(tmp.Name(), path)
+		}
+		if err != nil {
+			os.Remove(tmp.Name())
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("write results to %s: %v", path, err)
+	}
+	return nil
 }

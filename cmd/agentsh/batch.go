@@ -1,10 +1,7 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -40,9 +37,9 @@ func batch(ctx context.Context, eng *agentsh.Runs, o *options, args []string, st
 			return exitUsage, usagef("batch --out %s: its directory %s does not exist; create it, or give --out a path in an existing directory", o.batchOut, dir)
 		}
 	}
-	tasks, err := readTasks(o.positional[0])
+	tasks, err := agentsh.ReadTasks(o.positional[0])
 	if err != nil {
-		return exitUsage, err
+		return exitUsage, usagef("batch: %v", err)
 	}
 	script, err := filepath.Abs(o.batchScript)
 	if err != nil {
@@ -56,20 +53,14 @@ func batch(ctx context.Context, eng *agentsh.Runs, o *options, args []string, st
 	spec.Settings = batchSettings(args, o.positional[0], script)
 	id := o.runID
 	if id == "" {
-		id = "batch-" + agentsh.HashText(strings.Join(append([]string{spec.ScriptHash, agentsh.HashText(strings.Join(tasks, "\n"))}, spec.Settings...), "\x00"))[:12]
+		id = agentsh.BatchID(spec, tasks)
 	}
 	results, err := eng.Batch(ctx, agentsh.BatchOptions{ID: id, Spec: spec, Tasks: tasks, Workers: workers, Progress: std.err})
 	if err != nil {
 		return exitError, err
 	}
-	var buf bytes.Buffer
 	code := exitOK
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
 	for _, r := range results {
-		if err := enc.Encode(r); err != nil {
-			return exitError, err
-		}
 		switch {
 		case r.ExitCode == exitWaiting && code == exitOK:
 			code = exitWaiting
@@ -77,32 +68,10 @@ func batch(ctx context.Context, eng *agentsh.Runs, o *options, args []string, st
 			code = exitError
 		}
 	}
-	if err := writeFileAtomic(o.batchOut, buf.Bytes()); err != nil {
+	if err := agentsh.WriteResults(o.batchOut, results); err != nil {
 		return exitError, fmt.Errorf("%v; the tasks' runs are kept in %s: run the same command with another --out to write their results", err, eng.DB())
 	}
 	return code, nil
-}
-
-// readTasks reads the tasks file: one task a line; blank lines are not
-// tasks.
-func readTasks(path string) ([]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, usagef("batch: read the tasks: %v; give a file of JSON objects, one task a line", err)
-	}
-	defer f.Close()
-	var tasks []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 64<<20)
-	for sc.Scan() {
-		if line := sc.Text(); strings.TrimSpace(line) != "" {
-			tasks = append(tasks, line)
-		}
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("batch: read %s: %v", path, err)
-	}
-	return tasks, nil
 }
 
 // batchSettings are the settings of each task's run: agentsh run with the
@@ -124,27 +93,4 @@ func batchSettings(args []string, tasks, script string) []string {
 		}
 	}
 	return append(runSettings(keep), script)
-}
-
-// writeFileAtomic writes data to path through a temporary file, so that
-// path holds all of it or what it held before.
-func writeFileAtomic(path string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return fmt.Errorf("write results to %s: %v", path, err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write results to %s: %v", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write results to %s: %v", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("write results to %s: %v", path, err)
-	}
-	return nil
 }

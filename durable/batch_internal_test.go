@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/dbos-inc/dbos-transact-golang/dbos"
+
+	"github.com/agentsh/agentsh/internal/testwait"
 )
 
 // TestWorkOnConcurrency: the batch queue's worker concurrency is one
@@ -150,19 +152,19 @@ func TestTakenOverTask(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go b.Work(ctx, 1)
-	for {
+	testwait.Until(t, "the other process takes the task over and finishes it", func() bool {
 		info, err := b.Run(context.Background(), "over-0")
 		if err != nil {
 			t.Fatal(err)
 		}
 		if info.State == StateDone {
-			break
+			return true
 		}
 		if err := b.requeue(context.Background(), "over"); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return false
+	})
 	close(release)
 	r := <-done
 	if r.err != nil {

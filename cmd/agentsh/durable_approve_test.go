@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentsh/agentsh/internal/pgtest"
+
 	"github.com/agentsh/agentsh/internal/testwait"
 )
 
@@ -87,8 +89,19 @@ func (r *approvalRun) effects() int {
 // whatever the two print, and the run ends done.
 func TestDurableResumersRace(t *testing.T) {
 	t.Parallel()
+	resumersRace(t, newApprovalRun(t), 10)
+}
+
+// TestDurableResumersRacePostgres is the race on Postgres, where the two
+// resumers are separate connections to a server, as on two machines.
+func TestDurableResumersRacePostgres(t *testing.T) {
+	t.Parallel()
 	r := newApprovalRun(t)
-	const rounds = 10
+	r.db = pgtest.Shared(t)
+	resumersRace(t, r, 5)
+}
+
+func resumersRace(t *testing.T, r *approvalRun, rounds int) {
 	for i := range rounds {
 		id := fmt.Sprintf("race%d", i)
 		r.park(id)

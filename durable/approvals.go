@@ -137,14 +137,13 @@ func (j *Journal) defer_(ctx context.Context, req *core.ApprovalRequest) (core.A
 		}
 		// Approved (or spent by an execution that stopped before it
 		// journaled this answer): the call's work claims it.
-		j.claim = a.ID
 		return core.Approval{Verdict: core.VerdictAllow, Reason: fmt.Sprintf("approval %s: %s", a.ID, a.Decided)}, nil
 	})
 	if err != nil {
 		return core.Approval{}, j.orJournalFailed(err)
 	}
 	if ans.Verdict == core.VerdictAllow {
-		j.claim = stored.ID
+		j.claim = claim{id: stored.ID, call: req.Call.ID}
 	}
 	return ans, nil
 }

@@ -33,7 +33,7 @@ type Journal struct {
 	next     int      // the index of the next step
 	depth    atomic.Int32
 	asks     int
-	claim    string // the approval that allowed the call about to run
+	claim    claim // the approval that allowed the call about to run
 
 	policy string
 	rerun  core.Approver
@@ -114,6 +114,13 @@ func (j *Journal) yielded() bool {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	return j.takenOver
+}
+
+// claim is an approved deferred approval waiting for its call's work to
+// use it.
+type claim struct {
+	id   string
+	call string // its ID (middleware passes copies of a call; they keep it)
 }
 
 // step runs fn as the run's next step, or returns its journaled result;
@@ -199,11 +206,16 @@ func (j *Journal) Execute(ctx context.Context, call *core.Call, run func(context
 			return res
 		}
 	}
-	claim := j.claim
-	j.claim = ""
+	// The approval is this call's only if it was given for it (a call
+	// approved, then refused by a later stage, leaves one for no one).
+	spend := ""
+	if j.claim.call == call.ID {
+		spend = j.claim.id
+	}
+	j.claim = claim{}
 	rec, _, err := step(j, workName, func(context.Context) (result, error) {
-		if claim != "" {
-			if err := j.e.spend(context.WithoutCancel(ctx), claim, j.nonce); err != nil {
+		if spend != "" {
+			if err := j.e.spend(context.WithoutCancel(ctx), spend, j.nonce); err != nil {
 				return resultOf(&core.Result{Err: &core.Error{Kind: core.KindRejected, Tool: call.Name, CallID: call.ID, Hook: "approval", Message: err.Error()}})
 			}
 		}

@@ -606,3 +606,37 @@ func TestPolicyHashFollowsFiles(t *testing.T) {
 		t.Error("a file gone keeps the policy hash")
 	}
 }
+
+// TestApprovalSpentByItsCallOnly approves a call that then never runs (a
+// later stage refuses it): the next call, which needed no approval, must
+// not use the approval up.
+func TestApprovalSpentByItsCallOnly(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	plan := func(ctx context.Context, j *durable.Journal, exec int, out io.Writer) (durable.Outcome, error) {
+		if _, err := gate(ctx, j); err != nil { // call_1, approved, and refused later
+			return durable.Outcome{}, err
+		}
+		other := &core.Call{ID: "call_2", Name: "other", Args: json.RawMessage(`{}`)}
+		res := j.Execute(ctx, other, func(context.Context) *core.Result { return &core.Result{ForLLM: "ran"} })
+		fmt.Fprintln(out, res.ForLLM, res.Err)
+		return durable.Outcome{}, nil
+	}
+	_, err := h.start("s1", plan)
+	a := parked(t, err)
+	h.approve(a.ID)
+	var out strings.Builder
+	if _, err := h.e.Resume(context.Background(), "s1", &out, durable.ResumeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if out.String() != "ran <nil>\n" {
+		t.Errorf("the other call: %q, want it run", out.String())
+	}
+	got, err := h.e.Approval(context.Background(), a.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.State != durable.ApprovalApproved {
+		t.Errorf("approval of a call that never ran: state %s, want approved (not spent by another call)", got.State)
+	}
+}

@@ -69,11 +69,13 @@ func (e *Engine) Batch(ctx context.Context, opts BatchOptions) ([]TaskResult, er
 	}
 	results := make([]TaskResult, len(opts.Tasks))
 	handles := make([]dbos.WorkflowHandle[Outcome], len(opts.Tasks))
+	bad := 0 // lines that are not tasks
 	for i, line := range opts.Tasks {
 		results[i] = TaskResult{Index: i}
 		task, err := taskOf(line)
 		if err != nil {
 			results[i].ExitCode, results[i].Error = 2, fmt.Sprintf("task %d: %v", i, err)
+			bad++
 			continue
 		}
 		spec := opts.Spec
@@ -87,12 +89,6 @@ func (e *Engine) Batch(ctx context.Context, opts BatchOptions) ([]TaskResult, er
 	// approval that has been decided since, go back on the queue.
 	if err := e.requeue(ctx, opts.ID); err != nil {
 		return nil, err
-	}
-	bad := 0
-	for _, h := range handles {
-		if h == nil {
-			bad++
-		}
 	}
 	stop := e.progress(ctx, opts, bad)
 	for i, h := range handles {

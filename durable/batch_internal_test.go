@@ -5,7 +5,6 @@ import (
 	"io"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/dbos-inc/dbos-transact-golang/dbos"
 
@@ -242,9 +241,16 @@ func TestTakenOverInStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	<-bWaits
+	a.mu.Lock()
+	aReturned := a.active["over-0"]
+	a.mu.Unlock()
+	if aReturned == nil {
+		t.Fatal("a is not executing the task it is inside a step of")
+	}
 	close(releaseA) // a's step ends, and its record is refused
-	// a stops; give it the time to (wrongly) cancel the run b executes.
-	time.Sleep(200 * time.Millisecond)
+	// a stops: had it (wrongly) cancelled the run b executes, it did so
+	// before its execution returned.
+	testwait.Within(t, "the first process's execution to return", func() { <-aReturned })
 	close(releaseB)
 	r := <-done
 	if r.err != nil {

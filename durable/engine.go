@@ -113,6 +113,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.StaleAfter <= 0 {
 		cfg.StaleAfter = 10 * time.Second
 	}
+	if cfg.Fault == nil {
+		cfg.Fault = func(string, string) {}
+	}
 	url, dia, err := resolveDB(cfg.DB, cfg.StateDir)
 	if err != nil {
 		return nil, err

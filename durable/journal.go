@@ -61,10 +61,6 @@ func newJournal(e *Engine, ctx dbos.Context, spec Spec) (*Journal, error) {
 // ID is the run's id.
 func (j *Journal) ID() string { return j.spec.ID }
 
-// Replaying reports whether the run's next step is journaled, that is,
-// whether this execution is still going over what an earlier one did.
-func (j *Journal) Replaying() bool { return j.next < len(j.recorded) }
-
 // SetPolicy sets the hash of the policy the run loaded (its scripts and
 // settings): deferred approvals are bound to it.
 func (j *Journal) SetPolicy(hash string) { j.policy = hash }
@@ -131,9 +127,6 @@ func step[R any](j *Journal, name string, fn func(context.Context) (R, error)) (
 	}
 	j.next++
 	fault := j.e.cfg.Fault
-	if fault == nil {
-		fault = func(string, string) {}
-	}
 	fault("before", name)
 	var fnErr error
 	r, err = dbos.RunAsStep(j.ctx, func(ctx context.Context) (R, error) {

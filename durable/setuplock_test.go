@@ -4,10 +4,10 @@ import (
 	"context"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/agentsh/agentsh/durable"
 	"github.com/agentsh/agentsh/internal/pgtest"
+	"github.com/agentsh/agentsh/internal/testwait"
 )
 
 // TestOpenNewPostgresTogether: engines that open a new Postgres database
@@ -16,7 +16,7 @@ import (
 // the turn in a statement hung them all.
 func TestOpenNewPostgresTogether(t *testing.T) {
 	url := pgtest.Start(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), testwait.Step)
 	defer cancel()
 	const n = 4
 	errs := make([]error, n)

@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/agentsh/agentsh"
 )
@@ -50,7 +50,7 @@ func batch(ctx context.Context, eng *agentsh.Runs, o *options, args []string, st
 	if err != nil {
 		return exitUsage, err
 	}
-	spec.Settings = batchSettings(args, o.positional[0], script)
+	spec.Settings = batchSettings(args)
 	id := o.runID
 	if id == "" {
 		id = agentsh.BatchID(spec, tasks)
@@ -75,22 +75,11 @@ func batch(ctx context.Context, eng *agentsh.Runs, o *options, args []string, st
 }
 
 // batchSettings are the settings of each task's run: agentsh run with the
-// batch's flags but its own (paths made absolute, see runSettings), on
-// the script.
-func batchSettings(args []string, tasks, script string) []string {
-	keep := []string{"run"}
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		name, _, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		switch {
-		case a == "batch" || a == tasks:
-		case strings.HasPrefix(a, "-") && (batchFlags[name] || durableFlags[name]):
-			if !hasValue && name != "durable" && name != "force" {
-				i++
-			}
-		default:
-			keep = append(keep, a)
-		}
-	}
-	return append(runSettings(keep), script)
+// batch's flags but its own (see runSettings).
+func batchSettings(args []string) []string {
+	drop := maps.Clone(batchFlags)
+	maps.Copy(drop, durableFlags)
+	s := runSettings("batch", args, drop)
+	s[0] = "run"
+	return s
 }

@@ -8,16 +8,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/agentsh/agentsh"
 	"github.com/agentsh/agentsh/script"
 )
-
-// exitWaiting is the exit code of a durable run that parked at an ask
-// (--approve defer): agentsh approvals lists what it waits for.
-const exitWaiting = 7
 
 // durableCommand reports whether the command line is one of durable runs.
 func durableCommand(o *options) bool {
@@ -126,7 +123,7 @@ func newSpec(o *options, args []string) (agentsh.RunSpec, error) {
 	if err != nil {
 		return agentsh.RunSpec{}, err
 	}
-	spec := agentsh.RunSpec{ID: o.runID, WorkDir: wd, Settings: runSettings(args), Approve: o.approve,
+	spec := agentsh.RunSpec{ID: o.runID, WorkDir: wd, Settings: runSettings(o.command, args, durableFlags), Approve: o.approve,
 		ApprovalTTL: int64(o.approvalTTL.Seconds())}
 	if o.command == "ask" {
 		if len(o.positional) == 1 && o.positional[0] == "-" {
@@ -143,31 +140,59 @@ func newSpec(o *options, args []string) (agentsh.RunSpec, error) {
 	return spec, err
 }
 
-// runSettings are the command line without the flags about the run
-// itself, with the paths it names made absolute: any process resumes the
-// run, from any directory.
-func runSettings(args []string) []string {
-	var keep []string
+// runSettings are the part of the command line a run keeps: the command
+// and its flags, without those in drop (and their values), with the paths
+// they name made absolute, so that any process, in any directory, composes
+// the same shell. The run's own words (the script and its arguments, the
+// prompt, a batch's tasks file) are not settings: they are in the spec,
+// and the runner gives them after "--" (see runArgs).
+func runSettings(command string, args []string, drop map[string]bool) []string {
+	keep := []string{command}
+	seenCommand := false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
-		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		switch {
-		case !strings.HasPrefix(a, "-"):
-			keep = append(keep, a)
-		case durableFlags[name]:
-			if !hasValue && name != "durable" && name != "force" {
-				i++ // its value
+		if a == "--" {
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			if !seenCommand && isCommand(a) {
+				seenCommand = true
+				continue
 			}
+			if command == "run" {
+				break // the script: the words after it are its arguments
+			}
+			continue // a prompt's words, a batch's tasks file
+		}
+		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		_, takesValue := valueFlags[name]
+		next := takesValue && !hasValue && i+1 < len(args)
+		switch {
+		case drop[name]:
 		case pathFlags[name] && hasValue:
 			keep = append(keep, a[:len(a)-len(value)]+absPath(name, value))
-		case pathFlags[name] && i+1 < len(args):
+		case pathFlags[name] && next:
 			keep = append(keep, a, absPath(name, args[i+1]))
-			i++
+		case next:
+			keep = append(keep, a, args[i+1])
 		default:
 			keep = append(keep, a)
 		}
+		if next {
+			i++
+		}
 	}
 	return keep
+}
+
+// runArgs is the command line of an execution of the run: its settings,
+// then its words.
+func runArgs(spec agentsh.RunSpec) []string {
+	words := []string{spec.Prompt}
+	if spec.Script != "" {
+		words = append([]string{spec.Script}, spec.Args...)
+	}
+	return append(append(slices.Clip(spec.Settings), "--"), words...)
 }
 
 // pathFlags are the flags whose values are files (--model's replay:FILE).
@@ -191,7 +216,7 @@ func absPath(flag, v string) string {
 // command line the run keeps, with the journal in its shell.
 func runner(std stdio) agentsh.Runner {
 	return func(ctx context.Context, j *agentsh.RunJournal, spec agentsh.RunSpec, out io.Writer) (agentsh.RunOutcome, error) {
-		o, err := parseArgs(spec.Settings)
+		o, err := parseArgs(runArgs(spec))
 		if err != nil {
 			return agentsh.RunOutcome{ExitCode: exitUsage, Error: err.Error()}, nil
 		}
@@ -202,10 +227,9 @@ func runner(std stdio) agentsh.Runner {
 			}
 		}
 		j.SetPolicy(agentsh.PolicyHash(spec.Settings, append([]string{spec.Script}, o.loads...)...))
-		argv := o.positional
+		argv := []string{"agentsh"}
 		if spec.Script != "" {
-			argv = append([]string{spec.Script}, spec.Args...)
-			o.positional = argv
+			argv = o.positional
 		}
 		// Once the run stops (parked, or taken over), what it would say
 		// about being cancelled is not the run's to say.

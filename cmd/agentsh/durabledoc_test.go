@@ -13,7 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/agentsh/agentsh/internal/testwait"
 )
 
 // docBlock is a fenced block of a document: its info string's language
@@ -187,7 +188,7 @@ func TestDurableDoc(t *testing.T) {
 			if strings.Contains(script, "$?") {
 				script = fmt.Sprintf("(exit %d); %s", prev, script)
 			}
-			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			ctx, cancel := context.WithTimeout(context.Background(), testwait.Step)
 			cmd := exec.CommandContext(ctx, "bash", "-c", script)
 			cmd.Dir, cmd.Env = dir, env
 			var out bytes.Buffer

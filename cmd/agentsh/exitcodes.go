@@ -11,5 +11,6 @@ const (
 	exitBudget   = 4 // a budget was exhausted (--max-tool-calls, --max-tokens, --max-cost, --max-wall, config(budget = ...))
 	exitDiverged = 5 // a replay left its recording (--model replay:FILE)
 	exitDenied   = 6 // with --fail-on-deny: a call was denied
+	exitWaiting  = 7 // a durable run parked at an ask (--approve defer): agentsh approvals lists it
 	// 128+N: stopped by signal N (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP).
 )

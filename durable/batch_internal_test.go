@@ -123,34 +123,11 @@ func TestTakenOverTask(t *testing.T) {
 		io.WriteString(out, "fast")
 		return Outcome{}, nil
 	}
-	a, err := Open(context.Background(), Config{DB: db, Run: slow})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	type res struct {
-		r   []TaskResult
-		err error
-	}
-	done := make(chan res, 1)
-	go func() {
-		r, err := a.Batch(context.Background(), BatchOptions{ID: "over", Tasks: []string{`{}`}, Workers: 1})
-		done <- res{r, err}
-	}()
+	a, done := startTask(t, db, slow)
 	<-started
 	// Another process finds a's heartbeat stale and puts the task back
 	// on the queue; it takes the task and finishes it.
-	b, err := Open(context.Background(), Config{DB: db, Run: fast})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	if _, err := a.db.Exec(`DELETE FROM agentsh_executors WHERE id = $1`, a.executor); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go b.Work(ctx, 1)
+	b := takeOver(t, db, a, fast)
 	testwait.Until(t, "the other process takes the task over and finishes it", func() bool {
 		info, err := b.Run(context.Background(), "over-0")
 		if err != nil {
@@ -211,32 +188,9 @@ func TestTakenOverInStep(t *testing.T) {
 		io.WriteString(out, "fast")
 		return Outcome{}, nil
 	}
-	a, err := Open(context.Background(), Config{DB: db, Run: slow})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	type res struct {
-		r   []TaskResult
-		err error
-	}
-	done := make(chan res, 1)
-	go func() {
-		r, err := a.Batch(context.Background(), BatchOptions{ID: "over", Tasks: []string{`{}`}, Workers: 1})
-		done <- res{r, err}
-	}()
+	a, done := startTask(t, db, slow)
 	<-inStep
-	b, err := Open(context.Background(), Config{DB: db, Run: fast})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	if _, err := a.db.Exec(`DELETE FROM agentsh_executors WHERE id = $1`, a.executor); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	go b.Work(ctx, 1)
+	b := takeOver(t, db, a, fast)
 	if err := b.requeue(context.Background(), "over"); err != nil {
 		t.Fatal(err)
 	}
@@ -263,4 +217,44 @@ func TestTakenOverInStep(t *testing.T) {
 	if err != nil || info.State != StateDone {
 		t.Errorf("the task is %s (%v), want done", info.State, err)
 	}
+}
+
+// batchResult is what Batch returned.
+type batchResult struct {
+	r   []TaskResult
+	err error
+}
+
+// startTask opens an engine on db that runs a batch of one task, "over-0",
+// with run, and returns it and what its Batch will return.
+func startTask(t *testing.T, db string, run Runner) (*Engine, <-chan batchResult) {
+	t.Helper()
+	a, err := Open(context.Background(), Config{DB: db, Run: run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	done := make(chan batchResult, 1)
+	go func() {
+		r, err := a.Batch(context.Background(), BatchOptions{ID: "over", Tasks: []string{`{}`}, Workers: 1})
+		done <- batchResult{r, err}
+	}()
+	return a, done
+}
+
+// takeOver opens a second engine on db, working the batch queue with run,
+// for which a looks gone: its heartbeat is deleted.
+func takeOver(t *testing.T, db string, a *Engine, run Runner) *Engine {
+	t.Helper()
+	b, err := Open(context.Background(), Config{DB: db, Run: run})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.db.Exec(`DELETE FROM agentsh_executors WHERE id = $1`, a.executor); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go b.Work(ctx, 1)
+	t.Cleanup(func() { cancel(); b.Close() })
+	return b
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Spec is what a run is: everything a process needs to execute it again
@@ -58,13 +59,15 @@ type Outcome struct {
 	Error string `json:"error,omitempty"`
 }
 
-// idPattern is what a run id may be: it names files and appears in
-// commands, so it stays plain.
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+// idPattern is what a run id may be, ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$:
+// it names files and appears in commands, so it stays plain. (Compiled
+// when first used: every agentsh process links this package, and few
+// check an id.)
+var idPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`) })
 
 // CheckID reports whether id can name a run.
 func CheckID(id string) error {
-	if !idPattern.MatchString(id) {
+	if !idPattern().MatchString(id) {
 		return fmt.Errorf("run id %q: want 1 to 128 letters, digits, '.', '_' or '-', starting with a letter or digit", id)
 	}
 	return nil

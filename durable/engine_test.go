@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/durable"
@@ -638,5 +639,18 @@ func TestApprovalSpentByItsCallOnly(t *testing.T) {
 	}
 	if got.State != durable.ApprovalApproved {
 		t.Errorf("approval of a call that never ran: state %s, want approved (not spent by another call)", got.State)
+	}
+}
+
+// TestWriteApprovalsCutsWholeCharacters: a long argument is cut on one
+// line, and never inside a character.
+func TestWriteApprovalsCutsWholeCharacters(t *testing.T) {
+	var b strings.Builder
+	args := `{"t":"` + strings.Repeat("é", 100) + `"}`
+	if err := durable.WriteApprovals(&b, []durable.Approval{{ID: "r.a1", State: "pending", Tool: "t", Args: args, Reason: "why\nnot"}}, false); err != nil {
+		t.Fatal(err)
+	}
+	if !utf8.ValidString(b.String()) || !strings.Contains(b.String(), "…") {
+		t.Errorf("approvals: %q, want valid UTF-8 cut with …", b.String())
 	}
 }

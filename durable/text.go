@@ -67,10 +67,11 @@ func writeJSONLines[T any](w io.Writer, list []T) error {
 	return nil
 }
 
+// oneLine is s on one line, cut to n characters (never inside one).
 func oneLine(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > n {
-		return s[:n-1] + "…"
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
 	}
 	return s
 }

@@ -70,9 +70,6 @@ func WriteResults(path string, results []durable.TaskResult) error {
 // script's.
 func HashFile(path string) (string, error) { return durable.HashFile(path) }
 
-// HashText is the SHA-256 of s, in hex.
-func HashText(s string) string { return durable.HashBytes([]byte(s)) }
-
 // PolicyHash is what a run's deferred approvals are bound to: its
 // settings and the content of its files as this execution reads them.
 func PolicyHash(settings []string, files ...string) string {

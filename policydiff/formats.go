@@ -95,8 +95,8 @@ func (s *sessionReader) line(c *Corpus, line []byte, at Pos) error {
 // entry is what a recording's line gives: the response's tool calls. The
 // request (the whole conversation so far) is not decoded.
 type entry struct {
-	Provider *string  `json:"provider"`
-	Request  ignored  `json:"request"`
+	Provider *string `json:"provider"`
+	Request  ignored `json:"request"`
 	Response *struct {
 		ToolCalls []provider.ToolCall `json:"tool_calls"`
 	} `json:"response"`

@@ -69,8 +69,8 @@ type Corpus struct {
 
 // Skip reasons.
 const (
-	skipObserve = "observe"    // an audit record of a call agentsh did not decide
-	skipTorn    = "torn"       // a last line cut short
+	skipObserve = "observe"        // an audit record of a call agentsh did not decide
+	skipTorn    = "torn"           // a last line cut short
 	skipFailed  = "failed request" // a recorded request that failed: no calls
 )
 

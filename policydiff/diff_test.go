@@ -103,3 +103,15 @@ func itoa(n int) string {
 		}
 	}
 }
+
+// TestSessionID: a source that is no file but a saved session's id reads
+// that session.
+func TestSessionID(t *testing.T) {
+	c := genCorpus(t, 100) // saves session "generated"
+	oldFile, newFile := writePolicies(t, t.TempDir())
+	byPath := diff(t, oldFile, newFile, c.workdir, c.sources[1:2])
+	byID := diff(t, oldFile, newFile, c.workdir, []string{"generated"})
+	if byID.Calls != 10 || byID.Changed != byPath.Changed || byID.Sources[0] != byPath.Sources[0] {
+		t.Errorf("by id: %d calls, %d changed, %+v; by path: %d changed, %+v", byID.Calls, byID.Changed, byID.Sources, byPath.Changed, byPath.Sources)
+	}
+}

@@ -102,14 +102,15 @@ func Read(paths []string) (*Corpus, error) {
 
 func (c *Corpus) readPath(p string) error {
 	fi, err := os.Stat(p)
-	if errors.Is(err, fs.ErrNotExist) && session.CheckID(p) == nil && !strings.ContainsRune(p, os.PathSeparator) {
-		sp, perr := (&session.Store{}).Path(p)
-		if perr == nil {
-			if _, serr := os.Stat(sp); serr == nil {
-				return c.readFile(sp)
+	if errors.Is(err, fs.ErrNotExist) {
+		if session.CheckID(p) == nil && !strings.ContainsRune(p, os.PathSeparator) {
+			if sp, perr := (&session.Store{}).Path(p); perr == nil {
+				if _, serr := os.Stat(sp); serr == nil {
+					return c.readFile(sp)
+				}
 			}
 		}
-		return &InputError{At: Pos{File: p}, Msg: "no such file, directory or saved session; give an audit log, a session file or id, or a recording"}
+		return &InputError{At: Pos{File: p}, Msg: "no such file, directory or saved session; give an audit log, a session file or id (agentsh sessions lists them), or a recording"}
 	}
 	if err != nil {
 		return &InputError{At: Pos{File: p}, Msg: unwrapPath(err) + "; give a file or directory that can be read"}

@@ -66,7 +66,8 @@ func (r *Report) Summary() string {
 // and marks the registered hooks that decided none.
 func (r *Report) writeCoverage(w io.Writer) {
 	fmt.Fprintf(w, "calls each hook decided, %s → %s:\n", termsafe.String(r.Old), termsafe.String(r.New))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	var table strings.Builder
+	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
 	for _, h := range r.Coverage {
 		src, none := "", true
 		for _, s := range []*SideCoverage{h.New, h.Old} {
@@ -82,13 +83,19 @@ func (r *Report) writeCoverage(w io.Writer) {
 		case none:
 			note = "decided none"
 		case h.Old == nil:
-			note = "new"
+			note = "only in " + termsafe.String(r.New)
 		case h.New == nil:
-			note = "removed"
+			note = "only in " + termsafe.String(r.Old)
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s → \t%s\t  %s\t\n", termsafe.String(h.Hook), termsafe.String(src), count(h.Old), count(h.New), note)
+		fmt.Fprintf(tw, "  %s\t%s\t%5s → %-5s\t%s\n", termsafe.String(h.Hook), termsafe.String(src), count(h.Old), count(h.New), note)
 	}
 	tw.Flush()
+	for _, line := range strings.SplitAfter(table.String(), "\n") {
+		io.WriteString(w, strings.TrimRight(line, " \n"))
+		if strings.HasSuffix(line, "\n") {
+			io.WriteString(w, "\n")
+		}
+	}
 }
 
 func count(s *SideCoverage) string {

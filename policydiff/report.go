@@ -1,9 +1,8 @@
 package policydiff
 
 import (
-	"path/filepath"
+	"fmt"
 	"sort"
-	"strings"
 )
 
 // Report is what a diff found. Its JSON shape is the package doc's.
@@ -118,18 +117,19 @@ func originName(c *Call) string {
 	return c.Origin.String()
 }
 
-// coverage counts the calls each hook decided under each set. Hooks are
-// told apart by name and file, not line, so one hook of two copies of a
-// policy is one row.
+// coverage counts the calls each hook decided under each set. A hook of
+// OLD and one of NEW are one row when they have one name (the k-th hook
+// of a name in OLD is the k-th of that name in NEW): their sources differ
+// when the sets are two copies of one policy. Hooks defined in Go (no
+// source) count only when they decided a call.
 func coverage(old, new Policy, olds, news []Ruling) []HookCoverage {
 	var rows []HookCoverage
 	at := map[string]int{}
-	row := func(name, source string) *HookCoverage {
-		k := name + "\x00" + sourceFile(source)
-		i, ok := at[k]
+	row := func(key, name string) *HookCoverage {
+		i, ok := at[key]
 		if !ok {
 			i = len(rows)
-			at[k] = i
+			at[key] = i
 			rows = append(rows, HookCoverage{Hook: name})
 		}
 		return &rows[i]
@@ -140,32 +140,39 @@ func coverage(old, new Policy, olds, news []Ruling) []HookCoverage {
 		}
 		return &h.Old
 	}
-	for _, p := range []struct {
-		pol   Policy
-		isNew bool
-	}{{old, false}, {new, true}} {
-		for _, h := range p.pol.Hooks {
-			s := side(row(h.Name, h.Source), p.isNew)
-			if *s == nil {
-				*s = &SideCoverage{Source: h.Source, Registered: true}
+	// keys[side] maps a registered hook's name and source to its row key.
+	keys := [2]map[Hook]string{{}, {}}
+	for s, p := range [2]Policy{old, new} {
+		seen := map[string]int{}
+		for _, h := range p.Hooks {
+			if h.Source == "" {
+				continue
+			}
+			seen[h.Name]++
+			key := fmt.Sprintf("%s#%d", h.Name, seen[h.Name])
+			keys[s][h] = key
+			c := side(row(key, h.Name), s == 1)
+			if *c == nil {
+				*c = &SideCoverage{Source: h.Source, Registered: true}
 			}
 		}
 	}
 	registered := len(rows)
-	for _, p := range []struct {
-		rulings []Ruling
-		isNew   bool
-	}{{olds, false}, {news, true}} {
-		for _, r := range p.rulings {
+	for s, rulings := range [2][]Ruling{olds, news} {
+		for _, r := range rulings {
 			name := r.Hook
 			if name == "" {
 				name = "(" + r.ErrorKind + ")"
 			}
-			s := side(row(name, r.Source), p.isNew)
-			if *s == nil {
-				*s = &SideCoverage{Source: r.Source}
+			key, ok := keys[s][Hook{Name: r.Hook, Source: r.Source}]
+			if !ok {
+				key = name + "\x00" + r.Source
 			}
-			(*s).Calls++
+			c := side(row(key, name), s == 1)
+			if *c == nil {
+				*c = &SideCoverage{Source: r.Source}
+			}
+			(*c).Calls++
 		}
 	}
 	// Approval steps and hooks of tools, after the registered hooks, by
@@ -173,12 +180,4 @@ func coverage(old, new Policy, olds, news []Ruling) []HookCoverage {
 	rest := rows[registered:]
 	sort.SliceStable(rest, func(i, j int) bool { return rest[i].Hook < rest[j].Hook })
 	return rows
-}
-
-// sourceFile is the file of a file:line source.
-func sourceFile(source string) string {
-	if i := strings.LastIndexByte(source, ':'); i >= 0 {
-		source = source[:i]
-	}
-	return filepath.Base(source)
 }

@@ -194,8 +194,8 @@ func (c *Corpus) Add(r io.Reader, name string) error {
 					c.Skipped[skipTorn]++ // the writer stopped in the middle of it
 					break
 				}
-				return &InputError{At: at, Msg: fmt.Sprintf("not a line of %s: %v; fix or remove the line (the other lines are %s records)",
-					formatNoun(src.Format), derr, src.Format)}
+				return &InputError{At: at, Msg: fmt.Sprintf("not a line of %s: %v; fix or remove the line (the file's first line made it %s)",
+					formatNoun(src.Format), derr, formatNoun(src.Format))}
 			}
 		}
 		if err == io.EOF {

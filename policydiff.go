@@ -2,6 +2,7 @@ package agentsh
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -68,7 +69,11 @@ func DiffPolicies(ctx context.Context, d PolicyDiff) (*policydiff.Report, error)
 		}
 		workdir = ex.WorkDir()
 	}
-	return policydiff.Diff(ctx, sides[0], sides[1], corpus, policydiff.Options{WorkDir: workdir, Coverage: d.Coverage})
+	r, err := policydiff.Diff(ctx, sides[0], sides[1], corpus, policydiff.Options{WorkDir: workdir, Coverage: d.Coverage})
+	if errors.Is(err, context.DeadlineExceeded) {
+		return nil, fmt.Errorf("the hooks took longer than the time allowed (%w); allow more (--timeout), or bound each hook (--max-steps N: a hook past it fails, a deny)", err)
+	}
+	return r, err
 }
 
 // LoadPolicySet composes a shell from cfg (what it prints discarded) and

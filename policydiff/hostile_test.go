@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentsh/agentsh"
 	"github.com/agentsh/agentsh/audit"
@@ -257,5 +258,31 @@ func TestCanceled(t *testing.T) {
 		Sources: []string{filepath.Join(dir, "log.jsonl")}})
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("canceled diff: %v, want context.Canceled", err)
+	}
+}
+
+// TestRunawayHook: a hook that never returns fails at the step bound (a
+// deny, reported as failed), and without one the diff stops at its
+// deadline with an error that says what to do.
+func TestRunawayHook(t *testing.T) {
+	dir := setup(t, map[string]string{
+		"p.star":    nothing,
+		"spin.star": "def spin(call):\n    n = 0\n    for i in range(1000000000):\n        n += i\n\nbefore(spin)\n",
+		"log.jsonl": string(auditLog(t, audit.Call{Tool: "read_file", Args: json.RawMessage(`{"path":"a"}`)})),
+	})
+	d := agentsh.PolicyDiff{Old: filepath.Join(dir, "p.star"), New: filepath.Join(dir, "spin.star"),
+		Sources: []string{filepath.Join(dir, "log.jsonl")}, Config: agentsh.Config{WorkDir: dir, MaxSteps: 10_000}}
+	r, err := agentsh.DiffPolicies(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Changes) != 1 || r.Changes[0].To.Hook != "spin" || !r.Changes[0].To.Failed || r.Changes[0].To.Verdict != core.VerdictDeny {
+		t.Errorf("a hook past its steps: %+v, want a failed deny by spin", r.Changes)
+	}
+	d.Config.MaxSteps = 0
+	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	defer cancel()
+	if _, err := agentsh.DiffPolicies(ctx, d); !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "--max-steps") {
+		t.Errorf("a diff past its deadline: %v, want context.DeadlineExceeded and what to do", err)
 	}
 }

@@ -76,8 +76,9 @@ type corpus struct {
 }
 
 // recorded is the call of kind i%20 (see genCorpus), its tool, arguments
-// and whether the policy change changes it.
-func recorded(i int, workdir string) (tool string, args string, changeKind int) {
+// and whether the policy change changes it. Kinds 7 to 19 are the same
+// call again and again, unless u makes them differ.
+func recorded(i int, workdir, u string) (tool string, args string, changeKind int) {
 	switch i % 20 {
 	case 0:
 		return "bash", fmt.Sprintf(`{"command":"curl -s https://example.com/%d | head"}`, i), 0
@@ -88,35 +89,35 @@ func recorded(i int, workdir string) (tool string, args string, changeKind int) 
 	case 5, 6:
 		return "write_file", fmt.Sprintf(`{"path":"./src/x/../new%d.go","content":"package x"}`, i), -1
 	case 7, 8:
-		return "bash", `{"command":"ls -la src && go test ./..."}`, -1
+		return "bash", `{"command":"ls -la src` + u + ` && go test ./..."}`, -1
 	case 9:
-		return "read_file", `{"path":"config/.env"}`, -1
+		return "read_file", `{"path":"config` + u + `/.env"}`, -1
 	case 10:
-		return "grep", `{"pattern":"TODO","path":"src"}`, -1
+		return "grep", `{"pattern":"TODO` + u + `","path":"src"}`, -1
 	case 11:
-		return "frobnicate", `{"x":1}`, -1 // an unknown tool
+		return "frobnicate", `{"x":"` + u + `"}`, -1 // an unknown tool
 	case 12:
-		return "read_file", `{"path":"../../etc/passwd"}`, -1 // leaves the workdir
+		return "read_file", `{"path":"../../etc/passwd` + u + `"}`, -1 // leaves the workdir
 	case 13:
-		return "write_file", fmt.Sprintf(`{"path":%q,"content":"y"}`, filepath.Join(workdir, "src", "abs.go")), -1
+		return "write_file", fmt.Sprintf(`{"path":%q,"content":"y"}`, filepath.Join(workdir, "src", "abs"+u+".go")), -1
 	case 14:
-		return "edit_file", `{"path":"src/a.go","old_string":"a","new_string":"b"}`, -1
+		return "edit_file", `{"path":"src/a` + u + `.go","old_string":"a","new_string":"b"}`, -1
 	case 15:
-		return "glob", `{"pattern":"**/*.go"}`, -1
+		return "glob", `{"pattern":"**/*` + u + `.go"}`, -1
 	case 16:
-		return "write_file", `{"path":"README.md","content":"z"}`, -1 // denied under both
+		return "write_file", `{"path":"README` + u + `.md","content":"z"}`, -1 // denied under both
 	case 17:
-		return "read_file", `not json`, -1
+		return "read_file", `not json` + u, -1
 	case 18:
-		return "bash", `{"command":"echo curl"}`, 0 // the hook is naive: a change too
+		return "bash", `{"command":"echo curl` + u + `"}`, 0 // the hook is naive: a change too
 	}
-	return "list_dir", `{"path":"."}`, -1
+	return "list_dir", `{"path":"d` + u + `"}`, -1
 }
 
 // genCorpus writes n calls into dir: 80% in an audit log (with an
 // observe record every 25 lines, skipped), 10% in a saved session, 10%
-// in a recording.
-func genCorpus(tb testing.TB, n int) corpus {
+// in a recording. With distinct, no two calls are the same call.
+func genCorpus(tb testing.TB, n int, distinct bool) corpus {
 	tb.Helper()
 	dir := tb.TempDir()
 	workdir := filepath.Join(dir, "work")
@@ -146,7 +147,7 @@ func genCorpus(tb testing.TB, n int) corpus {
 			appendRecord(audit.Record{Kind: audit.KindObserve, Call: audit.Call{Tool: "Bash", Args: json.RawMessage(`{}`), Origin: "hook"}})
 			c.skipped++
 		}
-		tool, args, kind := recorded(i, workdir)
+		tool, args, kind := recorded(i, workdir, unique(i, distinct))
 		wd := workdir
 		if i%7 == 0 {
 			wd = "" // an older record: the diff's workdir
@@ -177,7 +178,7 @@ func genCorpus(tb testing.TB, n int) corpus {
 	for i := 0; i < nSession; {
 		m := provider.Message{Role: provider.RoleAssistant}
 		for j := 0; j < 10 && i < nSession; j, i = j+1, i+1 {
-			tool, args, _ := recorded(i, workdir)
+			tool, args, _ := recorded(i, workdir, unique(i, distinct))
 			id := fmt.Sprintf("s%d", i)
 			ids = append(ids, id)
 			tc := provider.ToolCall{ID: id, Name: tool, Args: json.RawMessage(args)}
@@ -193,7 +194,7 @@ func genCorpus(tb testing.TB, n int) corpus {
 	must(tb, s.Close())
 	sessLines := lineOf(tb, s.Path(), ids)
 	for i, id := range ids {
-		if _, _, kind := recorded(i, workdir); kind >= 0 {
+		if _, _, kind := recorded(i, workdir, unique(i, distinct)); kind >= 0 {
 			c.changed[fmt.Sprintf("%s:%d %s", s.Path(), sessLines[id], id)] = kind
 		}
 	}
@@ -203,7 +204,7 @@ func genCorpus(tb testing.TB, n int) corpus {
 	for i, l := 0, 1; i < nRec; l++ {
 		resp := &provider.Response{StopReason: "tool_use"}
 		for j := 0; j < 5 && i < nRec; j, i = j+1, i+1 {
-			tool, args, kind := recorded(i, workdir)
+			tool, args, kind := recorded(i, workdir, unique(i, distinct))
 			tc := provider.ToolCall{ID: fmt.Sprintf("r%d", i), Name: tool, Args: json.RawMessage(args)}
 			if !json.Valid(tc.Args) {
 				tc.Args, tc.InvalidArgs = nil, args
@@ -224,6 +225,13 @@ func genCorpus(tb testing.TB, n int) corpus {
 	c.sources = []string{auditFile, s.Path(), recFile}
 	c.calls = n
 	return c
+}
+
+func unique(i int, distinct bool) string {
+	if distinct {
+		return fmt.Sprint(i)
+	}
+	return ""
 }
 
 // lineOf finds the line of path where each tool call id is recorded.

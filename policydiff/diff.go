@@ -86,24 +86,29 @@ func same(a, b Ruling) bool {
 }
 
 // Diff decides every call of c under old and new and reports the calls
-// whose decision changed. It fails only when ctx is done.
+// whose decision changed. Calls that are the same call again (tool,
+// arguments, origin and workdir alike; only the id differs) are decided
+// once: each decision starts from the same copy of the session, so it
+// would come out the same. Diff fails only when ctx is done.
 func Diff(ctx context.Context, old, new Policy, c *Corpus, o Options) (*Report, error) {
 	n := len(c.Calls)
 	olds, news := make([]Ruling, n), make([]Ruling, n)
+	distinct, firstOf := distinctCalls(c.Calls, o.WorkDir)
 	workers := o.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	workers = min(workers, max(n, 1))
+	workers = min(workers, max(len(distinct), 1))
 	var next atomic.Int64
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
 			for ctx.Err() == nil {
-				i := int(next.Add(1) - 1)
-				if i >= n {
+				k := int(next.Add(1) - 1)
+				if k >= len(distinct) {
 					return
 				}
+				i := distinct[k]
 				call := decidable(&c.Calls[i], o.WorkDir)
 				olds[i] = rulingOf(old.Decider.Decide(ctx, call))
 				news[i] = rulingOf(new.Decider.Decide(ctx, call))
@@ -114,11 +119,39 @@ func Diff(ctx context.Context, old, new Policy, c *Corpus, o Options) (*Report, 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	for i, f := range firstOf {
+		olds[i], news[i] = olds[f], news[f]
+	}
 	r := newReport(old, new, c, olds, news, o)
 	if o.Coverage {
 		r.Coverage = coverage(old, new, olds, news)
 	}
 	return r, nil
+}
+
+// distinctCalls returns the indexes of the first of each distinct call,
+// and for every other call the index of its first.
+func distinctCalls(calls []Call, workdir string) (distinct []int, firstOf map[int]int) {
+	firstOf = map[int]int{}
+	seen := make(map[string]int, len(calls))
+	var key []byte
+	for i := range calls {
+		c := &calls[i]
+		wd := c.WorkDir
+		if wd == "" {
+			wd = workdir
+		}
+		key = append(key[:0], c.Tool...)
+		key = append(append(key, 0, byte(c.Origin), 0), wd...)
+		key = append(append(key, 0), c.Args...)
+		if f, ok := seen[string(key)]; ok {
+			firstOf[i] = f
+			continue
+		}
+		seen[string(key)] = i
+		distinct = append(distinct, i)
+	}
+	return distinct, firstOf
 }
 
 // decidable is the call the pipeline decides for rec.

@@ -40,7 +40,7 @@ func diff(tb testing.TB, oldSet, newSet string, workdir string, sources []string
 // change changes, grouped by how, and nothing else; a policy against
 // itself, or against a copy of itself whose lines moved, changes nothing.
 func TestDiffGeneratedCorpus(t *testing.T) {
-	c := genCorpus(t, corpusSize)
+	c := genCorpus(t, corpusSize, false)
 	oldFile, newFile := writePolicies(t, t.TempDir())
 	r := diff(t, oldFile, newFile, c.workdir, c.sources)
 
@@ -68,6 +68,10 @@ func TestDiffGeneratedCorpus(t *testing.T) {
 				t.Errorf("%s: curl call %s, want deny by no_curl (%s:18)", key, label, newFile)
 			case kind == 1 && (g.From.Hook != "src_writes" || g.From.Verdict != core.VerdictDeny || g.To.Verdict != core.VerdictAllow):
 				t.Errorf("%s: docs write %s, want deny → allow by src_writes", key, label)
+			case kind == 0 && (call.Origin == "person") != (g.From.Verdict == core.VerdictAllow):
+				// A person's bash runs by default, the others' asks: calls
+				// alike but for their origin are decided each on its own.
+				t.Errorf("%s: a call of origin %s was %s", key, call.Origin, label)
 			}
 			got[key] = true
 		}
@@ -107,7 +111,7 @@ func itoa(n int) string {
 // TestSessionID: a source that is no file but a saved session's id reads
 // that session.
 func TestSessionID(t *testing.T) {
-	c := genCorpus(t, 100) // saves session "generated"
+	c := genCorpus(t, 100, false) // saves session "generated"
 	oldFile, newFile := writePolicies(t, t.TempDir())
 	byPath := diff(t, oldFile, newFile, c.workdir, c.sources[1:2])
 	byID := diff(t, oldFile, newFile, c.workdir, []string{"generated"})

@@ -75,6 +75,7 @@
 //	durable                durable runs: the journal, resume, approvals that wait, batches
 //	telemetry              OpenTelemetry spans: invoke_agent, chat, execute_tool with the verdict
 //	audit                  the hash-chained audit log of every call and its decisions
+//	policydiff             agentsh policy diff: recorded calls re-decided under two policy sets
 //	workpath               the paths tools take and print
 //	scripts/policies       the shipped policies' tests
 //	all                    registers the languages, the adapters and the browser

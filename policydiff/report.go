@@ -5,7 +5,9 @@ import (
 	"sort"
 )
 
-// Report is what a diff found. Its JSON shape is the package doc's.
+// Report is what a diff found. Its JSON shape is the package doc's. A
+// Report is not changed once Diff returns it; its methods may be called
+// concurrently.
 type Report struct {
 	Old string `json:"old"`
 	New string `json:"new"`
@@ -60,9 +62,6 @@ type HookCoverage struct {
 type SideCoverage struct {
 	Source string `json:"source,omitempty"`
 	Calls  int    `json:"calls"`
-	// Registered says the hook is one of the set's before hooks (not an
-	// approval step such as default).
-	Registered bool `json:"-"`
 }
 
 const argsPreview = 120
@@ -153,7 +152,7 @@ func coverage(old, new Policy, olds, news []Ruling) []HookCoverage {
 			keys[s][h] = key
 			c := side(row(key, h.Name), s == 1)
 			if *c == nil {
-				*c = &SideCoverage{Source: h.Source, Registered: true}
+				*c = &SideCoverage{Source: h.Source}
 			}
 		}
 	}

@@ -24,6 +24,7 @@ type Pos struct {
 	Line int
 }
 
+// String is file:line.
 func (p Pos) String() string { return fmt.Sprintf("%s:%d", p.File, p.Line) }
 
 // Format is the kind of a source file.
@@ -81,6 +82,7 @@ type InputError struct {
 	Msg string
 }
 
+// Error is "FILE:LINE: what is wrong; what to do".
 func (e *InputError) Error() string {
 	if e.At.Line == 0 {
 		return e.At.File + ": " + e.Msg

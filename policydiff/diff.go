@@ -59,17 +59,15 @@ type Ruling struct {
 	ErrorKind string `json:"error_kind,omitempty"`
 }
 
+// rulingOf names the decider as traces and audit logs name it
+// (core.Settled).
 func rulingOf(r *executor.Ruling) Ruling {
 	out := Ruling{Verdict: r.Outcome, Hook: r.Hook, Source: r.Source, Reason: r.Reason}
-	if r.Hook != "" {
-		for _, d := range r.Decisions {
-			if d.Hook == r.Hook && d.Failed {
-				out.Failed = true
-				break
-			}
-		}
-	} else if r.Err != nil {
-		out.ErrorKind = string(core.KindOf(r.Err))
+	if d := core.Settled(r.Decisions, r.Err); d.Verdict != core.VerdictNone {
+		out.Hook, out.Source, out.Reason, out.Failed = d.Hook, d.Source, d.Reason, d.Failed
+	}
+	if k := core.KindOf(r.Err); k == core.KindUnknownTool || k == core.KindInvalidArguments {
+		out.ErrorKind = string(k)
 	}
 	return out
 }

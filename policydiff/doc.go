@@ -69,10 +69,12 @@
 //	}
 //
 // A ruling's "verdict" is allow, ask or deny; "hook" is the hook or the
-// approval step that decided ("default", "permissions", "canonical",
-// "schema"; absent for an unknown tool or arguments that are not an
-// object, whose "error_kind" says which), "failed" is true when that
-// hook failed. "args" is a preview of the recorded arguments (at most 120
+// step that decided, named as traces and audit logs name it
+// (core.Settled): a before hook, the approval step ("default",
+// "permissions", "session"), "canonical", "schema"; absent for arguments
+// that are not an object. "error_kind" is unknown_tool or
+// invalid_arguments when the call would fail so; "failed" is true when
+// the deciding hook failed. "args" is a preview of the recorded arguments (at most 120
 // characters). "coverage" is there with Options.Coverage: every hook that
 // decided a call or is registered in either set, "old" or "new" null
 // when the hook is not in that set.

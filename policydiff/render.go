@@ -117,13 +117,13 @@ func (r *Report) WriteJSON(w io.Writer) error {
 // "deny (unknown_tool)".
 func label(r Ruling) string {
 	s := r.Verdict.String()
-	switch {
-	case r.Hook != "":
+	if r.Hook != "" {
 		s += " by " + r.Hook
-	case r.ErrorKind != "":
-		s += " (" + r.ErrorKind + ")"
 	}
 	var where []string
+	if r.ErrorKind != "" {
+		where = append(where, r.ErrorKind)
+	}
 	if r.Source != "" {
 		where = append(where, r.Source)
 	}

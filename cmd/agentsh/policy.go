@@ -13,8 +13,8 @@ import (
 // on bad input (a policy that does not load, a source that is not one).
 func policyCLI(o *options, std stdio) int {
 	p := o.positional
-	if len(p) < 4 || p[0] != "diff" {
-		fmt.Fprintln(std.err, "agentsh: policy diff needs the old and new policies and the recorded calls: agentsh policy diff OLD NEW SOURCE...\nrun 'agentsh help' for usage")
+	if len(p) < 4 || p[0] != "diff" || len(o.loads) > 0 { // OLD and NEW are the policies; --load would blur which
+		fmt.Fprintln(std.err, "agentsh: policy diff needs the old and new policies (files or directories, no --load) and the recorded calls: agentsh policy diff OLD NEW SOURCE...\nrun 'agentsh help' for usage")
 		return exitUsage
 	}
 	ctx, stop := runContext(o.timeout, std.err)

@@ -54,8 +54,8 @@ type Ruling struct {
 	// Failed says the deciding hook failed (an error, a panic, a rewrite
 	// that is not an object): a deny.
 	Failed bool `json:"failed,omitempty"`
-	// ErrorKind is the error a denied call would fail with when no hook
-	// decided: unknown_tool or invalid_arguments.
+	// ErrorKind is the error a denied call would fail with when that is
+	// no hook's refusal: unknown_tool or invalid_arguments.
 	ErrorKind string `json:"error_kind,omitempty"`
 }
 

@@ -37,7 +37,9 @@
 // failed under both sets (an error or a panic, a deny), its error text is
 // not compared, since it names the policy's file and lines. Sources
 // (file:line) are reported but not compared: the two sets are usually two
-// copies of one policy.
+// copies of one policy. A call recorded again (the same tool, arguments,
+// origin and workdir) is decided once, since its decision would come out
+// the same.
 //
 // Hooks decide as they would have: each call on a throwaway copy of the
 // session, so counters a stateful hook keeps start from empty for every

@@ -16,6 +16,7 @@ import (
 	"github.com/agentsh/agentsh/agent/session"
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/internal/jsonl"
+	"github.com/agentsh/agentsh/internal/userfile"
 )
 
 // Pos is where a call was recorded: a file and its line, from 1.
@@ -144,15 +145,18 @@ func unwrapPath(err error) string {
 	return err.Error()
 }
 
+// readFile reads a regular file; a FIFO or a device is refused at once
+// rather than waited on.
 func (c *Corpus) readFile(path string) error {
-	f, err := os.Open(path)
+	f, err := userfile.Open(path, os.O_RDONLY, userfile.FollowLinks)
 	if err != nil {
+		var nr *userfile.NotRegularError
+		if errors.As(err, &nr) {
+			return &InputError{At: Pos{File: path}, Msg: "it is " + userfile.Kind(nr.Mode) + ", not a regular file; give an audit log, a session file or a recording"}
+		}
 		return &InputError{At: Pos{File: path}, Msg: unwrapPath(err) + "; give a file that can be read"}
 	}
 	defer f.Close()
-	if fi, err := f.Stat(); err == nil && !fi.Mode().IsRegular() {
-		return &InputError{At: Pos{File: path}, Msg: "not a regular file; give an audit log, a session file or a recording"}
-	}
 	return c.Add(f, path)
 }
 

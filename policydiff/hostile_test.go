@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -286,5 +287,60 @@ func TestRunawayHook(t *testing.T) {
 	defer cancel()
 	if _, err := agentsh.DiffPolicies(ctx, d); !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "--max-steps") {
 		t.Errorf("a diff past its deadline: %v, want context.DeadlineExceeded and what to do", err)
+	}
+}
+
+// TestJSONShape: --json's object has the members the package doc
+// documents, coverage too, and nothing else.
+func TestJSONShape(t *testing.T) {
+	dir := setup(t, map[string]string{
+		"p.star":    nothing,
+		"q.star":    "def no(call):\n    return deny(\"no\")\n\nbefore(no)\n",
+		"log.jsonl": string(auditLog(t, audit.Call{ID: "c1", Tool: "read_file", Args: json.RawMessage(`{"path":"a"}`), WorkDir: "/w"})),
+	})
+	r, err := run(dir, "p.star", "q.star", "log.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	must(t, r.WriteJSON(&buf))
+	var top map[string]json.RawMessage
+	must(t, json.Unmarshal(buf.Bytes(), &top))
+	var changes []struct {
+		From, To map[string]any
+		Count    int
+		Calls    []map[string]any
+	}
+	must(t, json.Unmarshal(top["changes"], &changes))
+	var cov []map[string]any
+	must(t, json.Unmarshal(top["coverage"], &cov))
+	keys := func(m any) string {
+		var ks []string
+		switch m := m.(type) {
+		case map[string]json.RawMessage:
+			for k := range m {
+				ks = append(ks, k)
+			}
+		case map[string]any:
+			for k := range m {
+				ks = append(ks, k)
+			}
+		}
+		sort.Strings(ks)
+		return strings.Join(ks, " ")
+	}
+	if len(changes) != 1 || len(changes[0].Calls) != 1 || len(cov) == 0 {
+		t.Fatalf("%s", buf.Bytes())
+	}
+	for _, c := range []struct{ what, got, want string }{
+		{"the object", keys(top), "calls changed changes coverage new old skipped skipped_by sources"},
+		{"from", keys(changes[0].From), "hook verdict"}, // the default has no source
+		{"to", keys(changes[0].To), "hook source verdict"},
+		{"a call", keys(changes[0].Calls[0]), "args at format id new_reason old_reason origin tool workdir"},
+		{"a coverage row", keys(cov[0]), "hook new old"},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s has %q, want %q", c.what, c.got, c.want)
+		}
 	}
 }

@@ -54,7 +54,7 @@
 //	  "calls": 10000,                      calls re-decided
 //	  "changed": 3,                        of them, calls that changed
 //	  "skipped": 12,                       records not re-decided
-//	  "skipped_by": {"observe": 12},       why, with counts
+//	  "skipped_by": {"observe": 12},       why: observe, torn, failed request
 //	  "sources": [{"file": "...", "format": "audit", "calls": 10000}],
 //	  "changes": [{                        groups, most calls first
 //	    "from": {"verdict": "allow", "hook": "default"},

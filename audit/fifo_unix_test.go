@@ -1,0 +1,20 @@
+//go:build unix
+
+package audit
+
+import (
+	"path/filepath"
+	"syscall"
+	"testing"
+	"unicode/utf8"
+)
+
+func mkfifo(t *testing.T, dir string) string {
+	p := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(p, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func utf8Valid(b []byte) bool { return utf8.Valid(b) }

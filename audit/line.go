@@ -1,0 +1,119 @@
+package audit
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
+)
+
+// The fixed parts of a line: it starts with seq and prev and ends with
+// the hash, so a writer can encode the body before it takes the lock and
+// a reader can find the hash without parsing the line.
+const (
+	hashLen    = sha256.Size * 2 // hex digits
+	hashMember = `,"hash":"`
+	// suffixLen is the length of `,"hash":"<64 hex digits>"}`.
+	suffixLen = len(hashMember) + hashLen + len(`"}`)
+)
+
+var (
+	zeroHead = []byte(`{"seq":0,"prev":"",`)
+	zeroTail = []byte(`,"hash":""}`)
+)
+
+// body encodes rec without its chain: the members between prev and hash,
+// with the comma before them. It fails only for values JSON cannot hold.
+func body(rec *Record) ([]byte, error) {
+	r := *rec
+	r.Seq, r.Prev, r.Hash = 0, "", ""
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(&r); err != nil {
+		return nil, err
+	}
+	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
+	if !bytes.HasPrefix(b, zeroHead) || !bytes.HasSuffix(b, zeroTail) {
+		panic("audit: Record no longer encodes seq and prev first and hash last")
+	}
+	return b[len(zeroHead)-1 : len(b)-len(zeroTail)], nil // from the comma after prev
+}
+
+// head is the start of record seq's line, chained to prev: every line
+// begins with it, and a torn line is a prefix of it or begins with it.
+func head(dst []byte, seq uint64, prev string) []byte {
+	dst = append(dst, `{"seq":`...)
+	dst = strconv.AppendUint(dst, seq, 10)
+	dst = append(dst, `,"prev":"`...)
+	dst = append(dst, prev...)
+	return append(dst, '"')
+}
+
+// seal appends record seq's line to dst: head, body, then the hash of
+// the two, and a newline. It returns the line and the hash.
+func seal(dst []byte, seq uint64, prev string, body []byte) ([]byte, string) {
+	start := len(dst)
+	dst = head(dst, seq, prev)
+	dst = append(dst, body...)
+	sum := sha256.Sum256(dst[start:])
+	dst = append(dst, hashMember...)
+	n := len(dst)
+	dst = hex.AppendEncode(dst, sum[:])
+	hash := string(dst[n:])
+	return append(dst, `"}`+"\n"...), hash
+}
+
+// split returns the hashed part of a line (without its newline) and the
+// hash it ends with, or ok false when it does not end like a record.
+func split(line []byte) (hashed []byte, hash []byte, ok bool) {
+	if len(line) < suffixLen+len(`{"seq":1,"prev":""`) {
+		return nil, nil, false
+	}
+	cut := len(line) - suffixLen
+	tail := line[cut:]
+	if !bytes.HasPrefix(tail, []byte(hashMember)) || !bytes.HasSuffix(tail, []byte(`"}`)) {
+		return nil, nil, false
+	}
+	hash = tail[len(hashMember) : len(hashMember)+hashLen]
+	for _, c := range hash {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return nil, nil, false
+		}
+	}
+	return line[:cut], hash, true
+}
+
+// sum is the hex SHA-256 of b.
+func sum(b []byte) [hashLen]byte {
+	s := sha256.Sum256(b)
+	var h [hashLen]byte
+	hex.Encode(h[:], s[:])
+	return h
+}
+
+// cleanJSON is raw as a JSON value that keeps a record one line of valid
+// UTF-8: JSON as it is (encoding compacts it); JSON with bytes that are not UTF-8 with
+// those bytes replaced (U+FFFD); anything that is not JSON as a string.
+func cleanJSON(raw json.RawMessage) json.RawMessage {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil
+	}
+	if json.Valid(raw) {
+		if utf8.Valid(raw) {
+			return raw // encoding it compacts it
+		}
+		dec := json.NewDecoder(bytes.NewReader(raw))
+		dec.UseNumber() // numbers keep their digits
+		var v any
+		if dec.Decode(&v) == nil {
+			if b, err := json.Marshal(v); err == nil {
+				return b
+			}
+		}
+	}
+	b, _ := json.Marshal(string(raw)) // invalid UTF-8 becomes U+FFFD
+	return b
+}

@@ -1,0 +1,100 @@
+package audit
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"time"
+
+	"github.com/agentsh/agentsh/core"
+)
+
+// NewRecord is the record of a call that went through the pipeline (kind
+// KindCall) or was shown to the after hooks (KindObserve), by the command
+// via, from the call as it ended and its result. The arguments are the
+// canonical ones (and RawArgs what was sent, when it differs); Time is
+// now. The chain (Seq, Prev, Hash) is Append's to fill.
+func NewRecord(kind, via string, call *core.Call, res *core.Result) Record {
+	rec := Record{
+		Time: time.Now().UTC(),
+		Kind: kind,
+		Via:  via,
+		Call: Call{
+			ID: call.ID, Tool: call.Name,
+			Args:    cleanJSON(call.Args),
+			Origin:  call.Origin.String(),
+			WorkDir: call.WorkDir,
+			Agent:   call.Agent, ParentAgent: call.ParentAgent,
+		},
+		Decisions: cleanDecisions(res.Decisions),
+		Outcome:   outcomeOf(call, res),
+	}
+	if rec.Call.ID == "" {
+		rec.Call.ID = res.CallID
+	}
+	if rec.Call.Tool == "" {
+		rec.Call.Tool = res.Tool
+	}
+	if raw := cleanJSON(call.RawArgs); raw != nil && string(raw) != string(rec.Call.Args) {
+		rec.Call.RawArgs = raw
+	}
+	return rec
+}
+
+// outcomeOf summarizes res: who decided the call and what became of it.
+func outcomeOf(call *core.Call, res *core.Result) Outcome {
+	o := Outcome{
+		Verdict:    core.VerdictAllow,
+		Sandbox:    call.Sandbox,
+		OK:         res.OK(),
+		DurationMS: float64(res.Duration.Microseconds()) / 1000,
+	}
+	if res.Err != nil {
+		o.ErrorKind, o.Error = string(res.Kind()), res.Err.Error()
+	}
+	if out := res.ForLLM; out != "" {
+		s := sha256.Sum256([]byte(out))
+		o.OutputBytes, o.OutputSHA256 = len(out), hex.EncodeToString(s[:])
+	}
+	// The deciding record: the first deny before the call ran, else the
+	// last allow of the approval step (a hook's allow, the default, the
+	// session's approval or the approver's).
+	for _, d := range res.Decisions {
+		if d.Stage != core.StageAfter && !d.Skipped && d.Verdict == core.VerdictDeny {
+			o.Verdict, o.Hook, o.Source, o.Reason = core.VerdictDeny, d.Hook, d.Source, d.Reason
+			return o
+		}
+	}
+	var e *core.Error
+	if errors.As(res.Err, &e) && notRun(e.Kind) {
+		// Refused without a deny record: arguments that are not an
+		// object, an unknown tool.
+		o.Verdict, o.Hook, o.Reason = core.VerdictDeny, e.Hook, e.Message
+		return o
+	}
+	for _, d := range res.Decisions {
+		if d.Stage == core.StageApproval && d.Verdict == core.VerdictAllow {
+			o.Hook, o.Source, o.Reason = d.Hook, d.Source, d.Reason
+		}
+	}
+	return o
+}
+
+// notRun reports whether an error of kind k means the tool never ran.
+func notRun(k core.Kind) bool {
+	return k == core.KindRejected || k == core.KindInvalidArguments || k == core.KindUnknownTool
+}
+
+// cleanDecisions are ds with their argument objects made safe for a
+// line (see cleanJSON); ds itself is not changed.
+func cleanDecisions(ds []core.Decision) []core.Decision {
+	if ds == nil {
+		return []core.Decision{}
+	}
+	out := make([]core.Decision, len(ds))
+	for i, d := range ds {
+		d.ArgsBefore, d.ArgsAfter = cleanJSON(d.ArgsBefore), cleanJSON(d.ArgsAfter)
+		out[i] = d
+	}
+	return out
+}

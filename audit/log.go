@@ -203,6 +203,21 @@ func seqOf(line []byte) (uint64, bool) {
 	return s, err == nil && bytes.HasPrefix(rest[n:], []byte(`,"prev":"`))
 }
 
+// prevOf reads the prev that follows seq at the start of a record's
+// line.
+func prevOf(line []byte) (string, bool) {
+	i := bytes.Index(line, []byte(`,"prev":"`))
+	if i < 0 || !bytes.HasPrefix(line, []byte(`{"seq":`)) {
+		return "", false
+	}
+	rest := line[i+len(`,"prev":"`):]
+	j := bytes.IndexByte(rest, '"')
+	if j != 0 && j != hashLen {
+		return "", false
+	}
+	return string(rest[:j]), true
+}
+
 // tornStart reports whether line may be the start of a record whose
 // writer stopped: `{"seq":` or a part of it, then anything.
 func tornStart(line []byte) bool {

@@ -116,7 +116,7 @@ type parsed struct {
 	seq     uint64
 	prev    string
 	hash    string
-	json    bool // valid JSON with a seq
+	json    bool // valid JSON that begins with a seq
 	shaped  bool // and a prev, and it ends with a hash
 }
 
@@ -285,8 +285,10 @@ func notRecordWhy(raw []byte) string {
 // lineReader reads the lines of a log as records, with one line of
 // look-back.
 type lineReader struct {
-	br      *bufio.Reader
-	buf     []byte
+	br *bufio.Reader
+	// bufs hold the last two lines read, in turns: a parsed line's raw
+	// bytes stay valid until the line after next is read.
+	bufs    [2][]byte
 	n       int
 	pending *parsed
 }
@@ -305,18 +307,19 @@ func (l *lineReader) next() (*parsed, error) {
 	}
 	p := &parsed{line: l.n}
 	raw, p.newline = bytes.CutSuffix(raw, []byte("\n"))
-	p.raw = bytes.Clone(raw) // kept past the next read, to look ahead
-	var fields struct {
-		Seq  *uint64 `json:"seq"`
-		Prev *string `json:"prev"`
-	}
-	p.json = json.Unmarshal(p.raw, &fields) == nil && fields.Seq != nil
+	p.raw = raw
+	// The chain is in the line's fixed head and tail; the rest need only
+	// be JSON.
+	p.json = json.Valid(p.raw)
+	seq, seqOK := seqOf(p.raw)
+	p.json = p.json && seqOK
 	hashed, hash, ok := split(p.raw)
-	p.shaped = ok && p.json && fields.Prev != nil
+	prev, prevOK := prevOf(p.raw)
+	p.shaped = ok && p.json && prevOK
 	if p.shaped {
 		s := sum(hashed)
 		p.ok = string(s[:]) == string(hash)
-		p.seq, p.prev, p.hash = *fields.Seq, *fields.Prev, string(hash)
+		p.seq, p.prev, p.hash = seq, prev, string(hash)
 	}
 	return p, nil
 }
@@ -338,8 +341,9 @@ func (l *lineReader) nextSeq() (*parsed, error) {
 
 // read returns the next line with its newline, or nil at the end.
 func (l *lineReader) read() ([]byte, error) {
-	line, err := jsonl.ReadLine(l.br, l.buf[:0])
-	l.buf = line
+	i := l.n % 2
+	line, err := jsonl.ReadLine(l.br, l.bufs[i][:0])
+	l.bufs[i] = line
 	if len(line) == 0 {
 		if err == io.EOF {
 			err = nil

@@ -25,10 +25,16 @@ var (
 )
 
 // body encodes rec without its chain: the members between prev and hash,
-// with the comma before them. It fails only for values JSON cannot hold.
+// with the comma before them. Arguments that are not JSON, or not UTF-8,
+// are made so (see cleanJSON): a record is always one line of JSON.
 func body(rec *Record) ([]byte, error) {
 	r := *rec
 	r.Seq, r.Prev, r.Hash = 0, "", ""
+	r.Call.Args, r.Call.RawArgs = cleanJSON(r.Call.Args), cleanJSON(r.Call.RawArgs)
+	if r.Call.Args == nil {
+		r.Call.Args = json.RawMessage("null")
+	}
+	r.Decisions = cleanDecisions(r.Decisions)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

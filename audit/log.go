@@ -135,7 +135,7 @@ func (l *Log) chainEnd() (torn bool, err error) {
 	}
 	seq, hash, torn, err := readTail(l.f, size)
 	if err != nil {
-		return false, fmt.Errorf("%s: %v; give --audit a new file or an audit log", l.path, err)
+		return false, fmt.Errorf("%s: %v; name a new file, or an audit log", l.path, err)
 	}
 	l.end, l.seq, l.hash, l.torn = size, seq, hash, torn
 	return torn, nil

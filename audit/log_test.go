@@ -300,7 +300,7 @@ func TestOpenRefuses(t *testing.T) {
 	}
 	cases := []struct{ path, want string }{
 		{dir, "is a directory, not a regular file"},
-		{notLog, "it is not an audit log: its last line is not a record; give --audit a new file or an audit log"},
+		{notLog, "it is not an audit log: its last line is not a record; name a new file, or an audit log"},
 		{link, "is a symbolic link, not a regular file"},
 		{filepath.Join(dir, "missing", "a.jsonl"), "no such file or directory"},
 	}

@@ -21,12 +21,12 @@ func NewRecord(kind, via string, call *core.Call, res *core.Result) Record {
 		Via:  via,
 		Call: Call{
 			ID: call.ID, Tool: call.Name,
-			Args:    cleanJSON(call.Args),
+			Args:    call.Args,
 			Origin:  call.Origin.String(),
 			WorkDir: call.WorkDir,
 			Agent:   call.Agent, ParentAgent: call.ParentAgent,
 		},
-		Decisions: cleanDecisions(res.Decisions),
+		Decisions: res.Decisions,
 		Outcome:   outcomeOf(call, res),
 	}
 	if rec.Call.ID == "" {
@@ -35,8 +35,8 @@ func NewRecord(kind, via string, call *core.Call, res *core.Result) Record {
 	if rec.Call.Tool == "" {
 		rec.Call.Tool = res.Tool
 	}
-	if raw := cleanJSON(call.RawArgs); raw != nil && string(raw) != string(rec.Call.Args) {
-		rec.Call.RawArgs = raw
+	if len(call.RawArgs) > 0 && string(call.RawArgs) != string(call.Args) {
+		rec.Call.RawArgs = call.RawArgs
 	}
 	return rec
 }

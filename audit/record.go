@@ -83,4 +83,10 @@ type Outcome struct {
 	OutputSHA256 string `json:"output_sha256,omitempty"`
 	// DurationMS is how long the call took, in milliseconds.
 	DurationMS float64 `json:"duration_ms"`
+	// Answered is, in the records of a hook adapter (decide, observe),
+	// what agentsh answered the other agent: allow, ask or deny, left
+	// out when agentsh had no opinion and the agent's own permissions
+	// decide. Verdict is the pipeline's, which may be stronger: a
+	// model's default asks where the adapter answers nothing.
+	Answered core.Verdict `json:"answered,omitempty"`
 }

@@ -1,18 +1,20 @@
 package agentsh
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sync"
 	"time"
-
-	"context"
 
 	"github.com/agentsh/agentsh/audit"
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/executor"
 	"github.com/agentsh/agentsh/hookadapter"
+	"github.com/agentsh/agentsh/internal/userfile"
 )
 
 // auditor writes the shell's audit log (Config.AuditFile): a record of
@@ -148,3 +150,19 @@ func VerifyAudit(r io.Reader, head string) (AuditReport, error) {
 
 // AuditReport is what VerifyAudit found (see audit.Report).
 type AuditReport = audit.Report
+
+// VerifyAuditFile is VerifyAudit of the audit log at path, which must be
+// a regular file (a FIFO or a device is refused at once). A head that is
+// not 64 hex digits is an *OptionError of "VerifyAuditFile.Head".
+func VerifyAuditFile(path, head string) (AuditReport, error) {
+	if head != "" && !audit.IsHash(head) {
+		return AuditReport{}, &OptionError{Option: "VerifyAuditFile.Head", Value: head,
+			Err: errors.New("want the 64 hex digits of a head that agentsh audit verify printed")}
+	}
+	f, err := userfile.Open(path, os.O_RDONLY, userfile.FollowLinks)
+	if err != nil {
+		return AuditReport{}, err
+	}
+	defer f.Close()
+	return VerifyAudit(f, head)
+}

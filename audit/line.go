@@ -84,10 +84,8 @@ func split(line []byte) (hashed []byte, hash []byte, ok bool) {
 		return nil, nil, false
 	}
 	hash = tail[len(hashMember) : len(hashMember)+hashLen]
-	for _, c := range hash {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return nil, nil, false
-		}
+	if !IsHash(string(hash)) {
+		return nil, nil, false
 	}
 	return line[:cut], hash, true
 }

@@ -87,6 +87,55 @@ func (r *Report) CheckHead(head string) bool {
 	return false
 }
 
+// IsHash reports whether s is a record's hash: 64 lowercase hex digits.
+func IsHash(s string) bool {
+	if len(s) != hashLen {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// Text is the report for a person, naming the log name: each problem on
+// a line, then the count and head.
+func (r *Report) Text(name string) string {
+	var b strings.Builder
+	for _, p := range r.Problems {
+		fmt.Fprintf(&b, "%s: %v\n", name, p)
+	}
+	state := "intact"
+	if !r.Intact() {
+		state = "not intact"
+	}
+	fmt.Fprintf(&b, "%s: %s, %d records; head %s (seq %d)\n", name, state, r.Records, cmpOr(r.Head, "none"), r.HeadSeq)
+	return b.String()
+}
+
+// MarshalJSON encodes the report with "intact" (see Intact).
+func (r Report) MarshalJSON() ([]byte, error) {
+	type fields Report
+	problems := r.Problems
+	if problems == nil {
+		problems = []Problem{}
+	}
+	return json.Marshal(struct {
+		Intact bool `json:"intact"`
+		fields
+		Problems []Problem `json:"problems"`
+	}{r.Intact(), fields(r), problems})
+}
+
+func cmpOr(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
 // Verify reads an audit log and checks every line: that it is a record,
 // that its hash matches its bytes, that seq counts up from 1 without
 // gaps and that prev is the hash of the record before. It stops at the

@@ -73,6 +73,7 @@
 //	bashcmd/bashcmdtest    the corpus of command lines the shell policies are tested on
 //	hookadapter            other agents' hook events (Claude Code, Gemini CLI, Codex)
 //	durable                durable runs: the journal, resume, approvals that wait, batches
+//	audit                  the tamper-evident audit log (--audit, WithAudit): records, Verify
 //	workpath               the paths tools take and print
 //	scripts/policies       the shipped policies' tests
 //	all                    registers the languages, the adapters and the browser

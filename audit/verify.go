@@ -37,7 +37,8 @@ const (
 	ProblemHead = "head"
 )
 
-// Problem is one thing wrong with a log: where it shows (Line, from 1),
+// Problem is one thing wrong with a log: where it shows (Line, from 1;
+// 0 for a ProblemHead, which is of the whole log),
 // the record it names (Seq: the record changed, the first one dropped or
 // misplaced, the one repeated or torn) and what it is.
 type Problem struct {
@@ -47,7 +48,12 @@ type Problem struct {
 	Message string `json:"message"`
 }
 
-func (p Problem) Error() string { return fmt.Sprintf("line %d: %s", p.Line, p.Message) }
+func (p Problem) Error() string {
+	if p.Line == 0 {
+		return p.Message
+	}
+	return fmt.Sprintf("line %d: %s", p.Line, p.Message)
+}
 
 // Report is what Verify found: how many records chain intact from the
 // start (Records), the hash and seq of the last one (Head, HeadSeq: keep
@@ -82,7 +88,7 @@ func (r *Report) CheckHead(head string) bool {
 			}
 		}
 	}
-	r.Problems = append(r.Problems, Problem{Kind: ProblemHead, Line: r.Records, Seq: r.HeadSeq,
+	r.Problems = append(r.Problems, Problem{Kind: ProblemHead, Seq: r.HeadSeq,
 		Message: fmt.Sprintf("no record has the head hash %q kept from before: the log was cut or rewritten since (it now holds %d records, head %s)", head, r.Records, r.Head)})
 	return false
 }
@@ -111,7 +117,11 @@ func (r *Report) Text(name string) string {
 	if !r.Intact() {
 		state = "not intact"
 	}
-	fmt.Fprintf(&b, "%s: %s, %d records; head %s (seq %d)\n", name, state, r.Records, cmpOr(r.Head, "none"), r.HeadSeq)
+	records := "records"
+	if r.Records == 1 {
+		records = "record"
+	}
+	fmt.Fprintf(&b, "%s: %s, %d %s; head %s (seq %d)\n", name, state, r.Records, records, cmpOr(r.Head, "none"), r.HeadSeq)
 	return b.String()
 }
 
@@ -240,7 +250,7 @@ func (v *verifier) badLine(p *parsed, want uint64) (bool, error) {
 			switch {
 			case next == nil: // the end of the log
 				for _, t := range torn {
-					v.problem(ProblemTorn, t.line, want, fmt.Sprintf("record seq %d is torn: line %d stops in the middle of it at the end of the log (its writer stopped, a crash, or the file was cut); the next append goes on from seq %d", want, t.line, v.seq))
+					v.problem(ProblemTorn, t.line, want, fmt.Sprintf("record seq %d is torn: the log ends in the middle of it (its writer stopped, a crash, or the file was cut); the next append ends the line and chains on from seq %d", want, v.seq))
 				}
 				return true, nil
 			case !next.json && v.tornHere(next.raw, want):
@@ -248,7 +258,7 @@ func (v *verifier) badLine(p *parsed, want uint64) (bool, error) {
 				continue
 			case next.ok && next.seq == want && next.prev == v.hash:
 				for _, t := range torn {
-					v.problem(ProblemTorn, t.line, want, fmt.Sprintf("a record seq %d is torn at line %d: its writer stopped in the middle of it (a crash); the next writer ended the line and wrote seq %d at line %d, so no record of the chain is lost", want, t.line, want, next.line))
+					v.problem(ProblemTorn, t.line, want, fmt.Sprintf("a record seq %d is torn: its writer stopped in the middle of it (a crash), and the next writer ended the line and wrote seq %d at line %d; no record of the chain is lost", want, want, next.line))
 				}
 				return v.check(next)
 			}
@@ -256,10 +266,10 @@ func (v *verifier) badLine(p *parsed, want uint64) (bool, error) {
 		}
 	}
 	if p.shaped {
-		v.problem(ProblemChanged, p.line, want, fmt.Sprintf("record seq %d was changed: its hash does not match its bytes (line %d)", want, p.line))
+		v.problem(ProblemChanged, p.line, want, fmt.Sprintf("record seq %d was changed: its hash does not match its bytes", want))
 		return true, nil
 	}
-	v.problem(ProblemNotRecord, p.line, want, fmt.Sprintf("line %d is not a record of an audit log (record seq %d belongs here): %s", p.line, want, notRecordWhy(p.raw)))
+	v.problem(ProblemNotRecord, p.line, want, fmt.Sprintf("not a record of an audit log (record seq %d belongs here): %s", want, notRecordWhy(p.raw)))
 	return true, nil
 }
 

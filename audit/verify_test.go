@@ -72,7 +72,7 @@ func TestVerifyNames(t *testing.T) {
 		{"dropped two", join(ls[0], ls[3]), ProblemDropped, 2, 2, "records seq 2 to 3 are missing"},
 		{"duplicated", join(ls[0], ls[1], ls[1], ls[2]), ProblemDuplicated, 3, 2, "record seq 2 is duplicated: line 3 repeats line 2"},
 		{"swapped", join(ls[0], ls[2], ls[1], ls[3]), ProblemReordered, 2, 3, "record seq 3 is out of order: line 2 holds it where seq 2 belongs (seq 2 is at line 3)"},
-		{"not json", join(ls[0], []byte("hello\n"), ls[1]), ProblemNotRecord, 2, 2, "line 2 is not a record of an audit log (record seq 2 belongs here): not JSON"},
+		{"not json", join(ls[0], []byte("hello\n"), ls[1]), ProblemNotRecord, 2, 2, "not a record of an audit log (record seq 2 belongs here): not JSON"},
 		{"json", join(ls[0], []byte(`{"a":1}`+"\n"), ls[1]), ProblemNotRecord, 2, 2, "JSON, but not a record"},
 		{"edited", join(ls[0], bytes.Replace(ls[1], []byte(`"bash"`), []byte(`"bask"`), 1), ls[2]), ProblemChanged, 2, 2, "record seq 2 was changed: its hash does not match its bytes"},
 	}

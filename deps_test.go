@@ -61,6 +61,11 @@ var rules = []rule{
 		deny: []string{"/agent", "/provider", "/tools", "/script", "/stdlib", "/cmd"},
 	},
 	{
+		name: "audit depends on core only: the executor and the hook adapters may write to it",
+		from: []string{"/audit"},
+		deny: []string{"/executor", "/agent", "/provider", "/tools", "/script", "/stdlib", "/cmd", "/hookadapter", "/durable"},
+	},
+	{
 		name: "agent depends on core, executor and provider's vocabulary, never on a provider adapter",
 		from: []string{"/agent"},
 		deny: []string{"/provider/", "/tools", "/script", "/stdlib", "/cmd"},

@@ -72,6 +72,16 @@ func seal(dst []byte, seq uint64, prev string, body []byte) ([]byte, string) {
 	return append(dst, `"}`+"\n"...), hash
 }
 
+// hashSuffix returns the hash of a line's last suffixLen bytes, or ok
+// false when they are not `,"hash":"<64 hex digits>"}`.
+func hashSuffix(tail []byte) (string, bool) {
+	if len(tail) != suffixLen || !bytes.HasPrefix(tail, []byte(hashMember)) || !bytes.HasSuffix(tail, []byte(`"}`)) {
+		return "", false
+	}
+	h := string(tail[len(hashMember) : len(hashMember)+hashLen])
+	return h, IsHash(h)
+}
+
 // split returns the hashed part of a line (without its newline) and the
 // hash it ends with, or ok false when it does not end like a record.
 func split(line []byte) (hashed []byte, hash []byte, ok bool) {
@@ -79,15 +89,10 @@ func split(line []byte) (hashed []byte, hash []byte, ok bool) {
 		return nil, nil, false
 	}
 	cut := len(line) - suffixLen
-	tail := line[cut:]
-	if !bytes.HasPrefix(tail, []byte(hashMember)) || !bytes.HasSuffix(tail, []byte(`"}`)) {
+	if _, ok := hashSuffix(line[cut:]); !ok {
 		return nil, nil, false
 	}
-	hash = tail[len(hashMember) : len(hashMember)+hashLen]
-	if !IsHash(string(hash)) {
-		return nil, nil, false
-	}
-	return line[:cut], hash, true
+	return line[:cut], line[cut+len(hashMember) : cut+len(hashMember)+hashLen], true
 }
 
 // sum is the hex SHA-256 of b.

@@ -155,35 +155,41 @@ func (l *Log) Close() error {
 // tailChunk is how much of the file readTail reads at a time, backwards.
 const tailChunk = 64 << 10
 
+// headLen is enough of a line's start for its seq and the start of prev.
+const headLen = 64
+
 // readTail finds the chain's end in the first size bytes of r: the seq
 // and hash of the last whole record, skipping the torn lines of writers
-// that crashed, and whether the last line is torn (has no newline).
+// that crashed, and whether the last line is torn (has no newline). It
+// reads only the ends of the lines it looks at, however long they are.
 func readTail(r io.ReaderAt, size int64) (seq uint64, hash string, torn bool, err error) {
-	if size == 0 {
-		return 0, "", false, nil
-	}
 	lines := backwardLines{r: r, pos: size}
-	last := true
-	for {
-		line, ok, err := lines.next()
-		if err != nil {
+	for first := true; ; first = false {
+		start, end, ok, err := lines.next()
+		if err != nil || !ok {
+			return 0, "", torn, err // !ok: no record, only torn lines; the chain starts anew
+		}
+		if first {
+			torn = !lines.newline
+		}
+		head := make([]byte, min(end-start, headLen))
+		if _, err := r.ReadAt(head, start); err != nil {
 			return 0, "", false, err
 		}
-		if !ok {
-			return 0, "", torn, nil // only torn lines: the chain starts anew
-		}
-		if last {
-			torn = !lines.newline
-			last = false
-		}
-		if _, h, ok := split(line); ok {
-			s, ok := seqOf(line)
-			if !ok {
-				return 0, "", false, errors.New("it is not an audit log: its last record does not begin with its seq")
+		if end-start >= int64(len(`{"seq":1,"prev":""`)+suffixLen) {
+			tail := make([]byte, suffixLen)
+			if _, err := r.ReadAt(tail, end-int64(suffixLen)); err != nil {
+				return 0, "", false, err
 			}
-			return s, string(h), torn, nil
+			if h, ok := hashSuffix(tail); ok {
+				s, ok := seqOf(head)
+				if !ok {
+					return 0, "", false, errors.New("it is not an audit log: its last record does not begin with its seq")
+				}
+				return s, h, torn, nil
+			}
 		}
-		if !tornStart(line) {
+		if !tornStart(head) {
 			return 0, "", false, errors.New("it is not an audit log: its last line is not a record")
 		}
 	}
@@ -226,48 +232,47 @@ func tornStart(line []byte) bool {
 	return string(line[:n]) == start[:n]
 }
 
-// backwardLines reads the lines of a file from its end.
+// backwardLines finds the lines of a file from its end.
 type backwardLines struct {
 	r   io.ReaderAt
-	pos int64 // the lines before pos are still to be read
+	pos int64 // the lines before pos are still to be found
 	// newline says the line next returned ended with a newline.
 	newline bool
-	buf     []byte
+	chunk   []byte
 }
 
-// next returns the line before pos, without its newline; ok is false at
-// the start of the file.
-func (b *backwardLines) next() (line []byte, ok bool, err error) {
+// next returns where the line before pos starts and ends (without its
+// newline); ok is false at the start of the file.
+func (b *backwardLines) next() (start, end int64, ok bool, err error) {
 	if b.pos <= 0 {
-		return nil, false, nil
+		return 0, 0, false, nil
 	}
-	end := b.pos
-	b.newline = false
-	var c [1]byte
-	if _, err := b.r.ReadAt(c[:], b.pos-1); err != nil {
-		return nil, false, err
+	if b.chunk == nil {
+		b.chunk = make([]byte, tailChunk)
 	}
-	if c[0] == '\n' {
-		b.newline = true
+	end = b.pos
+	c := b.chunk[:1]
+	if _, err := b.r.ReadAt(c, end-1); err != nil {
+		return 0, 0, false, err
+	}
+	b.newline = c[0] == '\n'
+	if b.newline {
 		end--
 	}
-	// Read back in chunks until the newline before the line.
-	start := end
-	b.buf = b.buf[:0]
+	// Read back a chunk at a time to the newline before the line.
+	start = end
 	for start > 0 {
 		n := min(int64(tailChunk), start)
-		chunk := make([]byte, n)
-		if _, err := b.r.ReadAt(chunk, start-n); err != nil {
-			return nil, false, err
+		c := b.chunk[:n]
+		if _, err := b.r.ReadAt(c, start-n); err != nil {
+			return 0, 0, false, err
 		}
-		if i := bytes.LastIndexByte(chunk, '\n'); i >= 0 {
-			b.buf = append(chunk[i+1:], b.buf...)
+		if i := bytes.LastIndexByte(c, '\n'); i >= 0 {
 			start = start - n + int64(i) + 1
 			break
 		}
-		b.buf = append(chunk, b.buf...)
 		start -= n
 	}
 	b.pos = start
-	return b.buf, true, nil
+	return start, end, true, nil
 }

@@ -375,3 +375,38 @@ func TestVerifyNotALog(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenHugeTail: a huge last record, then a huge torn line after it,
+// are found from the end of the file without reading them whole.
+func TestOpenHugeTail(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "a.jsonl")
+	l, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	big, _ := json.Marshal(map[string]string{"content": strings.Repeat("y", 3<<20)})
+	rec := NewRecord(KindCall, "call", &core.Call{ID: "big", Name: "write_file", Args: big}, &core.Result{})
+	if err := l.Append(&rec); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	f, _ := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	f.WriteString(`{"seq":2,"prev":"` + rec.Hash + `","time":"2026","kind":"call","call":{"args":{"content":"` + strings.Repeat("x", 3<<20)) // a writer that stopped
+	f.Close()
+	l, err = Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	next := testRecord(1)
+	if err := l.Append(next); err != nil {
+		t.Fatal(err)
+	}
+	l.Close()
+	if next.Seq != 2 || next.Prev != rec.Hash {
+		t.Errorf("after the torn line: seq %d prev %s, want 2 after %s", next.Seq, next.Prev, rec.Hash)
+	}
+	data, _ := os.ReadFile(path)
+	if rep := verifyBytes(t, data); rep.Records != 2 || len(rep.Problems) != 1 || rep.Problems[0].Kind != ProblemTorn {
+		t.Errorf("Verify = %d records, %+v; want 2 and the torn line", rep.Records, rep.Problems)
+	}
+}

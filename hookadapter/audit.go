@@ -1,7 +1,8 @@
 package hookadapter
 
 // Record is what one hook process did, for an audit trail (agentsh hook
-// --events FILE): Run gives it to Config.Audit once, as it returns.
+// --events FILE, --audit FILE): Run gives it to Config.Audit once, as it
+// returns.
 type Record struct {
 	// Agent is the protocol's name: claude-code, gemini or codex.
 	Agent string

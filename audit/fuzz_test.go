@@ -14,12 +14,13 @@ const (
 	mutateDuplicate
 	mutateReorder
 	mutateRehash
+	mutateCut
 	mutations
 )
 
 // FuzzVerifyMutations damages a valid log of 2 to 9 records at random —
 // flips a byte, drops, duplicates or reorders records, changes one and
-// recomputes its hash — and checks that Verify finds the damage and
+// recomputes its hash, cuts the file as a crash would — and checks that Verify finds the damage and
 // names the right record; an intact log always passes. (Damage to the
 // last record that a chain cannot show — dropped, or changed with a new
 // hash — must fail the check of the head kept from before.)
@@ -97,6 +98,12 @@ func FuzzVerifyMutations(f *testing.F) {
 			log = bytes.Join(out, nil)
 			wantSeq, wantLine, wantKind = uint64(k+1), k+1, ProblemChanged
 			headOnly = k == n-1
+		case mutateCut:
+			pos := int(a) % len(orig)
+			log = orig[:pos]
+			k := bytes.Count(log, []byte("\n")) // whole records left
+			wantSeq, wantLine, wantKind = uint64(k+1), k+1, ProblemTorn
+			headOnly = pos == 0 || orig[pos-1] == '\n' // whole records cut off
 		}
 		rep := verifyBytes(t, log)
 		if headOnly {

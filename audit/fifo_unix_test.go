@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"syscall"
 	"testing"
-	"unicode/utf8"
 )
 
 func mkfifo(t *testing.T, dir string) string {
@@ -16,5 +15,3 @@ func mkfifo(t *testing.T, dir string) string {
 	}
 	return p
 }
-
-func utf8Valid(b []byte) bool { return utf8.Valid(b) }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/agentsh/agentsh/core"
 )
@@ -351,7 +352,7 @@ func TestHostileRecords(t *testing.T) {
 		if err := json.Unmarshal(line, &rec); err != nil || !json.Valid(line) {
 			t.Errorf("line %d is not JSON: %v", i+1, err)
 		}
-		if !utf8Valid(line) {
+		if !utf8.Valid(line) {
 			t.Errorf("line %d is not UTF-8", i+1)
 		}
 	}

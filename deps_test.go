@@ -153,6 +153,11 @@ var rules = []rule{
 		except: []string{"/telemetry/"},
 		deny:   []string{"go.opentelemetry.io/otel/sdk", "go.opentelemetry.io/otel/exporters", "google.golang.org/grpc"},
 	},
+	{
+		name: "audit depends on core only: the executor and the hook adapters may write to it",
+		from: []string{"/audit"},
+		deny: []string{"/executor", "/agent", "/provider", "/tools", "/script", "/stdlib", "/cmd", "/hookadapter", "/durable"},
+	},
 }
 
 // under reports whether pkg is named by pattern (see the names above).
@@ -317,6 +322,7 @@ func TestRulesCatchViolations(t *testing.T) {
 		rules[15].name: "/tools/web -> github.com/chromedp/cdproto/network",
 		rules[16].name: "/telemetry -> /executor",
 		rules[17].name: "/executor -> go.opentelemetry.io/otel/sdk/trace",
+		rules[18].name: "/audit -> /executor",
 	}
 	if len(bad) != len(rules) {
 		t.Fatalf("%d made-up violations for %d rules", len(bad), len(rules))
@@ -370,8 +376,9 @@ const (
 	// Its non-test Go lines, blank lines and comments aside: 2,600 until
 	// the six commands of durable runs (run --durable, resume, runs,
 	// approvals, approve and deny, batch) added their flags and dispatch;
-	// 2,930 with policy diff's.
-	maxCLICodeLines = 2930
+	// 2,900 until --audit FILE (on run, -c, call, ask, the REPL, hook and
+	// mcp serve), agentsh audit verify and agentsh policy diff.
+	maxCLICodeLines = 3000
 )
 
 func TestCLIIsThin(t *testing.T) {

@@ -113,15 +113,16 @@ func (r *Report) Text(name string) string {
 	for _, p := range r.Problems {
 		fmt.Fprintf(&b, "%s: %v\n", name, p)
 	}
-	state := "intact"
-	if !r.Intact() {
-		state = "not intact"
-	}
 	records := "records"
 	if r.Records == 1 {
 		records = "record"
 	}
-	fmt.Fprintf(&b, "%s: %s, %d %s; head %s (seq %d)\n", name, state, r.Records, records, cmpOr(r.Head, "none"), r.HeadSeq)
+	head := cmpOr(r.Head, "none")
+	if r.Intact() {
+		fmt.Fprintf(&b, "%s: intact, %d %s; head %s (seq %d)\n", name, r.Records, records, head, r.HeadSeq)
+	} else {
+		fmt.Fprintf(&b, "%s: not intact; %d %s chain intact from the start; head %s (seq %d)\n", name, r.Records, records, head, r.HeadSeq)
+	}
 	return b.String()
 }
 

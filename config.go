@@ -1,23 +1,22 @@
 package agentsh
 
 import (
-	"slices"
-
-	"github.com/agentsh/agentsh/durable"
-
 	"io"
+	"slices"
 	"time"
 
-	"github.com/agentsh/agentsh/internal/wording"
-	"github.com/agentsh/agentsh/script"
-	"github.com/agentsh/agentsh/tools/process"
-	"github.com/agentsh/agentsh/tools/search"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agentsh/agentsh/agent"
 	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/durable"
 	"github.com/agentsh/agentsh/executor"
+	"github.com/agentsh/agentsh/internal/wording"
 	"github.com/agentsh/agentsh/provider"
+	"github.com/agentsh/agentsh/script"
 	"github.com/agentsh/agentsh/tools/mcp"
+	"github.com/agentsh/agentsh/tools/process"
+	"github.com/agentsh/agentsh/tools/search"
 )
 
 // Config is everything New composes a shell from. Its zero value is a
@@ -140,6 +139,11 @@ type Config struct {
 	// Globals are more predeclared names of the scripts, with values of
 	// JSON shapes: a batch task is the global task.
 	Globals map[string]any
+	// TracerProvider, when set, traces the shell's agents, model
+	// requests and tool calls (see package telemetry); TraceContent puts
+	// the calls' arguments and outputs on their spans too.
+	TracerProvider trace.TracerProvider
+	TraceContent   bool
 }
 
 // An Option sets a field of the Config New composes from.
@@ -250,6 +254,18 @@ func WithGlobals(globals map[string]any) Option {
 		}
 	}
 }
+
+// WithTracerProvider traces the shell's agents (invoke_agent), model
+// requests (chat) and tool calls (execute_tool, with the verdict and the
+// hook that settled it) on tp's tracers. Without it nothing is traced.
+func WithTracerProvider(tp trace.TracerProvider) Option {
+	return func(c *Config) { c.TracerProvider = tp }
+}
+
+// WithTraceContent puts each call's canonical arguments and its output,
+// after every hook, on its span (off by default: they may hold what a
+// trace store should not).
+func WithTraceContent(on bool) Option { return func(c *Config) { c.TraceContent = on } }
 
 // WithPricesFile reads a JSON price table over the built-in one.
 func WithPricesFile(path string) Option { return func(c *Config) { c.PricesFile = path } }

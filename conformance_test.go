@@ -32,7 +32,7 @@ import (
 //
 //	go test -run Conformance . -update
 
-var update = flag.Bool("update", false, "rewrite testdata/conformance/*.golden from the Starlark output")
+var update = flag.Bool("update", false, "rewrite the golden files: testdata/conformance/*.golden from the Starlark output, testdata/traces")
 
 const conformanceDir = "testdata/conformance"
 

@@ -56,7 +56,7 @@ var rules = []rule{
 		deny: []string{"/executor", "/agent", "/provider", "/tools", "/script", "/stdlib", "/cmd"},
 	},
 	{
-		name: "executor depends on core only",
+		name: "executor depends on core (and telemetry's span names) only",
 		from: []string{"/executor"},
 		deny: []string{"/agent", "/provider", "/tools", "/script", "/stdlib", "/cmd"},
 	},
@@ -138,6 +138,20 @@ var rules = []rule{
 		from:   []string{"/tools"},
 		except: []string{"/tools/browser"},
 		deny:   []string{"github.com/chromedp"},
+	},
+	{
+		name:   "telemetry depends on core only",
+		from:   []string{"/telemetry"},
+		except: []string{"/telemetry/"},
+		deny:   []string{"/"},
+		allow:  []string{"/core", "/telemetry"},
+		direct: true,
+	},
+	{
+		name:   "the pipeline and the agent speak OpenTelemetry's API: its SDK, exporters and gRPC are a program's choice",
+		from:   join(foundation, []string{"/telemetry", "."}),
+		except: []string{"/telemetry/"},
+		deny:   []string{"go.opentelemetry.io/otel/sdk", "go.opentelemetry.io/otel/exporters", "google.golang.org/grpc"},
 	},
 }
 
@@ -301,6 +315,8 @@ func TestRulesCatchViolations(t *testing.T) {
 		rules[13].name: "/cmd/agentsh -> /script/starlark",
 		rules[14].name: "/ -> /provider/openai",
 		rules[15].name: "/tools/web -> github.com/chromedp/cdproto/network",
+		rules[16].name: "/telemetry -> /executor",
+		rules[17].name: "/executor -> go.opentelemetry.io/otel/sdk/trace",
 	}
 	if len(bad) != len(rules) {
 		t.Fatalf("%d made-up violations for %d rules", len(bad), len(rules))

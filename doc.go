@@ -73,6 +73,8 @@
 //	bashcmd/bashcmdtest    the corpus of command lines the shell policies are tested on
 //	hookadapter            other agents' hook events (Claude Code, Gemini CLI, Codex)
 //	durable                durable runs: the journal, resume, approvals that wait, batches
+//	telemetry              OpenTelemetry spans: invoke_agent, chat, execute_tool with the verdict
+//	audit                  the hash-chained audit log of every call and its decisions
 //	workpath               the paths tools take and print
 //	scripts/policies       the shipped policies' tests
 //	all                    registers the languages, the adapters and the browser

@@ -14,6 +14,7 @@ import (
 	"github.com/agentsh/agentsh/executor"
 	"github.com/agentsh/agentsh/script"
 	"github.com/agentsh/agentsh/script/agentapi"
+	"github.com/agentsh/agentsh/telemetry"
 	"github.com/agentsh/agentsh/tools/builtins"
 	"github.com/agentsh/agentsh/tools/mcp"
 )
@@ -101,6 +102,9 @@ func newShell(cfg Config, parent *Shell) (sh *Shell, err error) {
 	}
 	if cfg.Permissions != executor.PermissionsDefault {
 		execOpts = append(execOpts, executor.WithPermissions(cfg.Permissions))
+	}
+	if t := telemetry.New(cfg.TracerProvider, cfg.TraceContent).RedactWith(executor.DefaultRedactor); t != nil {
+		execOpts = append(execOpts, executor.WithTracing(t))
 	}
 	s.exec = executor.New(core.NewRegistry(), append(execOpts, cfg.ExecutorOptions...)...)
 	if cfg.ArtifactStore != nil {

@@ -4,10 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
+
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/executor"
 	"github.com/agentsh/agentsh/provider"
+	"github.com/agentsh/agentsh/telemetry"
 )
 
 // Reply is the outcome of Run.
@@ -127,7 +131,7 @@ var ErrNoProvider = errors.New(`no model: choose one with provider("PROVIDER:MOD
 //
 // A call whose arguments are not valid JSON gets an invalid_arguments
 // result, for the model to correct; the other calls of its turn run.
-func (a *Agent) Run(ctx context.Context, prompt string, opts ...RunOption) (*Reply, error) {
+func (a *Agent) Run(ctx context.Context, prompt string, opts ...RunOption) (_ *Reply, err error) {
 	if a.inRun(ctx) {
 		return &Reply{}, ErrNestedRun
 	}
@@ -139,6 +143,12 @@ func (a *Agent) Run(ctx context.Context, prompt string, opts ...RunOption) (*Rep
 	defer func() { <-a.running }()
 	defer a.journalEndRun()
 	ctx = a.agentContext(ctx) // marks ctx as this Run's (see inRun)
+	if tr := a.exec.Tracing(); tr != nil {
+		_, model, _ := strings.Cut(a.modelName(a.Provider()), ":")
+		var span trace.Span
+		ctx, span = tr.StartAgent(ctx, a.ID(), a.ParentID(), model)
+		defer func() { telemetry.End(span, err) }()
+	}
 	rc := runConfig{maxTurns: a.cfg.maxTurns}
 	for _, o := range opts {
 		o(&rc)
@@ -266,7 +276,7 @@ func (a *Agent) ask(ctx context.Context, p provider.Provider, turn int, quiet bo
 		}
 	}
 	priced := a.modelName(p) // before the request: a replay's moves on
-	resp, err := p.Complete(ctx, req, stream)
+	resp, err := a.complete(ctx, p, req, stream, priced, turn)
 	if err != nil {
 		return nil, err
 	}

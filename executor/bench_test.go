@@ -9,8 +9,12 @@ import (
 	"testing"
 	"time"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
 	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/executor"
+	"github.com/agentsh/agentsh/telemetry"
 )
 
 var benchArgs = json.RawMessage(`{"path":"README.md","limit":10}`)
@@ -197,4 +201,19 @@ func BenchmarkInvokeCanonical(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkInvokeTracing: the no-op tool with two before hooks, untraced
+// (the default: no TracerProvider), and traced by an SDK provider whose
+// batch processor exports to nowhere: what a call's span costs.
+func BenchmarkInvokeTracing(b *testing.B) {
+	tools := []core.Tool{noopTool()}
+	hooks := executor.WithBeforeHooks(
+		core.BeforeHook{Name: "a", Func: passBefore}, core.BeforeHook{Name: "b", Func: passBefore})
+	b.Run("off", func(b *testing.B) { benchInvoke(b, newExec(b, tools, hooks)) })
+	b.Run("on", func(b *testing.B) {
+		tp := sdktrace.NewTracerProvider(sdktrace.WithBatcher(tracetest.NewNoopExporter()))
+		b.Cleanup(func() { tp.Shutdown(context.Background()) })
+		benchInvoke(b, newExec(b, tools, hooks, executor.WithTracing(telemetry.New(tp, false))))
+	})
 }

@@ -10,7 +10,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/telemetry"
 	"github.com/agentsh/agentsh/workpath"
 )
 
@@ -42,6 +45,7 @@ type Executor struct {
 	secrets    atomic.Pointer[[]string]     // see SetSecretFiles
 	sandboxing atomic.Pointer[Sandboxing]   // see SetSandboxing
 	journal    Journal                      // see WithJournal; nil records nothing
+	tracer     *telemetry.Tracer            // see WithTracing; nil traces nothing
 }
 
 // pipeline is an immutable snapshot of the hooks and middleware.
@@ -342,6 +346,10 @@ func (e *Executor) invokeResolved(ctx context.Context, call *core.Call, tool *co
 		ctx = withScope(ctx, inner)
 	}
 	ctx = withAgent(ctx, call)
+	var span trace.Span
+	if e.tracer != nil && !sc.deciding {
+		ctx, span = e.tracer.StartTool(ctx, call)
+	}
 	call.RawArgs = call.Args
 	args, err := core.NormalizeArgs(call.Args)
 	var canonErr *core.Error
@@ -385,6 +393,9 @@ func (e *Executor) invokeResolved(ctx context.Context, call *core.Call, tool *co
 	res.Duration = e.runAfter(ctx, p, call, res, start, res.Duration)
 	for _, fn := range e.onEnd {
 		fn(call, res)
+	}
+	if span != nil {
+		e.tracer.EndTool(span, call, res)
 	}
 	return res
 }

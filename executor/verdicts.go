@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/telemetry"
 )
 
 // Stages 1 and 2 and the approval step: every before hook gives a verdict
@@ -185,6 +186,7 @@ func (e *Executor) ask(ctx context.Context, call *core.Call, op opinion, leaves 
 		}
 		d.Duration = time.Since(start)
 		call.Record(d)
+		telemetry.Approval(ctx, d)
 	}()
 	a, err := ap.Approve(ctx, &core.ApprovalRequest{Call: call, Reason: op.reason, Hook: op.hook, Source: op.source, LeavesSandbox: leaves})
 	switch {

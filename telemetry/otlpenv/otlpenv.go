@@ -16,7 +16,7 @@
 //	if err != nil { ... exit 2 ... }
 //	defer tr.Shutdown()
 //	sh, err := agentsh.New(agentsh.WithTracerProvider(tr.TracerProvider()), ...)
-//	ctx, end := tr.Start(ctx, "agentsh run", attrs...)
+//	ctx, end := tr.Start(ctx, otlpenv.Command{Name: "run", Script: path})
 //	code := work(ctx)
 //	end(code)
 //
@@ -28,6 +28,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -40,6 +41,8 @@ import (
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/agentsh/agentsh/telemetry"
 )
 
 // ShutdownTimeout bounds Shutdown: how long the last spans may take to
@@ -57,8 +60,9 @@ type Options struct {
 	Version string
 	// Warn receives what goes wrong while spans are exported (a collector
 	// that cannot be reached, spans not delivered by Shutdown's bound),
-	// each distinct message once; nil drops them. It may be called from
-	// the exporter's goroutine.
+	// each distinct message once, starting "traces" and ending with what
+	// to check; nil drops them. It may be called from the exporter's
+	// goroutine.
 	Warn func(error)
 }
 
@@ -99,7 +103,7 @@ func FromEnv(ctx context.Context, o Options) (*Traces, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %v", s.Endpoint, err)
 	}
-	t := &Traces{settings: s, warn: once(o.Warn)}
+	t := &Traces{settings: s, warn: report(s, o.Warn)}
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(t.warn))
 	t.provider = sdktrace.NewTracerProvider(sdktrace.WithBatcher(exp), sdktrace.WithResource(res))
 	return t, nil
@@ -117,8 +121,9 @@ func exporter(ctx context.Context, protocol string) (*otlptrace.Exporter, error)
 	return otlptracehttp.New(ctx)
 }
 
-// once passes each distinct error to warn once.
-func once(warn func(error)) func(error) {
+// report passes err to warn, each distinct message once, saying what it
+// is about and what to do.
+func report(s Settings, warn func(error)) func(error) {
 	if warn == nil {
 		return func(error) {}
 	}
@@ -129,10 +134,15 @@ func once(warn func(error)) func(error) {
 	return func(err error) {
 		mu.Lock()
 		defer mu.Unlock()
-		if msg := err.Error(); !seen[msg] {
-			seen[msg] = true
-			warn(err)
+		msg := err.Error()
+		if seen[msg] {
+			return
 		}
+		seen[msg] = true
+		if !strings.HasPrefix(msg, "traces") {
+			err = fmt.Errorf("traces: %w", err)
+		}
+		warn(fmt.Errorf("%w; is the collector at %s up? (%s=true exports nothing)", err, s.Endpoint, EnvSDKDisabled))
 	}
 }
 
@@ -158,18 +168,39 @@ func (t *Traces) Settings() Settings {
 	return t.settings
 }
 
-// Start opens the root span of one command, name ("agentsh run"), with
-// attrs, and returns the context that carries it and the function that
-// ends it with the command's exit code: the span's process.exit.code, and
-// an error status for a code other than 0. With t nil it returns ctx and
-// a function that does nothing.
-func (t *Traces) Start(ctx context.Context, name string, attrs ...attribute.KeyValue) (context.Context, func(code int)) {
+// Command is the root span of one agentsh command.
+type Command struct {
+	// Name is the command (telemetry.Command): run, call, hook, ...
+	Name string
+	// Detail follows it in the span's name: the agent of agentsh hook.
+	Detail string
+	// Script and RunID are telemetry.Script and telemetry.RunID; ""
+	// leaves them out.
+	Script, RunID string
+}
+
+// Start opens the root span of c, "agentsh NAME [DETAIL]", under the span
+// in ctx if any, and returns the context that carries it and the function
+// that ends it with the command's exit code (process.exit.code, and an
+// error status for a code other than 0). With t nil it returns ctx and a
+// function that does nothing.
+func (t *Traces) Start(ctx context.Context, c Command) (context.Context, func(code int)) {
 	if t == nil {
 		return ctx, func(int) {}
 	}
+	name, attrs := "agentsh "+c.Name, []attribute.KeyValue{telemetry.Command.String(c.Name)}
+	if c.Detail != "" {
+		name += " " + c.Detail
+	}
+	if c.Script != "" {
+		attrs = append(attrs, telemetry.Script.String(c.Script))
+	}
+	if c.RunID != "" {
+		attrs = append(attrs, telemetry.RunID.String(c.RunID))
+	}
 	ctx, span := t.provider.Tracer(tracerName).Start(ctx, name, trace.WithAttributes(attrs...))
 	return ctx, func(code int) {
-		span.SetAttributes(attribute.Int("process.exit.code", code))
+		span.SetAttributes(telemetry.ExitCode.Int(code))
 		if code != 0 {
 			span.SetStatus(codes.Error, fmt.Sprintf("exit code %d", code))
 		}
@@ -192,7 +223,7 @@ func (t *Traces) Shutdown() error {
 	defer cancel()
 	err := t.provider.Shutdown(ctx)
 	if errors.Is(err, context.DeadlineExceeded) {
-		err = fmt.Errorf("spans not delivered to %s within %s: the collector did not answer", t.settings.Endpoint, ShutdownTimeout)
+		err = fmt.Errorf("traces: spans not delivered within %s: the collector did not answer", ShutdownTimeout)
 	}
 	if err != nil {
 		t.warn(err)

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"testing"
 
-	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/agentsh/agentsh/internal/otlptest"
@@ -60,7 +59,7 @@ func TestFromEnvUnsetIsNothing(t *testing.T) {
 		t.Error("Content() = true with tracing off")
 	}
 	ctx := context.Background()
-	got, end := tr.Start(ctx, "agentsh run")
+	got, end := tr.Start(ctx, otlpenv.Command{Name: "run"})
 	if got != ctx {
 		t.Error("Start changed the context with tracing off")
 	}
@@ -105,8 +104,8 @@ func TestExportsOverEachProtocol(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			name := "agentsh run " + tc.protocol
-			ctx, end := tr.Start(context.Background(), name, attribute.String("agentsh.command", "run"))
+			name := strings.TrimSpace("agentsh hook " + tc.protocol)
+			ctx, end := tr.Start(context.Background(), otlpenv.Command{Name: "hook", Detail: tc.protocol, Script: "s.star", RunID: "r1"})
 			_, child := tr.TracerProvider().Tracer("test").Start(ctx, "execute_tool bash"+tc.protocol)
 			child.End()
 			end(6)
@@ -121,8 +120,9 @@ func TestExportsOverEachProtocol(t *testing.T) {
 			if root.ParentID != "" || tool.ParentID != root.SpanID || tool.TraceID != root.TraceID {
 				t.Errorf("root %+v, tool %+v: want the tool span a child of the root", root, tool)
 			}
-			if root.Service != "agentsh" || root.Attrs["agentsh.command"] != "run" || root.Attrs["process.exit.code"] != int64(6) {
-				t.Errorf("root span %+v: want service agentsh, agentsh.command run, process.exit.code 6", root)
+			if root.Service != "agentsh" || root.Attrs["agentsh.command"] != "hook" || root.Attrs["process.exit.code"] != int64(6) ||
+				root.Attrs["agentsh.script"] != "s.star" || root.Attrs["agentsh.run.id"] != "r1" {
+				t.Errorf("root span %+v: want service agentsh, agentsh.command hook, agentsh.script s.star, agentsh.run.id r1, process.exit.code 6", root)
 			}
 			if !root.Failed || root.Error != "exit code 6" {
 				t.Errorf("root span status %v %q, want error \"exit code 6\"", root.Failed, root.Error)
@@ -144,7 +144,7 @@ func TestResourceFromEnv(t *testing.T) {
 	if !tr.Content() {
 		t.Error("Content() = false with OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=TRUE")
 	}
-	_, end := tr.Start(context.Background(), "agentsh call")
+	_, end := tr.Start(context.Background(), otlpenv.Command{Name: "call"})
 	end(0)
 	if err := tr.Shutdown(); err != nil {
 		t.Fatal(err)
@@ -166,7 +166,7 @@ func TestSamplerFromEnv(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, end := tr.Start(context.Background(), "agentsh run")
+	ctx, end := tr.Start(context.Background(), otlpenv.Command{Name: "run"})
 	if trace.SpanFromContext(ctx).IsRecording() {
 		t.Error("the root span records under always_off")
 	}
@@ -194,7 +194,7 @@ func TestShutdownIsBoundedWhenTheCollectorHangs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, end := tr.Start(context.Background(), "agentsh run")
+			_, end := tr.Start(context.Background(), otlpenv.Command{Name: "run"})
 			end(0)
 			testwait.Within(t, "Shutdown with a collector that hangs", func() { err = tr.Shutdown() })
 			if err == nil || !strings.Contains(err.Error(), "not delivered") || !strings.Contains(err.Error(), "within 2s") {
@@ -224,7 +224,7 @@ func TestCollectorDown(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 3 {
-		_, end := tr.Start(context.Background(), "agentsh run")
+		_, end := tr.Start(context.Background(), otlpenv.Command{Name: "run"})
 		end(0)
 	}
 	testwait.Within(t, "Shutdown with no collector", func() { err = tr.Shutdown() })

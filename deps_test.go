@@ -366,11 +366,16 @@ func TestRulesCatchViolations(t *testing.T) {
 // The command is a thin client of this package: flags → Config → New,
 // and the terminal (REPL, prompts, display). These bounds keep it so.
 const (
-	maxCLIImports = 8 // the module's packages cmd/agentsh imports
+	// The module's packages cmd/agentsh imports: 8 until traces, whose
+	// exporters (telemetry/otlpenv) stay out of package agentsh so that a
+	// program that embeds the shell does not link them.
+	maxCLIImports = 9
 	// Its non-test Go lines, blank lines and comments aside: 2,600 until
 	// the six commands of durable runs (run --durable, resume, runs,
-	// approvals, approve and deny, batch) added their flags and dispatch.
-	maxCLICodeLines = 2900
+	// approvals, approve and deny, batch) added their flags and dispatch,
+	// 2,900 until traces: each command's root span, and the exporter
+	// built once per process and shut down at exit.
+	maxCLICodeLines = 2935
 )
 
 func TestCLIIsThin(t *testing.T) {

@@ -76,7 +76,7 @@ func newApp(o *options, std stdio, argv []string) (*app, error) {
 		extra = append(extra, a.events.Observe()...)
 	}
 	cfg := a.config(out, extra)
-	sh, err := agentsh.New(agentsh.WithConfig(cfg))
+	sh, err := agentsh.New(agentsh.WithConfig(cfg), agentsh.WithTracerProvider(o.traces.TracerProvider()), agentsh.WithTraceContent(o.traces.Content()))
 	if err != nil {
 		a.close()
 		return nil, flagError(err)
@@ -218,6 +218,11 @@ func cli(args []string, std stdio) int {
 	case "sessions":
 		return listSessions(o, std)
 	}
+	if o.traces, err = startTraces(std.err); err != nil {
+		fmt.Fprintf(std.err, "agentsh: %v\n", err)
+		return 2
+	}
+	defer o.traces.Shutdown() // after the last span ends and signals are let go; bounded
 	if durableCommand(o) {
 		return durableCLI(o, args, std)
 	}
@@ -261,7 +266,9 @@ func cli(args []string, std stdio) int {
 	ctx, stop := runContext(o.timeout, std.err)
 	defer stop()
 	a.runCtx = ctx
+	ctx, end := o.traceCommand(ctx)
 	code := a.dispatch(ctx)
+	end(code)
 	if code == 0 && a.events != nil && o.serving() {
 		// mcp serve ends its event stream with exit; the runs of scripts
 		// and asks end theirs with result (finish).

@@ -153,6 +153,12 @@ var rules = []rule{
 		except: []string{"/telemetry/"},
 		deny:   []string{"go.opentelemetry.io/otel/sdk", "go.opentelemetry.io/otel/exporters", "google.golang.org/grpc"},
 	},
+	{
+		name:   "only telemetry/otlpenv links OpenTelemetry's SDK and exporters (and the command, through it)",
+		from:   []string{"/"},
+		except: []string{"/telemetry/otlpenv", "/cmd/agentsh"},
+		deny:   []string{"go.opentelemetry.io/otel/sdk", "go.opentelemetry.io/otel/exporters"},
+	},
 }
 
 // under reports whether pkg is named by pattern (see the names above).
@@ -317,6 +323,7 @@ func TestRulesCatchViolations(t *testing.T) {
 		rules[15].name: "/tools/web -> github.com/chromedp/cdproto/network",
 		rules[16].name: "/telemetry -> /executor",
 		rules[17].name: "/executor -> go.opentelemetry.io/otel/sdk/trace",
+		rules[18].name: "/hookadapter -> go.opentelemetry.io/otel/exporters/otlp/otlptrace",
 	}
 	if len(bad) != len(rules) {
 		t.Fatalf("%d made-up violations for %d rules", len(bad), len(rules))

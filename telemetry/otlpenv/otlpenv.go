@@ -3,8 +3,8 @@
 // (OTEL_EXPORTER_OTLP_ENDPOINT, OTEL_EXPORTER_OTLP_PROTOCOL,
 // OTEL_SERVICE_NAME, ...).
 //
-// It is the one package of the module that links the OpenTelemetry SDK,
-// the OTLP exporters and gRPC. The shell itself (package agentsh and the
+// It is the one package of the module that links the OpenTelemetry SDK
+// and the OTLP exporters (and, through them, gRPC). The shell itself (package agentsh and the
 // packages below it) speaks only the OpenTelemetry API and takes a
 // trace.TracerProvider (agentsh.WithTracerProvider): a program that embeds
 // it and exports nothing links none of this, and one that exports already

@@ -219,8 +219,7 @@ func cli(args []string, std stdio) int {
 		return listSessions(o, std)
 	}
 	if o.traces, err = startTraces(std.err); err != nil {
-		fmt.Fprintf(std.err, "agentsh: %v\n", err)
-		return 2
+		return startFailed(o, std, err)
 	}
 	defer o.traces.Shutdown() // after the last span ends and signals are let go; bounded
 	if durableCommand(o) {
@@ -246,16 +245,7 @@ func cli(args []string, std stdio) int {
 	}
 	a, err := newApp(o, std, argv)
 	if err != nil {
-		if o.jsonOut {
-			ev := agentsh.NewEvents(std.out)
-			ev.Error(withFlagHint(err), 2)
-			if o.headlessCommand() {
-				ev.Result(nil, 2)
-			}
-			return 2
-		}
-		fmt.Fprintf(std.err, "agentsh: %v\n", withFlagHint(err))
-		return 2
+		return startFailed(o, std, err)
 	}
 	defer a.close()
 
@@ -275,6 +265,21 @@ func cli(args []string, std stdio) int {
 		a.events.Exit(0)
 	}
 	return code
+}
+
+// startFailed reports err, which stopped the shell before it started
+// (bad flags or OTEL_* variables), and returns exit code 2.
+func startFailed(o *options, std stdio, err error) int {
+	if o.jsonOut {
+		ev := agentsh.NewEvents(std.out)
+		ev.Error(withFlagHint(err), 2)
+		if o.headlessCommand() {
+			ev.Result(nil, 2)
+		}
+		return 2
+	}
+	fmt.Fprintf(std.err, "agentsh: %v\n", withFlagHint(err))
+	return 2
 }
 
 // dispatch runs the non-interactive commands.

@@ -303,6 +303,19 @@ fail("boom")`)
 			t.Errorf("exit %d, output:\n%s\nwant exit 2 and the line the page shows, nothing run", code, out)
 		}
 	})
+	t.Run("bad protocol --json", func(t *testing.T) {
+		t.Parallel()
+		cmd := tracedCmd(t, "http://127.0.0.1:4318", "--json", "-c", `print("ran")`)
+		cmd.Env = append(cmd.Env, "OTEL_EXPORTER_OTLP_PROTOCOL=thrift")
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		code := exitCode(t, cmd.Run())
+		lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+		if code != 2 || len(lines) != 2 || !strings.Contains(lines[0], `"message":"OTEL_EXPORTER_OTLP_PROTOCOL=thrift: want http/protobuf`) ||
+			!strings.Contains(lines[1], `"event":"result"`) || stderr.Len() != 0 {
+			t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s\nwant exit 2, an error event naming the variable and a result event", code, &stdout, &stderr)
+		}
+	})
 }
 
 // TestTracesOfHook: agentsh hook decides a call another agent runs; its

@@ -18,7 +18,7 @@ import (
 
 // cleanEnv unsets every OTEL_ variable for the test, so that what the
 // machine has set does not leak into it.
-func cleanEnv(t *testing.T) {
+func cleanEnv(t testing.TB) {
 	for _, kv := range os.Environ() {
 		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "OTEL_") {
 			t.Setenv(k, "")
@@ -249,4 +249,30 @@ func find(t *testing.T, spans []otlptest.Span, name string) otlptest.Span {
 	}
 	t.Fatalf("no span %q among %q", name, names)
 	return otlptest.Span{}
+}
+
+// BenchmarkFromEnv: what a process pays at start for traces, with no
+// endpoint set (Check reads the variables and finds none) and with one
+// (the provider and exporter built, nothing sent).
+func BenchmarkFromEnv(b *testing.B) {
+	cleanEnv(b)
+	b.Run("unset", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if tr, err := otlpenv.FromEnv(context.Background(), otlpenv.Options{}); tr != nil || err != nil {
+				b.Fatal(tr, err)
+			}
+		}
+	})
+	b.Run("endpoint", func(b *testing.B) {
+		b.Setenv(otlpenv.EnvEndpoint, "http://127.0.0.1:4318")
+		b.ReportAllocs()
+		for b.Loop() {
+			tr, err := otlpenv.FromEnv(context.Background(), otlpenv.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			tr.Shutdown()
+		}
+	})
 }

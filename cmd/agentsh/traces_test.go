@@ -436,3 +436,45 @@ func TestTracesDocCommands(t *testing.T) {
 		t.Errorf("docs/observability.md: %d agentsh command lines, %d exports, %d builds of Jaeger; the test no longer sees the example", agentshLines, exports, builds)
 	}
 }
+
+// TestTracesWithoutCommandSpan: the REPL has no span of its own, so each
+// call is a trace of its own; a durable run's execution is a span with the
+// run's id, its calls under it.
+func TestTracesWithoutCommandSpan(t *testing.T) {
+	t.Parallel()
+	t.Run("repl", func(t *testing.T) {
+		t.Parallel()
+		rcv := otlptest.Start(t)
+		cmd := tracedCmd(t, rcv.HTTP, "-i")
+		cmd.Stdin = strings.NewReader("invoke_tool(\"list_dir\", {})\ninvoke_tool(\"list_dir\", {})\n")
+		if out, err := cmd.CombinedOutput(); exitCode(t, err) != 0 {
+			t.Fatalf("agentsh -i: %v\n%s", err, out)
+		}
+		var calls []otlptest.Span
+		for _, s := range rcv.Spans() {
+			if s.Name != "execute_tool list_dir" {
+				t.Errorf("span %q in the REPL, want only its calls", s.Name)
+			}
+			calls = append(calls, s)
+		}
+		if len(calls) != 2 || calls[0].ParentID != "" || calls[1].ParentID != "" || calls[0].TraceID == calls[1].TraceID {
+			t.Errorf("spans %+v: want two calls, each the root of its own trace", calls)
+		}
+	})
+	t.Run("durable", func(t *testing.T) {
+		t.Parallel()
+		rcv := otlptest.Start(t)
+		cmd := tracedCmd(t, rcv.HTTP, "run", "--durable", "--run-id", "traced-1", "task.star")
+		if err := os.WriteFile(filepath.Join(cmd.Dir, "task.star"), []byte(`invoke_tool("list_dir", {})`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := cmd.CombinedOutput(); exitCode(t, err) != 0 {
+			t.Fatalf("agentsh run --durable: %v\n%s", err, out)
+		}
+		spans := rcv.Spans()
+		run, call := span(t, spans, "agentsh run"), span(t, spans, "execute_tool list_dir")
+		if run.ParentID != "" || run.Attrs["agentsh.run.id"] != "traced-1" || call.ParentID != run.SpanID {
+			t.Errorf("run %+v\ncall %+v\nwant the execution with its run id at the root, the call under it", run, call)
+		}
+	})
+}

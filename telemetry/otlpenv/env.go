@@ -173,9 +173,12 @@ func count(v string) error {
 
 func headers(v string) error {
 	for _, h := range strings.Split(v, ",") {
-		k, _, ok := strings.Cut(h, "=")
+		k, val, ok := strings.Cut(h, "=")
 		if k = strings.TrimSpace(k); !ok || k == "" || strings.ContainsAny(k, " \t\"(),/:;<=>?@[\\]{}") {
 			return fmt.Errorf("%s is not a header: want comma-separated NAME=VALUE pairs, such as api-key=SECRET", strconv.Quote(cut(h)))
+		}
+		if _, err := url.PathUnescape(val); err != nil {
+			return fmt.Errorf("the value of %s is not URL-encoded (%v): write %%25 for a %% sign", k, err)
 		}
 	}
 	return nil

@@ -74,6 +74,7 @@ func TestCheckRefusesBadValues(t *testing.T) {
 		{[]string{ep, "OTEL_EXPORTER_OTLP_TIMEOUT=10s"}, "OTEL_EXPORTER_OTLP_TIMEOUT=10s:", "whole number of milliseconds"},
 		{[]string{ep, "OTEL_EXPORTER_OTLP_HEADERS=Authorization: Bearer x"}, "OTEL_EXPORTER_OTLP_HEADERS=Authorization: Bearer x:", "NAME=VALUE pairs"},
 		{[]string{ep, "OTEL_EXPORTER_OTLP_TRACES_HEADERS=a=1,,b=2"}, "OTEL_EXPORTER_OTLP_TRACES_HEADERS=a=1,,b=2:", "NAME=VALUE pairs"},
+		{[]string{ep, "OTEL_EXPORTER_OTLP_HEADERS=api-key=100%"}, "OTEL_EXPORTER_OTLP_HEADERS=api-key=100%:", "the value of api-key is not URL-encoded"},
 		{[]string{ep, "OTEL_EXPORTER_OTLP_COMPRESSION=zstd"}, "OTEL_EXPORTER_OTLP_COMPRESSION=zstd:", "want gzip or none"},
 		{[]string{ep, "OTEL_EXPORTER_OTLP_INSECURE=1"}, "OTEL_EXPORTER_OTLP_INSECURE=1:", "want true or false"},
 		{[]string{ep, "OTEL_EXPORTER_OTLP_CERTIFICATE=" + missing}, "OTEL_EXPORTER_OTLP_CERTIFICATE=" + missing + ":", "cannot read the file"},

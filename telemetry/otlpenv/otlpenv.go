@@ -46,8 +46,10 @@ import (
 )
 
 // ShutdownTimeout bounds Shutdown: how long the last spans may take to
-// reach the collector at exit. A collector that refuses connections fails
-// at once; one that does not answer costs this much, never more.
+// reach the collector at exit. Over HTTP a collector that refuses the
+// connection fails at once; one that does not answer, or any that cannot
+// be reached over gRPC (whose exporter retries), costs this much, never
+// more.
 const ShutdownTimeout = 2 * time.Second
 
 // ServiceName is the service.name of agentsh's spans unless
@@ -223,7 +225,7 @@ func (t *Traces) Shutdown() error {
 	defer cancel()
 	err := t.provider.Shutdown(ctx)
 	if errors.Is(err, context.DeadlineExceeded) {
-		err = fmt.Errorf("traces: spans not delivered within %s: the collector did not answer", ShutdownTimeout)
+		err = fmt.Errorf("traces: spans not delivered within %s", ShutdownTimeout)
 	}
 	if err != nil {
 		t.warn(err)

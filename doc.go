@@ -76,6 +76,7 @@
 //	telemetry              OpenTelemetry spans: invoke_agent, chat, execute_tool with the verdict
 //	telemetry/otlpenv      the OTLP exporter the OTEL_* variables ask for (the SDK's only importer)
 //	audit                  the hash-chained audit log of every call and its decisions
+//	policydiff             agentsh policy diff: recorded calls re-decided under two policy sets
 //	workpath               the paths tools take and print
 //	scripts/policies       the shipped policies' tests
 //	all                    registers the languages, the adapters and the browser

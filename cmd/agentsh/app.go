@@ -217,6 +217,8 @@ func cli(args []string, std stdio) int {
 		return 0
 	case "sessions":
 		return listSessions(o, std)
+	case "policy":
+		return policyCLI(o, std)
 	}
 	if o.traces, err = startTraces(std.err); err != nil {
 		return startFailed(o, std, err)

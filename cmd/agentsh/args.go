@@ -78,6 +78,7 @@ type options struct {
 	outputSchema  string        // --output-schema FILE: the final answer must be JSON valid against it
 	printOnly     bool          // --print: only the final answer (or its data) on stdout, progress on stderr
 	failOnDeny    bool          // --fail-on-deny: exit with exitDenied when a call was denied
+	coverage      bool          // --coverage: policy diff counts the calls each hook decided
 
 	// Durable runs (see durable.go).
 	durable     bool                // --durable: run or ask as a durable run
@@ -125,7 +126,7 @@ type command struct {
 var commands = []command{
 	{name: "run"}, {name: "call"}, {name: "explain"}, {name: "ask"},
 	{name: "tools", noArgs: true}, {name: "sessions", noArgs: true},
-	{name: "test"}, {name: "hook"}, {name: "mcp"},
+	{name: "test"}, {name: "hook"}, {name: "mcp"}, {name: "policy"},
 	{name: "resume"}, {name: "runs", noArgs: true}, {name: "approvals", noArgs: true},
 	{name: "approve"}, {name: "deny"}, {name: "batch"},
 	{name: "help", noArgs: true}, {name: "version", noArgs: true},
@@ -427,6 +428,8 @@ func parseArgs(args []string) (*options, error) {
 			o.all = true
 		case "fail-on-deny":
 			o.failOnDeny = true
+		case "coverage":
+			o.coverage = true
 		case "project", "user":
 			o.hookScope = name
 		case "allow-temp-exe":

@@ -28,6 +28,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -99,7 +100,7 @@ func FromEnv(ctx context.Context, o Options) (*Traces, error) {
 	// Later detectors win: the environment's names over the default.
 	res, err := resource.New(ctx, resource.WithAttributes(attrs...), resource.WithTelemetrySDK(), resource.WithFromEnv())
 	if err != nil {
-		return nil, fmt.Errorf("OTEL_RESOURCE_ATTRIBUTES: %v; want comma-separated key=value pairs, such as deployment.environment.name=ci", err)
+		return nil, fmt.Errorf("OTEL_RESOURCE_ATTRIBUTES=%s: %v; want comma-separated key=value pairs, values URL-encoded, such as deployment.environment.name=ci", show(os.Getenv("OTEL_RESOURCE_ATTRIBUTES")), err)
 	}
 	exp, err := exporter(ctx, s.Protocol)
 	if err != nil {

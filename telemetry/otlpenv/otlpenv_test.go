@@ -74,7 +74,7 @@ func TestFromEnvRefusesBadValues(t *testing.T) {
 	t.Setenv(otlpenv.EnvEndpoint, "http://127.0.0.1:4318")
 	t.Setenv("OTEL_RESOURCE_ATTRIBUTES", "team")
 	_, err := otlpenv.FromEnv(context.Background(), otlpenv.Options{})
-	if err == nil || !strings.HasPrefix(err.Error(), "OTEL_RESOURCE_ATTRIBUTES:") || !strings.Contains(err.Error(), "key=value pairs") {
+	if err == nil || !strings.HasPrefix(err.Error(), "OTEL_RESOURCE_ATTRIBUTES=team:") || !strings.Contains(err.Error(), "key=value pairs") {
 		t.Errorf("FromEnv with OTEL_RESOURCE_ATTRIBUTES=team = %v, want an error naming it and the form it wants", err)
 	}
 	t.Setenv("OTEL_RESOURCE_ATTRIBUTES", "")

@@ -29,8 +29,10 @@ type tracesExample struct {
 	// guardLine is the line of policy.star that defines the hook that
 	// denies: the decision's source.
 	guardLine int
-	// doc is the whole page, for the messages it quotes.
-	doc string
+	// doc is the page's Traces section, for the messages it quotes, and
+	// offset the page's line before it.
+	doc    string
+	offset int
 	// tree is the trace the page shows, span by span: its name and the
 	// attributes it shows.
 	tree []docSpan
@@ -69,7 +71,11 @@ func readTracesExample(t *testing.T) tracesExample {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex := tracesExample{files: map[string]string{}, doc: string(b)}
+	// The Traces section alone: the other sections show files of the
+	// same names.
+	before, section, _ := strings.Cut(string(b), "\n## Traces\n")
+	section, _, _ = strings.Cut(section, "\n## ")
+	ex := tracesExample{files: map[string]string{}, doc: section, offset: strings.Count(before, "\n") + 2}
 	blocks := docBlocks(ex.doc)
 	for i, blk := range blocks {
 		if blk.name != "" {
@@ -119,7 +125,7 @@ func tracedCmd(t *testing.T, endpoint string, args ...string) *exec.Cmd {
 	cmd := agentshCmd(t, args...)
 	var env []string
 	for _, kv := range cmd.Env {
-		if !strings.HasPrefix(kv, "OTEL_") {
+		if !strings.HasPrefix(kv, "OTEL_") && !strings.HasPrefix(kv, "TRACEPARENT=") && !strings.HasPrefix(kv, "TRACESTATE=") {
 			env = append(env, kv)
 		}
 	}
@@ -399,7 +405,7 @@ func TestTracesDocCommands(t *testing.T) {
 			case strings.HasPrefix(l, "agentsh "):
 				agentshLines++
 				if _, err := parseArgs(strings.Fields(l)[1:]); err != nil {
-					t.Errorf("docs/observability.md:%d: %s: agentsh refuses it: %v", blk.line, l, err)
+					t.Errorf("docs/observability.md:%d: %s: agentsh refuses it: %v", ex.offset+blk.line, l, err)
 				}
 			case strings.HasPrefix(l, "export OTEL_"):
 				exports++
@@ -411,23 +417,23 @@ func TestTracesDocCommands(t *testing.T) {
 					return ""
 				})
 				if err != nil || !s.On {
-					t.Errorf("docs/observability.md:%d: %s: traces on %v, %v; want them on", blk.line, l, s.On, err)
+					t.Errorf("docs/observability.md:%d: %s: traces on %v, %v; want them on", ex.offset+blk.line, l, s.On, err)
 				}
 			case strings.Contains(l, "go build"):
 				builds++
 				dir := regexp.MustCompile(`cd (\S+) &&`).FindStringSubmatch(l)
 				pkg := regexp.MustCompile(`go build -o \S+ (\S+?)\)?$`).FindStringSubmatch(l)
 				if dir == nil || pkg == nil {
-					t.Errorf("docs/observability.md:%d: %s: want (cd DIR && go build -o BIN PKG)", blk.line, l)
+					t.Errorf("docs/observability.md:%d: %s: want (cd DIR && go build -o BIN PKG)", ex.offset+blk.line, l)
 					continue
 				}
 				mod, err := os.ReadFile(filepath.Join(root, dir[1], "go.mod"))
 				if err != nil || !strings.Contains(string(mod), "\ntool "+pkg[1]+"\n") {
-					t.Errorf("docs/observability.md:%d: %s: %s/go.mod does not require %s as a tool (%v)", blk.line, l, dir[1], pkg[1], err)
+					t.Errorf("docs/observability.md:%d: %s: %s/go.mod does not require %s as a tool (%v)", ex.offset+blk.line, l, dir[1], pkg[1], err)
 				}
 				ci, _ := os.ReadFile(filepath.Join(root, ".ci", "run"))
 				if !strings.Contains(string(ci), "cd "+dir[1]+" && go build") || !strings.Contains(string(ci), pkg[1]) {
-					t.Errorf("docs/observability.md:%d: %s: .ci/run builds Jaeger otherwise", blk.line, l)
+					t.Errorf("docs/observability.md:%d: %s: .ci/run builds Jaeger otherwise", ex.offset+blk.line, l)
 				}
 			}
 		}
@@ -477,4 +483,21 @@ func TestTracesWithoutCommandSpan(t *testing.T) {
 			t.Errorf("run %+v\ncall %+v\nwant the execution with its run id at the root, the call under it", run, call)
 		}
 	})
+}
+
+// TestTracesUnderACIJob: a CI job that traces itself names its span in
+// TRACEPARENT; agentsh's command span is its child.
+func TestTracesUnderACIJob(t *testing.T) {
+	t.Parallel()
+	rcv := otlptest.Start(t)
+	cmd := tracedCmd(t, rcv.HTTP, "-c", `invoke_tool("list_dir", {})`)
+	cmd.Env = append(cmd.Env, "TRACEPARENT=00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01")
+	if out, err := cmd.CombinedOutput(); exitCode(t, err) != 0 {
+		t.Fatalf("agentsh -c: %v\n%s", err, out)
+	}
+	spans := rcv.Spans()
+	run, call := span(t, spans, "agentsh run"), span(t, spans, "execute_tool list_dir")
+	if run.TraceID != "0af7651916cd43dd8448eb211c80319c" || run.ParentID != "b7ad6b7169203331" || call.ParentID != run.SpanID {
+		t.Errorf("run %+v\ncall %+v\nwant the run under the job's span, the call under the run", run, call)
+	}
 }

@@ -39,6 +39,7 @@ import (
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
+	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/trace"
@@ -183,13 +184,19 @@ type Command struct {
 }
 
 // Start opens the root span of c, "agentsh NAME [DETAIL]", under the span
-// in ctx if any, and returns the context that carries it and the function
+// in ctx, else under the one the environment names (TRACEPARENT and
+// TRACESTATE, as a CI job that traces itself sets them), else as the root
+// of a trace. It returns the context that carries it and the function
 // that ends it with the command's exit code (process.exit.code, and an
 // error status for a code other than 0). With t nil it returns ctx and a
 // function that does nothing.
 func (t *Traces) Start(ctx context.Context, c Command) (context.Context, func(code int)) {
 	if t == nil {
 		return ctx, func(int) {}
+	}
+	if !trace.SpanContextFromContext(ctx).IsValid() {
+		env := propagation.MapCarrier{"traceparent": os.Getenv("TRACEPARENT"), "tracestate": os.Getenv("TRACESTATE")}
+		ctx = propagation.TraceContext{}.Extract(ctx, env)
 	}
 	name, attrs := "agentsh "+c.Name, []attribute.KeyValue{telemetry.Command.String(c.Name)}
 	if c.Detail != "" {

@@ -16,11 +16,11 @@ import (
 	"github.com/agentsh/agentsh/telemetry/otlpenv"
 )
 
-// cleanEnv unsets every OTEL_ variable for the test, so that what the
+// cleanEnv unsets every OTEL_ variable and TRACEPARENT for the test, so that what the
 // machine has set does not leak into it.
 func cleanEnv(t testing.TB) {
 	for _, kv := range os.Environ() {
-		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "OTEL_") {
+		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "OTEL_") || k == "TRACEPARENT" || k == "TRACESTATE" {
 			t.Setenv(k, "")
 		}
 	}
@@ -128,6 +128,36 @@ func TestExportsOverEachProtocol(t *testing.T) {
 				t.Errorf("root span status %v %q, want error \"exit code 6\"", root.Failed, root.Error)
 			}
 		})
+	}
+}
+
+// TestParentFromEnv: a command started by a traced CI job, which names
+// its span in TRACEPARENT, is a child of that span; a TRACEPARENT that is
+// not one leaves the command the root of its own trace.
+func TestParentFromEnv(t *testing.T) {
+	rcv := otlptest.Start(t)
+	cleanEnv(t)
+	t.Setenv(otlpenv.EnvEndpoint, rcv.HTTP)
+	for _, tc := range []struct{ traceparent, trace, parent string }{
+		{"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", "0af7651916cd43dd8448eb211c80319c", "b7ad6b7169203331"},
+		{"00-not-a-trace-01", "", ""},
+		{strings.Repeat("0", 1<<16), "", ""},
+	} {
+		t.Setenv("TRACEPARENT", tc.traceparent)
+		tr, err := otlpenv.FromEnv(context.Background(), otlpenv.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := "job " + tc.traceparent[:12]
+		_, end := tr.Start(context.Background(), otlpenv.Command{Name: name})
+		end(0)
+		if err := tr.Shutdown(); err != nil {
+			t.Fatal(err)
+		}
+		s := find(t, rcv.Spans(), "agentsh "+name)
+		if s.ParentID != tc.parent || tc.trace != "" && s.TraceID != tc.trace {
+			t.Errorf("TRACEPARENT=%.40s: span in trace %s under %q, want trace %q under %q", tc.traceparent, s.TraceID, s.ParentID, tc.trace, tc.parent)
+		}
 	}
 }
 

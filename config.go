@@ -144,6 +144,19 @@ type Config struct {
 	// the calls' arguments and outputs on their spans too.
 	TracerProvider trace.TracerProvider
 	TraceContent   bool
+
+	// AuditFile is an audit log (package audit, docs/observability.md)
+	// New opens, creating it when missing, and Close closes: every call
+	// that ends in the pipeline — run, refused, nested in a tool — and
+	// every tool event Hook answers appends a hash-chained record to it.
+	// Processes may share the file. A record that cannot be written is
+	// reported once through Warn (event "audit_error"), and every later
+	// call is refused: a call that cannot be recorded does not run.
+	AuditFile string
+	// AuditVia names, in each record, what made the calls: a command
+	// ("run", "call", "mcp serve", ...); "" is "library". Hook sets its
+	// own ("hook claude-code", ...).
+	AuditVia string
 }
 
 // An Option sets a field of the Config New composes from.
@@ -231,6 +244,10 @@ type MCPServer = mcp.ServerConfig
 func WithMCPServers(servers ...MCPServer) Option {
 	return func(c *Config) { c.MCPServers = append(c.MCPServers, servers...) }
 }
+
+// WithAudit appends a record of every call to the audit log at path
+// (Config.AuditFile).
+func WithAudit(path string) Option { return func(c *Config) { c.AuditFile = path } }
 
 // WithRecordFile writes every exchange with the model to a file, for a
 // replay:FILE provider.

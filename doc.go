@@ -75,7 +75,7 @@
 //	durable                durable runs: the journal, resume, approvals that wait, batches
 //	telemetry              OpenTelemetry spans: invoke_agent, chat, execute_tool with the verdict
 //	telemetry/otlpenv      the OTLP exporter the OTEL_* variables ask for (the SDK's only importer)
-//	audit                  the hash-chained audit log of every call and its decisions
+//	audit                  the tamper-evident audit log (--audit, WithAudit): records, Verify
 //	policydiff             agentsh policy diff: recorded calls re-decided under two policy sets
 //	workpath               the paths tools take and print
 //	scripts/policies       the shipped policies' tests

@@ -258,3 +258,46 @@ print(invoke_tool("ship", {"order": 42}).output)
 	// shipped order 42
 	// charges: 1
 }
+
+// An audit log: every call leaves a hash-chained record, the refused
+// one too, and VerifyAuditFile checks the chain.
+func ExampleWithAudit() {
+	ctx := context.Background()
+	dir, _ := os.MkdirTemp("", "agentsh-example-")
+	defer os.RemoveAll(dir)
+	os.WriteFile(filepath.Join(dir, "policy.star"), []byte(policy), 0o644)
+	log := filepath.Join(dir, "audit.jsonl")
+
+	sh, err := agentsh.New(agentsh.WithWorkDir(dir), agentsh.WithAudit(log))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	sh.RegisterTools(greet)
+	sh.Load(ctx, filepath.Join(dir, "policy.star"))
+	for _, name := range []string{"Ada", "Mallory"} {
+		sh.InvokeTool(ctx, "greet", json.RawMessage(`{"name":"`+name+`"}`))
+	}
+	sh.Close()
+
+	rep, err := agentsh.VerifyAuditFile(log, "")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(rep.Intact(), rep.Records)
+	b, _ := os.ReadFile(log)
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var rec struct {
+			Seq     int
+			Call    struct{ Tool string }
+			Outcome struct{ Verdict, Hook string }
+		}
+		json.Unmarshal([]byte(line), &rec)
+		fmt.Println(rec.Seq, rec.Call.Tool, rec.Outcome.Verdict, rec.Outcome.Hook)
+	}
+	// Output:
+	// true 2
+	// 1 greet allow default
+	// 2 greet deny no_mallory
+}

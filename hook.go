@@ -31,9 +31,12 @@ type HookOptions struct {
 // "codex"): it reads the event from In, decides it with the shell's
 // pipeline as that agent's call, answers on Out in the agent's protocol
 // and returns the exit code the agent reads. Anything that goes wrong
-// blocks the call (hookadapter.ExitBlock, the reason on Err). The span in
-// ctx, when it records, gets the event's decision (see traceHook): the
-// agent runs the call, so no execute_tool span of agentsh's says it.
+// blocks the call (hookadapter.ExitBlock, the reason on Err). With
+// Config.AuditFile, a tool event leaves a record in the audit log: decide
+// for a pre-tool event, observe for a post-tool one; one that cannot be
+// written blocks the call. The span in ctx, when it records, gets the
+// event's decision (see traceHook): the agent runs the call, so no
+// execute_tool span of agentsh's says it.
 func (s *Shell) Hook(ctx context.Context, agent string, o HookOptions) int {
 	proto, err := hookadapter.Lookup(agent)
 	if err != nil {
@@ -57,19 +60,29 @@ func (s *Shell) Hook(ctx context.Context, agent string, o HookOptions) int {
 		Prompt:  s.agent.Agent().SubmitPrompt,
 		NoAfter: o.NoAfter,
 	}
+	var auditErr error
 	span := trace.SpanFromContext(ctx)
-	if o.Events != nil || span.IsRecording() {
+	if o.Events != nil || s.audit != nil || span.IsRecording() {
 		cfg.Audit = func(rec hookadapter.Record) {
 			traceHook(span, rec)
 			if o.Events != nil {
 				o.Events.Emit(HookEvent(rec))
+			}
+			if s.audit != nil {
+				auditErr = s.audit.hookRecord(agent, rec)
 			}
 		}
 	}
 	if dir, err := hookadapter.DefaultStateDir(); err == nil {
 		cfg.StateDir = dir
 	}
-	return hookadapter.Run(ctx, cfg, o.In, o.Out, o.Err)
+	code := hookadapter.Run(ctx, cfg, o.In, o.Out, o.Err)
+	if auditErr != nil {
+		// No record, no call: the audit log is part of the policy.
+		fmt.Fprintf(o.Err, "agentsh: hook: the audit log could not be written (%v), so the call is blocked\n", auditErr)
+		return hookadapter.ExitBlock
+	}
+	return code
 }
 
 // traceHook puts the decision of a hook event on span: the agent's event

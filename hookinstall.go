@@ -37,18 +37,19 @@ type HookInstall struct {
 	AllowTempExe bool
 	// Scripts are the policies the entries load, made absolute.
 	Scripts []string
-	// Permissions, MaxSteps, Deadline and EventsFile are the entries'
-	// --permissions, --max-steps, --timeout and --events (made absolute);
-	// zero values leave them out.
+	// Permissions, MaxSteps, Deadline, EventsFile and AuditFile are the
+	// entries' --permissions, --max-steps, --timeout, --events and
+	// --audit (the files made absolute); zero values leave them out.
 	//
 	// InstallHook loads the policies, and when none has an after hook
-	// (and there is no EventsFile, which logs each call's result) the
-	// entries leave out the event after a tool call, so the agent starts
-	// agentsh once per call, not twice.
+	// (and there is no EventsFile or AuditFile, which log each call's
+	// result) the entries leave out the event after a tool call, so the
+	// agent starts agentsh once per call, not twice.
 	Permissions string
 	MaxSteps    uint64
 	Deadline    time.Duration
 	EventsFile  string
+	AuditFile   string
 	// Timeout is how long the agent lets an entry run.
 	Timeout time.Duration
 }
@@ -127,7 +128,7 @@ func InstallHook(o HookInstall) (HookChange, error) {
 	}
 	entry := hookadapter.Entry{Timeout: o.Timeout}
 	var loadErr error
-	if o.EventsFile == "" {
+	if o.EventsFile == "" && o.AuditFile == "" {
 		entry.NoAfter, loadErr = noAfterHooks(o)
 	}
 	if o.Permissions != "" {
@@ -139,12 +140,15 @@ func InstallHook(o HookInstall) (HookChange, error) {
 	if o.Deadline > 0 {
 		args = append(args, "--timeout", o.Deadline.String())
 	}
-	if o.EventsFile != "" {
-		abs, err := filepath.Abs(o.EventsFile)
+	for _, f := range []struct{ flag, path string }{{"--events", o.EventsFile}, {"--audit", o.AuditFile}} {
+		if f.path == "" {
+			continue
+		}
+		abs, err := filepath.Abs(f.path)
 		if err != nil {
 			return HookChange{}, err
 		}
-		args = append(args, "--events", abs)
+		args = append(args, f.flag, abs)
 	}
 	if entry.NoAfter {
 		args = append(args, "--no-after-hooks")

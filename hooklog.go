@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/agentsh/agentsh/hookadapter"
+	"github.com/agentsh/agentsh/internal/filelock"
 )
 
 // HookLog is the events file of hook processes. One process answers one
@@ -44,7 +45,7 @@ func (l *HookLog) Flush() error {
 	if l.buf.Len() == 0 {
 		return nil
 	}
-	return hookadapter.AppendLocked(l.f, l.buf.Bytes())
+	return filelock.Append(l.f, l.buf.Bytes())
 }
 
 // HookEvent is the hook event of one hook process: the agent's event,

@@ -40,6 +40,7 @@ type Shell struct {
 	mu      sync.Mutex
 	interps map[string]script.Interp // by language name, made on first use
 	closers []func() error           // released by Close, last first
+	audit   *auditor                 // nil without Config.AuditFile
 	closed  bool
 }
 
@@ -105,6 +106,15 @@ func newShell(cfg Config, parent *Shell) (sh *Shell, err error) {
 	}
 	if t := telemetry.New(cfg.TracerProvider, cfg.TraceContent).RedactWith(executor.DefaultRedactor); t != nil {
 		execOpts = append(execOpts, executor.WithTracing(t))
+	}
+	if main {
+		if s.audit, err = openAudit(cfg); err != nil {
+			return nil, err
+		}
+		if s.audit != nil {
+			s.closers = append(s.closers, s.audit.log.Close)
+			execOpts = append(execOpts, s.audit.options()...)
+		}
 	}
 	s.exec = executor.New(core.NewRegistry(), append(execOpts, cfg.ExecutorOptions...)...)
 	if cfg.ArtifactStore != nil {

@@ -66,7 +66,9 @@ type Call struct {
 type Outcome struct {
 	// Verdict is the pipeline's: allow when the call ran (or would run),
 	// ask when it waits on an approval (decide only), deny when it did
-	// not run. Hook, Source and Reason name what decided it.
+	// not run, none when agentsh had no say (observe: the call ran in
+	// another agent). Hook, Source and Reason name what decided it, as
+	// core.Settled does.
 	Verdict core.Verdict `json:"verdict"`
 	Hook    string       `json:"hook,omitempty"`
 	Source  string       `json:"source,omitempty"`
@@ -83,4 +85,10 @@ type Outcome struct {
 	OutputSHA256 string `json:"output_sha256,omitempty"`
 	// DurationMS is how long the call took, in milliseconds.
 	DurationMS float64 `json:"duration_ms"`
+	// Answered is, in the records of a hook adapter (decide, observe),
+	// what agentsh answered the other agent: allow, ask or deny, left
+	// out when agentsh had no opinion and the agent's own permissions
+	// decide. Verdict is the pipeline's, which may be stronger: a
+	// model's default asks where the adapter answers nothing.
+	Answered core.Verdict `json:"answered,omitempty"`
 }

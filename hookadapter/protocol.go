@@ -50,6 +50,10 @@ type Answer struct {
 	// on, for the audit trail; protocols do not write them.
 	Ruling *executor.Ruling
 	Result *core.Result
+	// Args are the arguments of the call as mapped onto agentsh's tool
+	// (ToolMap), before the pipeline made them canonical: what was
+	// decided (pre-tool) or observed (post-tool), for the audit trail.
+	Args json.RawMessage
 }
 
 // Protocol is one agent's hook protocol.

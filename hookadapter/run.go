@@ -181,7 +181,7 @@ func preTool(ctx context.Context, cfg Config, ev *Event) (Answer, *core.Session,
 		back, err := c.Out(r.Args, canonicalArgs(r, c.Args), r.WorkDir, absolutePaths(cfg, c.Name))
 		switch {
 		case errors.Is(err, errCannotApply):
-			return Answer{Verdict: core.VerdictDeny, Reason: fmt.Sprintf("a policy rewrote the call, which %s cannot apply (%v)", cfg.Protocol.Name(), err), Ruling: r}, r.Session, nil
+			return Answer{Verdict: core.VerdictDeny, Reason: fmt.Sprintf("a policy rewrote the call, which %s cannot apply (%v)", cfg.Protocol.Name(), err), Ruling: r, Args: c.Args}, r.Session, nil
 		case err != nil:
 			return Answer{}, nil, err
 		}
@@ -189,7 +189,7 @@ func preTool(ctx context.Context, cfg Config, ev *Event) (Answer, *core.Session,
 			a.Input = back
 		}
 	}
-	a.Ruling = r
+	a.Ruling, a.Args = r, c.Args
 	return a, r.Session, nil
 }
 
@@ -296,9 +296,9 @@ func postTool(ctx context.Context, cfg Config, ev *Event) (Answer, error) {
 	res := cfg.Exec.Observe(ctx, core.Call{Name: c.Name, Args: c.Args, Origin: core.OriginHook}, responseResult(ev.Response))
 	var failure *core.Error
 	if errors.As(res.Err, &failure) && failure.Hook != "" {
-		return Answer{Verdict: core.VerdictDeny, Reason: failure.Message, Result: res}, nil
+		return Answer{Verdict: core.VerdictDeny, Reason: failure.Message, Result: res, Args: c.Args}, nil
 	}
-	return Answer{Result: res}, nil
+	return Answer{Result: res, Args: c.Args}, nil
 }
 
 // responseResult is the agent's tool response as a result: a string as

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 
 	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/internal/filelock"
 )
 
 // DefaultStateDir is where hook state lives: $XDG_STATE_HOME/agentsh/hook,
@@ -54,7 +55,7 @@ func openState(dir, agent, session string) (*stateFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("hook state: %v", err)
 	}
-	if err := lockFile(lock); err != nil {
+	if err := filelock.Lock(lock); err != nil {
 		lock.Close()
 		return nil, fmt.Errorf("hook state: locking %s: %v", lock.Name(), err)
 	}
@@ -62,7 +63,7 @@ func openState(dir, agent, session string) (*stateFile, error) {
 }
 
 func (s *stateFile) close() {
-	unlockFile(s.lock)
+	filelock.Unlock(s.lock)
 	s.lock.Close()
 }
 

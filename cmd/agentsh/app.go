@@ -124,6 +124,10 @@ func (a *app) config(out io.Writer, extra []executor.Option) agentsh.Config {
 		MCPServers:   o.mcpServers,
 		PinsFile:     o.mcp.pins,
 		RecordFile:   o.record,
+		AuditVia:     auditVia(o),
+	}
+	if !o.hookSetup() { // hook install writes --audit into the entries
+		cfg.AuditFile = o.audit.file
 	}
 	if o.task != nil {
 		cfg.Globals = map[string]any{"task": o.task}
@@ -217,6 +221,8 @@ func cli(args []string, std stdio) int {
 		return 0
 	case "sessions":
 		return listSessions(o, std)
+	case "audit":
+		return auditCommand(o, std)
 	case "policy":
 		return policyCLI(o, std)
 	}

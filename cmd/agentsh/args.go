@@ -41,6 +41,7 @@ type options struct {
 	hookScope   string      // --project (default) or --user: agentsh hook install and uninstall
 	hook        hookOptions // agentsh hook install
 	events      string      // --events FILE: mcp serve and hook append their events to FILE
+	audit       auditOptions
 
 	model      string              // --model PROVIDER:MODEL
 	record     string              // --record FILE
@@ -126,7 +127,7 @@ type command struct {
 var commands = []command{
 	{name: "run"}, {name: "call"}, {name: "explain"}, {name: "ask"},
 	{name: "tools", noArgs: true}, {name: "sessions", noArgs: true},
-	{name: "test"}, {name: "hook"}, {name: "mcp"}, {name: "policy"},
+	{name: "test"}, {name: "hook"}, {name: "mcp"}, {name: "audit"}, {name: "policy"},
 	{name: "resume"}, {name: "runs", noArgs: true}, {name: "approvals", noArgs: true},
 	{name: "approve"}, {name: "deny"}, {name: "batch"},
 	{name: "help", noArgs: true}, {name: "version", noArgs: true},
@@ -454,6 +455,9 @@ func parseArgs(args []string) (*options, error) {
 		return nil, usagef("--as chooses who makes the call of agentsh call and agentsh explain: agentsh explain --as model TOOL [JSON]")
 	}
 	if err := checkHookFlags(o); err != nil {
+		return nil, err
+	}
+	if err := checkAuditFlags(o); err != nil {
 		return nil, err
 	}
 	if o.command == "hook" && o.noBuiltins && (len(o.positional) == 0 || o.positional[0] != "install" && o.positional[0] != "uninstall") {

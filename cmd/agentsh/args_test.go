@@ -40,7 +40,7 @@ func TestParseArgs(t *testing.T) {
 		want string
 	}{
 		{[]string{"--nope"}, "unknown flag --nope"},
-		{[]string{"nope"}, `unknown command "nope": want run, call, explain, ask, tools, sessions, test, hook, mcp, policy, resume, runs, approvals, approve, deny, batch, help or version`},
+		{[]string{"nope"}, `unknown command "nope": want run, call, explain, ask, tools, sessions, test, hook, mcp, audit, policy, resume, runs, approvals, approve, deny, batch, help or version`},
 		{[]string{"tols"}, `unknown command "tols": did you mean "tools"? want run,`},
 		{[]string{"sesions"}, `did you mean "sessions"?`},
 		{[]string{"tools", "extra"}, `tools takes no arguments; got "extra"`},

@@ -31,6 +31,8 @@ var settings = map[string]setting{
 	"WithSandboxBackend":    {flag: "--sandbox-backend", after: "; choose --sandbox-backend auto, or --sandbox off"},
 	"WithModel":             {flag: "--model", fix: "--model PROVIDER:MODEL chooses the model"},
 	"WithModelTimeout":      {flag: "--model-timeout", fix: "--model-timeout D gives a slow server longer"},
+	"WithAudit":             {flag: "--audit"},
+	"VerifyAuditFile.Head":  {flag: "--head"},
 	"WithRecordFile":        {flag: "--record", after: " with --record FILE", fix: "--record FILE records the run again"},
 	"WithPricesFile":        {flag: "--prices", fix: "--prices FILE adds a price, or drop --max-cost"},
 	"WithPinsFile":          {flag: "--pins", fix: "--pins FILE uses another pins file"},

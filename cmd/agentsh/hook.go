@@ -95,7 +95,7 @@ func (a *app) hook(ctx context.Context) int {
 }
 
 // hookSetup runs hook install (with the --load files, --permissions,
-// --max-steps, --timeout and --events in the entries) and hook uninstall,
+// --max-steps, --timeout, --events and --audit in the entries) and hook uninstall,
 // and says what changed.
 func (a *app) hookSetup(cmd, agent string) int {
 	o := a.opts
@@ -108,7 +108,7 @@ func (a *app) hookSetup(cmd, agent string) int {
 	if cmd == "uninstall" {
 		c, err = agentsh.UninstallHook(hi)
 	} else {
-		hi.Permissions, hi.MaxSteps, hi.Deadline, hi.EventsFile = o.permissions, o.maxSteps, o.timeout, o.events
+		hi.Permissions, hi.MaxSteps, hi.Deadline, hi.EventsFile, hi.AuditFile = o.permissions, o.maxSteps, o.timeout, o.events, o.audit.file
 		if t := o.timeout; t > 0 {
 			hi.Timeout = t + hookGrace
 		}

@@ -45,12 +45,12 @@ func TestHookInstallRecordsFlags(t *testing.T) {
 	policy := writePolicy(t, dir, "p.star", "")
 	t.Chdir(dir)
 	code, out, errs := runAgentsh(t, "", "hook", "install", "codex", "--exe", "agentsh", "--allow-temp-exe",
-		"--load", "p.star", "--permissions", "deny-unlisted", "--timeout", "10s", "--max-steps", "1000", "--events", "audit.jsonl")
+		"--load", "p.star", "--permissions", "deny-unlisted", "--timeout", "10s", "--max-steps", "1000", "--events", "events.jsonl", "--audit", "audit.jsonl")
 	if code != 0 {
 		t.Fatalf("exit %d: %s%s", code, out, errs)
 	}
 	want := hookadapter.Command(exe, "codex", []string{"--load", policy, "--permissions", "deny-unlisted", "--max-steps", "1000",
-		"--timeout", "10s", "--events", filepath.Join(dir, "audit.jsonl")})
+		"--timeout", "10s", "--events", filepath.Join(dir, "events.jsonl"), "--audit", filepath.Join(dir, "audit.jsonl")})
 	var got struct {
 		Hooks map[string][]struct {
 			Hooks []struct {

@@ -97,8 +97,9 @@ func TestMCPServeStdio(t *testing.T) {
 	policy := filepath.Join(dir, "policy.star")
 	os.WriteFile(policy, []byte(servePolicy), 0o644)
 	events := filepath.Join(dir, "events.jsonl")
+	auditLog := filepath.Join(dir, "audit.jsonl")
 
-	cs := serveStdio(t, nil, "--workdir", work, "--load", policy, "--events", events)
+	cs := serveStdio(t, nil, "--workdir", work, "--load", policy, "--events", events, "--audit", auditLog)
 	tools := toolNames(t, cs)
 	if _, ok := tools["bash"]; ok {
 		t.Error("bash is listed; the policy hides it")
@@ -151,6 +152,26 @@ func TestMCPServeStdio(t *testing.T) {
 	}
 	if ends != 3 {
 		t.Errorf("got %d tool_end events, want 3:\n%s", ends, b)
+	}
+	// --audit: a record of each call, as an MCP client's.
+	b, err = os.ReadFile(auditLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var calls []string
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var rec struct {
+			Via     string
+			Call    struct{ Tool, Origin string }
+			Outcome struct{ Verdict string }
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("audit line %q: %v", line, err)
+		}
+		calls = append(calls, fmt.Sprintf("%s %s %s %s", rec.Via, rec.Call.Origin, rec.Call.Tool, rec.Outcome.Verdict))
+	}
+	if want := "mcp serve mcp read_file allow|mcp serve mcp read_file deny|mcp serve mcp write_file deny"; strings.Join(calls, "|") != want {
+		t.Errorf("audit records %q, want %q", calls, want)
 	}
 }
 

@@ -1,6 +1,6 @@
 //go:build unix
 
-package hookadapter
+package filelock
 
 import (
 	"os"

@@ -1,6 +1,6 @@
 //go:build windows
 
-package hookadapter
+package filelock
 
 import (
 	"os"

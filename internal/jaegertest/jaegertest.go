@@ -21,6 +21,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -38,7 +39,26 @@ type Jaeger struct {
 	// OTLPHTTP and OTLPGRPC are its receivers' URLs, values for
 	// OTEL_EXPORTER_OTLP_ENDPOINT; Query is the base URL of its HTTP API.
 	OTLPHTTP, OTLPGRPC, Query string
-	log                       *bytes.Buffer
+	log                       *logBuffer
+}
+
+// logBuffer keeps what Jaeger writes, for a failing test to show; it is
+// read while Jaeger may still write.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *logBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *logBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
 }
 
 // config is the smallest all-in-one: OTLP in, memory, the query API; no
@@ -96,7 +116,7 @@ func Start(t testing.TB) *Jaeger {
 	if err := os.WriteFile(cfg, fmt.Appendf(nil, config, query, queryGRPC, grpcIn, httpIn), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	j := &Jaeger{OTLPHTTP: "http://" + httpIn, OTLPGRPC: "http://" + grpcIn, Query: "http://" + query, log: &bytes.Buffer{}}
+	j := &Jaeger{OTLPHTTP: "http://" + httpIn, OTLPGRPC: "http://" + grpcIn, Query: "http://" + query, log: &logBuffer{}}
 	cmd := exec.Command(bin, "--config", cfg)
 	cmd.Stdout, cmd.Stderr = j.log, j.log
 	if err := cmd.Start(); err != nil {

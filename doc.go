@@ -74,6 +74,7 @@
 //	hookadapter            other agents' hook events (Claude Code, Gemini CLI, Codex)
 //	durable                durable runs: the journal, resume, approvals that wait, batches
 //	telemetry              OpenTelemetry spans: invoke_agent, chat, execute_tool with the verdict
+//	telemetry/otlpenv      the OTLP exporter the OTEL_* variables ask for (the SDK's only importer)
 //	audit                  the tamper-evident audit log (--audit, WithAudit): records, Verify
 //	policydiff             agentsh policy diff: recorded calls re-decided under two policy sets
 //	workpath               the paths tools take and print

@@ -5,7 +5,11 @@ import (
 	"fmt"
 	"io"
 
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/agentsh/agentsh/core"
 	"github.com/agentsh/agentsh/hookadapter"
+	"github.com/agentsh/agentsh/telemetry"
 )
 
 // HookOptions are the streams and policies of one hook event.
@@ -30,7 +34,9 @@ type HookOptions struct {
 // blocks the call (hookadapter.ExitBlock, the reason on Err). With
 // Config.AuditFile, a tool event leaves a record in the audit log: decide
 // for a pre-tool event, observe for a post-tool one; one that cannot be
-// written blocks the call.
+// written blocks the call. The span in ctx, when it records, gets the
+// event's decision (see traceHook): the agent runs the call, so no
+// execute_tool span of agentsh's says it.
 func (s *Shell) Hook(ctx context.Context, agent string, o HookOptions) int {
 	proto, err := hookadapter.Lookup(agent)
 	if err != nil {
@@ -55,8 +61,10 @@ func (s *Shell) Hook(ctx context.Context, agent string, o HookOptions) int {
 		NoAfter: o.NoAfter,
 	}
 	var auditErr error
-	if o.Events != nil || s.audit != nil {
+	span := trace.SpanFromContext(ctx)
+	if o.Events != nil || s.audit != nil || span.IsRecording() {
 		cfg.Audit = func(rec hookadapter.Record) {
+			traceHook(span, rec)
 			if o.Events != nil {
 				o.Events.Emit(HookEvent(rec))
 			}
@@ -75,4 +83,32 @@ func (s *Shell) Hook(ctx context.Context, agent string, o HookOptions) int {
 		return hookadapter.ExitBlock
 	}
 	return code
+}
+
+// traceHook puts the decision of a hook event on span: the agent's event
+// and tool, and, for an event before a call, the canonical tool, the
+// record that settled the call (telemetry.DecisionAttributes) and the
+// sandbox it would run in; after a call, its outcome.
+func traceHook(span trace.Span, rec hookadapter.Record) {
+	if !span.IsRecording() || rec.Event == nil {
+		return
+	}
+	span.SetAttributes(telemetry.CallOrigin.String(core.OriginHook.String()), telemetry.HookEvent.String(rec.Event.Name))
+	if rec.Event.Tool != "" {
+		span.SetAttributes(telemetry.ToolName.String(rec.Event.Tool))
+	}
+	if r := rec.Answer.Ruling; r != nil {
+		span.SetAttributes(telemetry.ToolName.String(r.Tool))
+		span.SetAttributes(telemetry.DecisionAttributes(core.Settled(r.Decisions, r.Err))...)
+		if r.Sandbox != core.SandboxUnset {
+			span.SetAttributes(telemetry.Sandbox.String(string(r.Sandbox)))
+		}
+	}
+	if res := rec.Answer.Result; res != nil {
+		outcome := "ok"
+		if res.Err != nil {
+			outcome = string(core.KindOf(res.Err))
+		}
+		span.SetAttributes(telemetry.Outcome.String(outcome))
+	}
 }

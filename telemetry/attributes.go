@@ -56,6 +56,17 @@ const (
 	ApprovalReason  = attribute.Key("agentsh.approval.reason")
 	// Command names the agentsh command of a process's root span.
 	Command = attribute.Key("agentsh.command")
+	// Script is the script the command runs: its path as given,
+	// <command-line> for -c, <stdin> for piped stdin.
+	Script = attribute.Key("agentsh.script")
+	// RunID is the durable run a root span is an execution of.
+	RunID = attribute.Key("agentsh.run.id")
+	// HookEvent is the other agent's name of the event agentsh hook
+	// decided (PreToolUse, BeforeTool, ...).
+	HookEvent = attribute.Key("agentsh.hook.event")
+	// ExitCode is the command's exit code (the semantic conventions'
+	// process.exit.code).
+	ExitCode = attribute.Key("process.exit.code")
 )
 
 // EventApproval is the name of the event an approval adds to its call's

@@ -76,7 +76,7 @@ func newApp(o *options, std stdio, argv []string) (*app, error) {
 		extra = append(extra, a.events.Observe()...)
 	}
 	cfg := a.config(out, extra)
-	sh, err := agentsh.New(agentsh.WithConfig(cfg))
+	sh, err := agentsh.New(agentsh.WithConfig(cfg), agentsh.WithTracerProvider(o.traces.TracerProvider()), agentsh.WithTraceContent(o.traces.Content()))
 	if err != nil {
 		a.close()
 		return nil, flagError(err)
@@ -226,6 +226,10 @@ func cli(args []string, std stdio) int {
 	case "policy":
 		return policyCLI(o, std)
 	}
+	if o.traces, err = startTraces(std.err); err != nil {
+		return startFailed(o, std, err)
+	}
+	defer o.traces.Shutdown() // after the last span ends and signals are let go; bounded
 	if durableCommand(o) {
 		return durableCLI(o, args, std)
 	}
@@ -249,16 +253,7 @@ func cli(args []string, std stdio) int {
 	}
 	a, err := newApp(o, std, argv)
 	if err != nil {
-		if o.jsonOut {
-			ev := agentsh.NewEvents(std.out)
-			ev.Error(withFlagHint(err), 2)
-			if o.headlessCommand() {
-				ev.Result(nil, 2)
-			}
-			return 2
-		}
-		fmt.Fprintf(std.err, "agentsh: %v\n", withFlagHint(err))
-		return 2
+		return startFailed(o, std, err)
 	}
 	defer a.close()
 
@@ -269,13 +264,30 @@ func cli(args []string, std stdio) int {
 	ctx, stop := runContext(o.timeout, std.err)
 	defer stop()
 	a.runCtx = ctx
+	ctx, end := o.traceCommand(ctx)
 	code := a.dispatch(ctx)
+	end(code)
 	if code == 0 && a.events != nil && o.serving() {
 		// mcp serve ends its event stream with exit; the runs of scripts
 		// and asks end theirs with result (finish).
 		a.events.Exit(0)
 	}
 	return code
+}
+
+// startFailed reports err, which stopped the shell before it started
+// (bad flags or OTEL_* variables), and returns exit code 2.
+func startFailed(o *options, std stdio, err error) int {
+	if o.jsonOut {
+		ev := agentsh.NewEvents(std.out)
+		ev.Error(withFlagHint(err), 2)
+		if o.headlessCommand() {
+			ev.Result(nil, 2)
+		}
+		return 2
+	}
+	fmt.Fprintf(std.err, "agentsh: %v\n", withFlagHint(err))
+	return 2
 }
 
 // dispatch runs the non-interactive commands.

@@ -15,6 +15,7 @@ import (
 	"github.com/agentsh/agentsh/executor"
 	"github.com/agentsh/agentsh/internal/wording"
 	"github.com/agentsh/agentsh/script"
+	"github.com/agentsh/agentsh/telemetry/otlpenv"
 )
 
 // options are the parsed command line.
@@ -93,6 +94,7 @@ type options struct {
 	all         bool                // --all: agentsh approvals lists decided ones too
 	journal     *agentsh.RunJournal // set by the runner of a durable run, never by a flag
 	task        any                 // the batch task of a durable run
+	traces      *otlpenv.Traces     // what the OTEL_* variables ask for, built once per process (nil: none)
 }
 
 // isScript reports whether arg names a script to run: a file of a

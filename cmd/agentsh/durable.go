@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentsh/agentsh"
 	"github.com/agentsh/agentsh/script"
+	"github.com/agentsh/agentsh/telemetry/otlpenv"
 )
 
 // durableCommand reports whether the command line is one of durable runs.
@@ -46,7 +47,7 @@ func durableCLI(o *options, args []string, std stdio) int {
 	if db == "" {
 		db = os.Getenv("AGENTSH_DB")
 	}
-	eng, err := agentsh.OpenRuns(ctx, agentsh.RunsConfig{DB: db, Run: runner(std), Fault: faultHook, StaleAfter: staleAfter})
+	eng, err := agentsh.OpenRuns(ctx, agentsh.RunsConfig{DB: db, Run: runner(std, o.traces), Fault: faultHook, StaleAfter: staleAfter})
 	if err != nil {
 		fmt.Fprintf(std.err, "agentsh: %v\n", err)
 		return exitError
@@ -213,14 +214,15 @@ func absPath(flag, v string) string {
 }
 
 // runner executes the runs of this process: each execution is the
-// command line the run keeps, with the journal in its shell.
-func runner(std stdio) agentsh.Runner {
+// command line the run keeps, with the journal in its shell, and a span
+// of its own ("agentsh run" with the run's id) when traces are exported.
+func runner(std stdio, traces *otlpenv.Traces) agentsh.Runner {
 	return func(ctx context.Context, j *agentsh.RunJournal, spec agentsh.RunSpec, out io.Writer) (agentsh.RunOutcome, error) {
 		o, err := parseArgs(runArgs(spec))
 		if err != nil {
 			return agentsh.RunOutcome{ExitCode: exitUsage, Error: err.Error()}, nil
 		}
-		o.workdir, o.journal = spec.WorkDir, j
+		o.workdir, o.journal, o.traces = spec.WorkDir, j, traces
 		if len(spec.Task) > 0 {
 			if o.task, err = script.DecodeJSON(spec.Task); err != nil {
 				return agentsh.RunOutcome{ExitCode: exitUsage, Error: fmt.Sprintf("task %d: %v", spec.Index, err)}, nil
@@ -239,7 +241,9 @@ func runner(std stdio) agentsh.Runner {
 		}
 		defer a.close()
 		a.runCtx = ctx
+		ctx, end := o.traceCommand(ctx)
 		code := a.dispatch(ctx)
+		end(code)
 		res, _ := json.Marshal(agentsh.ResultEvent(a.sh.Outcomes(), code))
 		return agentsh.RunOutcome{ExitCode: code, Result: res}, nil
 	}

@@ -2,9 +2,12 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentsh/agentsh/internal/otlptest"
 )
 
 // benchStart runs one whole command line in-process per iteration: the
@@ -58,6 +61,19 @@ func BenchmarkStartHook(b *testing.B) {
 	b.Chdir(dir)
 	event := `{"session_id":"bench","cwd":"` + dir + `","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"git status"}}`
 	benchStart(b, event, args...)
+}
+
+// BenchmarkStartHookTraced: BenchmarkStartHook exporting its span over
+// OTLP/HTTP to a receiver on loopback, the exporter built and shut down
+// (the span sent) in every iteration, as in every hook process.
+func BenchmarkStartHookTraced(b *testing.B) {
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "OTEL_") || k == "TRACEPARENT" || k == "TRACESTATE" {
+			b.Setenv(k, "")
+		}
+	}
+	b.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", otlptest.Start(b).HTTP)
+	BenchmarkStartHook(b)
 }
 
 // BenchmarkStartExplain: agentsh explain of a read_file call with every

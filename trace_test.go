@@ -178,3 +178,17 @@ func TestTraceGolden(t *testing.T) {
 		t.Errorf("spans differ from %s (go test -run TestTraceGolden -update rewrites it after a deliberate change):\ngot:\n%s\nwant:\n%s", golden, got, want)
 	}
 }
+
+// A traced shell without a model fails its ask as an untraced one does,
+// and starts no agent span for a run that never began.
+func TestTraceWithoutModel(t *testing.T) {
+	rec := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+	sh := newShell(t, agentsh.WithWorkDir(t.TempDir()), agentsh.WithTracerProvider(tp))
+	if _, err := sh.Ask(context.Background(), "hello"); err == nil || !strings.Contains(err.Error(), "model") {
+		t.Fatalf("Ask without a model: %v, want the error that there is none", err)
+	}
+	if n := len(rec.Started()); n != 0 {
+		t.Fatalf("%d spans started, want none", n)
+	}
+}

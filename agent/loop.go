@@ -143,12 +143,6 @@ func (a *Agent) Run(ctx context.Context, prompt string, opts ...RunOption) (_ *R
 	defer func() { <-a.running }()
 	defer a.journalEndRun()
 	ctx = a.agentContext(ctx) // marks ctx as this Run's (see inRun)
-	if tr := a.exec.Tracing(); tr != nil {
-		_, model, _ := strings.Cut(a.modelName(a.Provider()), ":")
-		var span trace.Span
-		ctx, span = tr.StartAgent(ctx, a.ID(), a.ParentID(), model)
-		defer func() { telemetry.End(span, err) }()
-	}
 	rc := runConfig{maxTurns: a.cfg.maxTurns}
 	for _, o := range opts {
 		o(&rc)
@@ -158,6 +152,12 @@ func (a *Agent) Run(ctx context.Context, prompt string, opts ...RunOption) (_ *R
 	p := a.Provider()
 	if p == nil {
 		return reply, ErrNoProvider
+	}
+	if tr := a.exec.Tracing(); tr != nil {
+		_, model, _ := strings.Cut(a.modelName(p), ":")
+		var span trace.Span
+		ctx, span = tr.StartAgent(ctx, a.ID(), a.ParentID(), model)
+		defer func() { telemetry.End(span, err) }()
 	}
 	if err := a.startSession(ctx); err != nil {
 		return reply, err

@@ -142,17 +142,7 @@ func TestTakenOverTask(t *testing.T) {
 		return false
 	})
 	close(release)
-	r := <-done
-	if r.err != nil {
-		t.Fatal(r.err)
-	}
-	if got := r.r[0]; got.ExitCode != 0 || got.Stdout != "fast" || got.Error != "" {
-		t.Errorf("the task's result: %+v, want the outcome of the process that finished it", got)
-	}
-	info, err := b.Run(context.Background(), "over-0")
-	if err != nil || info.State != StateDone {
-		t.Errorf("the task is %s (%v) after the first process went on, want done", info.State, err)
-	}
+	finishedByOther(t, <-done, b)
 }
 
 // TestTakenOverInStep: as TestTakenOverTask, with the first process inside
@@ -206,7 +196,14 @@ func TestTakenOverInStep(t *testing.T) {
 	// before its execution returned.
 	testwait.Within(t, "the first process's execution to return", func() { <-aReturned })
 	close(releaseB)
-	r := <-done
+	finishedByOther(t, <-done, b)
+}
+
+// finishedByOther checks the end of a task taken over: the first
+// process's batch returned the outcome of the process b that finished
+// it ("fast"), and the task is done.
+func finishedByOther(t *testing.T, r batchResult, b *Engine) {
+	t.Helper()
 	if r.err != nil {
 		t.Fatal(r.err)
 	}
@@ -215,7 +212,7 @@ func TestTakenOverInStep(t *testing.T) {
 	}
 	info, err := b.Run(context.Background(), "over-0")
 	if err != nil || info.State != StateDone {
-		t.Errorf("the task is %s (%v), want done", info.State, err)
+		t.Errorf("the task is %s (%v) after the first process went on, want done", info.State, err)
 	}
 }
 

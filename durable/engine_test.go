@@ -307,9 +307,7 @@ func TestClockReplays(t *testing.T) {
 	// The clock of the resumed execution is read later; the journal
 	// answers with the first reading.
 	first := reads[0]
-	for !time.Now().After(first) {
-		runtimeYield()
-	}
+	sleepPast(first)
 	h.approve("c1.a1")
 	if _, err := h.e.Resume(context.Background(), "c1", io.Discard, durable.ResumeOptions{}); err != nil {
 		t.Fatal(err)
@@ -319,7 +317,13 @@ func TestClockReplays(t *testing.T) {
 	}
 }
 
-func runtimeYield() { time.Sleep(time.Millisecond) }
+// sleepPast returns once the wall clock, which is what the engine reads,
+// has passed t.
+func sleepPast(t time.Time) {
+	for d := time.Until(t); d >= 0; d = time.Until(t) {
+		time.Sleep(d + time.Millisecond)
+	}
+}
 
 // model is a provider that streams its answer in two pieces and counts
 // its requests.
@@ -555,11 +559,9 @@ func TestApprovalExpires(t *testing.T) {
 	})
 	if err != nil {
 		// Parked (the machine was not too slow to get there within the
-		// second): wait out the expiry, polling the clock.
+		// second): wait out the expiry.
 		a := parked(t, err)
-		for !time.Now().After(a.Expires) {
-			runtimeYield()
-		}
+		sleepPast(a.Expires)
 		_, err := h.e.Decide(ctx, a.ID, durable.DecideOptions{Approve: true})
 		want := fmt.Sprintf("approval e1.a1 expired at %s without a decision; agentsh resume e1 goes on with the call refused, or start the run again to be asked anew", a.Expires.Format(time.RFC3339))
 		if err == nil || err.Error() != want {

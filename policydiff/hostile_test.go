@@ -18,6 +18,7 @@ import (
 	"github.com/agentsh/agentsh"
 	"github.com/agentsh/agentsh/audit"
 	"github.com/agentsh/agentsh/core"
+	"github.com/agentsh/agentsh/internal/testwait"
 	"github.com/agentsh/agentsh/policydiff"
 )
 
@@ -282,8 +283,10 @@ func TestRunawayHook(t *testing.T) {
 	if len(r.Changes) != 1 || r.Changes[0].To.Hook != "spin" || !r.Changes[0].To.Failed || r.Changes[0].To.Verdict != core.VerdictDeny {
 		t.Errorf("a hook past its steps: %+v, want a failed deny by spin", r.Changes)
 	}
+	// Without a bound the hook spins past the diff's deadline, which
+	// leaves loading both sets the room a loaded machine needs.
 	d.Config.MaxSteps = 0
-	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), testwait.Bound(500*time.Millisecond))
 	defer cancel()
 	if _, err := agentsh.DiffPolicies(ctx, d); !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "--max-steps") {
 		t.Errorf("a diff past its deadline: %v, want context.DeadlineExceeded and what to do", err)

@@ -76,7 +76,7 @@ func newApp(o *options, std stdio, argv []string) (*app, error) {
 		extra = append(extra, a.events.Observe()...)
 	}
 	cfg := a.config(out, extra)
-	sh, err := agentsh.New(agentsh.WithConfig(cfg), agentsh.WithTracerProvider(o.traces.TracerProvider()), agentsh.WithTraceContent(o.traces.Content()))
+	sh, err := agentsh.New(agentsh.WithConfig(cfg))
 	if err != nil {
 		a.close()
 		return nil, flagError(err)
@@ -125,6 +125,9 @@ func (a *app) config(out io.Writer, extra []executor.Option) agentsh.Config {
 		PinsFile:     o.mcp.pins,
 		RecordFile:   o.record,
 		AuditVia:     auditVia(o),
+		// nil, and off, without OTEL_* variables
+		TracerProvider: o.traces.TracerProvider(),
+		TraceContent:   o.traces.Content(),
 	}
 	if !o.hookSetup() { // hook install writes --audit into the entries
 		cfg.AuditFile = o.audit.file

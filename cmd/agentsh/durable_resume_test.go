@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/dbos-inc/dbos-transact-golang/dbos"
+
+	"github.com/agentsh/agentsh/internal/testwait"
 )
 
 // Resumes after a kill that the kill-point suite does not reach: a run
@@ -74,7 +76,7 @@ func TestDurableResumeRunsOnlyItsRun(t *testing.T) {
 	if _, err := dbos.ResumeWorkflow[any](ctx, "c", dbos.WithResumeQueue("agentsh-resume-of-c")); err != nil {
 		t.Fatal(err)
 	}
-	dbos.Shutdown(ctx, time.Second)
+	dbos.Shutdown(ctx, testwait.Bound(10*time.Second)) // returns as soon as it has stopped
 	before, err := os.ReadFile(filepath.Join(dirC, "effects.log"))
 	if err != nil {
 		t.Fatal(err)
